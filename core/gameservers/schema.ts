@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+export const gameIdSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -');
+
+export const gameVersionSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, _ . or -');
+
+const environmentName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a valid environment variable name');
+
+/**
+ * A game server configuration (API.md): how to start one version of a game. Rooms are
+ * always created from exactly one configuration.
+ */
+export const gameServerConfigurationBodySchema = z
+  .strictObject({
+    binary: z.string().min(1).max(1024).optional(),
+    image: z.string().min(1).max(1024).optional(),
+    args: z.array(z.string().max(1024)).max(64).default([]),
+    env: z.record(environmentName, z.string().max(4096)).default({}),
+    ports: z.number().int().min(1).max(16).default(1),
+    maxPlayers: z.number().int().min(1).max(100),
+    serverSettings: z.record(z.string(), z.unknown()).default({}),
+    spawnTimeoutS: z.number().int().min(1).max(600).default(30),
+    reservationTimeoutS: z.number().int().min(1).max(3600).default(30),
+    commands: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(64)
+          .regex(/^[A-Za-z0-9_.:-]+$/),
+      )
+      .max(64)
+      .default([]),
+  })
+  .refine((c) => c.binary !== undefined || c.image !== undefined, {
+    message: 'binary (local fleet) or image (ECS) is required',
+    path: ['binary'],
+  })
+  .meta({ id: 'GameServerConfigurationBody' });
+
+export type GameServerConfigurationBody = z.output<typeof gameServerConfigurationBodySchema>;

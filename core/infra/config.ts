@@ -1,0 +1,97 @@
+import { z } from 'zod';
+
+/**
+ * Platform settings, parsed once from the environment into a typed object. Every handler
+ * reads settings from here; nothing else in the code base reads `process.env`.
+ */
+const environmentSchema = z.object({
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  TABLE_NAME: z.string().min(3),
+  /** Set only when talking to DynamoDB Local. */
+  DYNAMODB_ENDPOINT: z.url().optional(),
+  /** Set only when talking to the SQS emulator. */
+  SQS_ENDPOINT: z.url().optional(),
+  QUEUE_URL_CONTROLLER_REQUESTS: z.string().min(1).optional(),
+  AUTH_ISSUER: z.string().min(1),
+  AUTH_AUDIENCE: z.string().min(1).optional(),
+  /** Where the identity provider publishes its signing keys (deployed). */
+  AUTH_JWKS_URL: z.url().optional(),
+  /** The same key set inline, as JSON (local cloud and tests). */
+  AUTH_JWKS: z.string().min(2).optional(),
+  /** Private JWK that signs dev tokens. Only the local cloud sets it. */
+  DEV_SIGNING_JWK: z.string().min(2).optional(),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024),
+});
+
+export type PlatformConfig = Readonly<{
+  region: string;
+  tableName: string;
+  dynamodbEndpoint?: string;
+  sqsEndpoint?: string;
+  queueUrls: Readonly<{ controllerRequests?: string }>;
+  auth: Readonly<{
+    issuer: string;
+    audience?: string;
+    jwksUrl?: string;
+    jwks?: string;
+    devSigningJwk?: string;
+  }>;
+  maxBodyBytes: number;
+}>;
+
+export class ConfigInvalidError extends Error {
+  override readonly name = 'ConfigInvalidError';
+  constructor(
+    readonly variables: string[],
+    detail: string,
+  ) {
+    super(`Invalid platform configuration (${variables.join(', ')}): ${detail}`);
+  }
+}
+
+export function parseConfig(env: NodeJS.ProcessEnv): PlatformConfig {
+  const parsed = environmentSchema.safeParse(env);
+  if (!parsed.success) {
+    const variables = parsed.error.issues.map((issue) => String(issue.path[0]));
+    throw new ConfigInvalidError(
+      variables,
+      parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`).join('; '),
+    );
+  }
+  const e = parsed.data;
+  if (!e.AUTH_JWKS_URL && !e.AUTH_JWKS) {
+    throw new ConfigInvalidError(['AUTH_JWKS_URL', 'AUTH_JWKS'], 'one of them must be set to verify tokens');
+  }
+  return {
+    region: e.AWS_REGION,
+    tableName: e.TABLE_NAME,
+    dynamodbEndpoint: e.DYNAMODB_ENDPOINT,
+    sqsEndpoint: e.SQS_ENDPOINT,
+    queueUrls: { controllerRequests: e.QUEUE_URL_CONTROLLER_REQUESTS },
+    auth: {
+      issuer: e.AUTH_ISSUER,
+      audience: e.AUTH_AUDIENCE,
+      jwksUrl: e.AUTH_JWKS_URL,
+      jwks: e.AUTH_JWKS,
+      devSigningJwk: e.DEV_SIGNING_JWK,
+    },
+    maxBodyBytes: e.MAX_BODY_BYTES,
+  };
+}
+
+let current: PlatformConfig | undefined;
+
+/** The process's configuration, parsed on first use (a Lambda cold start, or the local cloud's first request). */
+export function config(): PlatformConfig {
+  current ??= parseConfig(process.env);
+  return current;
+}
+
+/** Forget the parsed configuration; the local cloud calls this after it sets the environment. */
+export function resetConfig(): void {
+  current = undefined;
+}

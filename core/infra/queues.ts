@@ -1,0 +1,43 @@
+/**
+ * Every SQS queue of the platform, described once. The CDK stack creates them from this
+ * list, the local cloud creates them in the emulator from the same list, and the local
+ * pollers attach the same consumers an event source mapping does in AWS.
+ */
+export interface QueueDefinition {
+  /** Logical id; also the environment variable suffix that carries the queue URL. */
+  readonly id: string;
+  /** Queue name without the stage prefix; FIFO names end in `.fifo`. */
+  readonly name: string;
+  readonly fifo: boolean;
+  readonly visibilityTimeoutS: number;
+  readonly deadLetter: { readonly name: string; readonly maxReceiveCount: number };
+  /** Records per consumer invocation (event source mapping batch size). */
+  readonly batchSize: number;
+}
+
+export const queueDefinitions = {
+  /**
+   * Game → platform JSON-RPC requests from every controller sidecar. FIFO with the room id
+   * as message group, so one room's `inited`/`joined`/`left` are applied in order.
+   */
+  controllerRequests: {
+    id: 'controllerRequests',
+    name: 'controller-requests.fifo',
+    fifo: true,
+    visibilityTimeoutS: 30,
+    deadLetter: { name: 'controller-requests-dlq.fifo', maxReceiveCount: 5 },
+    batchSize: 10,
+  },
+} as const satisfies Record<string, QueueDefinition>;
+
+export type QueueId = keyof typeof queueDefinitions;
+
+/** The name a queue gets in one deployment (`roomkeeper-local-controller-requests.fifo`). */
+export function qualifiedQueueName(prefix: string, name: string): string {
+  return `${prefix}-${name}`;
+}
+
+/** `controllerRequests` → `QUEUE_URL_CONTROLLER_REQUESTS`. */
+export function queueUrlVariable(id: QueueId): string {
+  return `QUEUE_URL_${id.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+}

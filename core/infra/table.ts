@@ -1,0 +1,49 @@
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+
+/**
+ * The one DynamoDB table, described once. The CDK stack and the local cloud both build
+ * their table from this object, so keys, indexes and the TTL attribute cannot drift apart.
+ */
+export const tableDefinition = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** Expiry as epoch seconds. Garbage collection only: correctness never depends on it. */
+  timeToLiveAttribute: 'ttl',
+  globalSecondaryIndexes: [
+    {
+      /** Open rooms of one game/version/region bucket, ordered for packing. */
+      indexName: 'gsi1',
+      partitionKey: 'gsi1pk',
+      sortKey: 'gsi1sk',
+    },
+  ],
+} as const;
+
+export type IndexName = (typeof tableDefinition.globalSecondaryIndexes)[number]['indexName'];
+
+/** The CreateTable request the local cloud and the integration tests send. */
+export function createTableInput(tableName: string): CreateTableCommandInput {
+  const keyNames = new Set<string>([tableDefinition.partitionKey, tableDefinition.sortKey]);
+  for (const index of tableDefinition.globalSecondaryIndexes) {
+    keyNames.add(index.partitionKey);
+    keyNames.add(index.sortKey);
+  }
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [...keyNames].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+    KeySchema: [
+      { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
+      { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map((index) => ({
+      IndexName: index.indexName,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    })),
+    StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+  };
+}

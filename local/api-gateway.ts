@@ -1,0 +1,226 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { HttpEvent, HttpHandler, HttpResult } from '../lambdas/http/middleware';
+import type { RouteDefinition } from '../lambdas/http/routes';
+import { childLogger } from '../core/infra/logger';
+import { lambdaContext } from './lambda-context';
+
+/** A route served by the local gateway itself, not by a Lambda handler (`/health`). */
+export interface GatewayOwnRoute {
+  readonly method: string;
+  readonly path: string;
+  readonly handle: () => Promise<{ status: number; body: unknown }>;
+}
+
+export interface ApiGatewayOptions {
+  readonly routes: readonly RouteDefinition[];
+  readonly handlers: Readonly<Record<string, HttpHandler>>;
+  readonly ownRoutes?: readonly GatewayOwnRoute[];
+  readonly port: number;
+  readonly host?: string;
+  /** Bodies above this are cut off before they reach a handler (handlers enforce their own, lower limit). */
+  readonly maxRequestBytes?: number;
+  /** API Gateway's integration timeout. */
+  readonly timeoutMs?: number;
+}
+
+export interface LocalApiGateway {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+interface CompiledRoute {
+  readonly definition: RouteDefinition;
+  readonly pattern: RegExp;
+  readonly parameterNames: string[];
+}
+
+const log = childLogger('api-gateway');
+
+function compile(definition: RouteDefinition): CompiledRoute {
+  const parameterNames: string[] = [];
+  const source = definition.path
+    .split('/')
+    .map((segment) => {
+      const match = /^\{(\w+)\}$/.exec(segment);
+      if (!match?.[1]) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      parameterNames.push(match[1]);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { definition, pattern: new RegExp(`^${source}$`), parameterNames };
+}
+
+function errorBody(code: string, message: string): string {
+  return JSON.stringify({ error: { code, message } });
+}
+
+function send(res: ServerResponse, result: HttpResult): void {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  if (result.cookies?.length) res.setHeader('set-cookie', result.cookies);
+  res.writeHead(result.statusCode ?? 200, headers);
+  res.end(result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : (result.body ?? ''));
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        resolve('too-large');
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** Builds the API Gateway HTTP API (payload 2.0) event that Lambda would receive. */
+export function toHttpEvent(
+  req: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  routeKey: string,
+  pathParameters: Record<string, string> | undefined,
+): HttpEvent {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name === 'cookie') continue;
+    headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  const now = new Date();
+  const method = req.method ?? 'GET';
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    cookies: req.headers.cookie?.split(';').map((c) => c.trim()),
+    headers,
+    queryStringParameters: url.search ? query : undefined,
+    pathParameters,
+    body: body.length > 0 ? body.toString('utf8') : undefined,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+  };
+}
+
+/**
+ * An HTTP server that behaves like the deployed API Gateway HTTP API in front of the same
+ * handlers: one route table, payload format 2.0, 404 for unknown routes.
+ */
+export async function startApiGateway(options: ApiGatewayOptions): Promise<LocalApiGateway> {
+  const compiled = options.routes.map(compile);
+  const maxRequestBytes = options.maxRequestBytes ?? 1024 * 1024;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = req.method ?? 'GET';
+    const own = options.ownRoutes?.find((r) => r.method === method && r.path === url.pathname);
+    if (own) {
+      const { status, body } = await own.handle();
+      return send(res, {
+        statusCode: status,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    }
+    for (const route of compiled) {
+      if (route.definition.method !== method) continue;
+      const match = route.pattern.exec(url.pathname);
+      if (!match) continue;
+      const body = await readBody(req, maxRequestBytes);
+      if (body === 'too-large') {
+        return send(res, {
+          statusCode: 413,
+          headers: { 'content-type': 'application/json', connection: 'close' },
+          body: errorBody('PAYLOAD_TOO_LARGE', `The request body exceeds ${maxRequestBytes} bytes.`),
+        });
+      }
+      const pathParameters = route.parameterNames.length
+        ? Object.fromEntries(route.parameterNames.map((name, i) => [name, decodeURIComponent(match[i + 1] ?? '')]))
+        : undefined;
+      const routeKey = `${route.definition.method} ${route.definition.path}`;
+      const handler = options.handlers[route.definition.id];
+      if (!handler) throw new Error(`No handler registered for route ${route.definition.id}.`);
+      const event = toHttpEvent(req, url, body, routeKey, pathParameters);
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<HttpResult>((resolve) => {
+        timer = setTimeout(
+          () =>
+            resolve({
+              statusCode: 503,
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ message: 'Service Unavailable' }),
+            }),
+          timeoutMs,
+        );
+      });
+      const result = await Promise.race([handler(event, lambdaContext(route.definition.id, timeoutMs)), timeout]);
+      clearTimeout(timer);
+      return send(res, result);
+    }
+    req.resume();
+    send(res, {
+      statusCode: 404,
+      headers: { 'content-type': 'application/json' },
+      body: errorBody('NOT_FOUND', `No route for ${method} ${url.pathname}.`),
+    });
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log.error('gateway failure', { error: error as Error });
+      if (!res.headersSent)
+        send(res, {
+          statusCode: 500,
+          headers: { 'content-type': 'application/json' },
+          body: errorBody('INTERNAL', 'Internal error.'),
+        });
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

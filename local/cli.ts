@@ -1,0 +1,82 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { logger } from '../core/infra/logger';
+import { startLocalCloud, type LocalCloud } from './cloud';
+import { defaultConfigPath } from './config-file';
+
+const shutdownDeadlineMs = 4_500;
+
+function portOption(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new InvalidArgumentError('must be a port number (0–65535).');
+  return port;
+}
+
+function banner(cloud: LocalCloud, startedInMs: number): string {
+  const games = cloud.config.games.map((g) => `${g.gameId}@${g.version}`).join(', ') || 'none';
+  return [
+    '',
+    `Roomkeeper local cloud is ready in ${(startedInMs / 1000).toFixed(1)} s`,
+    '',
+    `  API            ${cloud.apiUrl}   (health: ${cloud.apiUrl}/health)`,
+    `  DynamoDB Local ${cloud.dynamodb.endpoint}   table ${cloud.tableName}, pid ${cloud.dynamodb.pid}`,
+    `  SQS emulator   ${cloud.sqs.endpoint}   ${Object.keys(cloud.sqs.queueUrls).length} queues`,
+    `  Games          ${games}`,
+    '',
+    `  Get a token:   curl -s -XPOST ${cloud.apiUrl}/v1/dev/tokens -d '{"account":"alice"}'`,
+    '',
+    'Ctrl-C stops everything.',
+    '',
+  ].join('\n');
+}
+
+export async function runCli(argv: string[]): Promise<void> {
+  const program = new Command()
+    .name('roomkeeper-local')
+    .description('Run the whole Roomkeeper platform on this machine.')
+    .option('-p, --port <port>', 'HTTP port of the API', portOption, Number(process.env.PORT ?? 3000))
+    .option('-c, --config <file>', 'local configuration file', process.env.ROOMKEEPER_CONFIG ?? defaultConfigPath)
+    .option('--persist <dir>', 'keep DynamoDB data in this directory instead of memory')
+    .parse(argv);
+  const options = program.opts<{ port: number; config: string; persist?: string }>();
+
+  const startedAt = Date.now();
+  let cloud: LocalCloud | undefined;
+  let stopping = false;
+  const stop = async (reason: string, exitCode: number) => {
+    if (stopping) {
+      process.exit(exitCode);
+    }
+    stopping = true;
+    logger.info('stopping the local cloud', { reason });
+    const force = setTimeout(() => {
+      logger.warn('shutdown deadline reached; exiting');
+      process.exit(exitCode);
+    }, shutdownDeadlineMs);
+    force.unref();
+    await cloud?.stop();
+    clearTimeout(force);
+    process.exit(exitCode);
+  };
+  process.on('SIGINT', () => void stop('SIGINT', 0));
+  process.on('SIGTERM', () => void stop('SIGTERM', 0));
+  process.on('uncaughtException', (error) => {
+    logger.error('uncaught exception', { error });
+    void stop('uncaughtException', 1);
+  });
+
+  try {
+    cloud = await startLocalCloud({ port: options.port, configPath: options.config, persistDir: options.persist });
+  } catch (error) {
+    process.stderr.write(`\nThe local cloud could not start: ${(error as Error).message}\n`);
+    await stop('start-up failed', 1);
+    return;
+  }
+  if (stopping) return void (await cloud.stop());
+  process.stdout.write(banner(cloud, Date.now() - startedAt));
+  logger.info('local cloud ready', {
+    apiUrl: cloud.apiUrl,
+    dynamodb: cloud.dynamodb.endpoint,
+    sqs: cloud.sqs.endpoint,
+  });
+}

@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { gameIdSchema, gameServerConfigurationBodySchema, gameVersionSchema } from '../core/gameservers/schema';
+
+/**
+ * The local cloud's configuration file (see docs/local-cloud.md). Loaded once at start;
+ * a file that does not validate stops the start with the failing field named.
+ */
+export const localConfigFileSchema = z.strictObject({
+  $schema: z.string().optional(),
+  /** The region name rooms get in the local fleet. */
+  region: z.string().min(1).max(32).default('local'),
+  /** Game server configurations installed at start, as if PUT through the admin API. */
+  games: z
+    .array(
+      z.strictObject({
+        gameId: gameIdSchema,
+        version: gameVersionSchema,
+        configuration: gameServerConfigurationBodySchema,
+      }),
+    )
+    .default([]),
+});
+
+export type LocalConfigFile = z.output<typeof localConfigFileSchema>;
+
+export class LocalConfigFileError extends Error {
+  override readonly name = 'LocalConfigFileError';
+}
+
+export const defaultConfigPath = resolve(__dirname, 'roomkeeper.local.json');
+
+export function loadLocalConfigFile(path: string = defaultConfigPath): LocalConfigFile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new LocalConfigFileError(`Cannot read the local configuration ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  const parsed = localConfigFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw new LocalConfigFileError(`Invalid local configuration ${path}: ${problems}`);
+  }
+  // Relative binaries are relative to the file, so the committed example works from any cwd.
+  const base = dirname(path);
+  for (const game of parsed.data.games) {
+    const binary = game.configuration.binary;
+    if (binary && !isAbsolute(binary) && binary.includes('/')) game.configuration.binary = resolve(base, binary);
+  }
+  return parsed.data;
+}

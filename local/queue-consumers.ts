@@ -1,0 +1,8 @@
+import type { QueueId } from '../core/infra/queues';
+import type { SqsBatchHandler } from './sqs-pollers';
+
+/**
+ * The queue handler behind each queue, for the local pollers: the same functions the CDK
+ * stack attaches with an SQS event source mapping.
+ */
+export const queueConsumers: Partial<Record<QueueId, SqsBatchHandler>> = {};

@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createTokenSigner, generateSigningKeyPair } from '../../core/auth/tokens';
+import { createDocumentClient } from '../../core/infra/aws-clients';
+import { resetConfig } from '../../core/infra/config';
+import { createTableInput } from '../../core/infra/table';
+import { resetHttpDependencies } from '../../lambdas/http/middleware';
+import { resetPlatform } from '../../lambdas/dependencies';
+
+export const testIssuer = 'roomkeeper-test';
+
+export interface TestPlatform {
+  readonly tableName: string;
+  readonly db: DynamoDBDocumentClient;
+  /** A bearer token for `account` signed by this test run's key. */
+  token(account: string, scopes?: string[], ttlS?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export function emulatorEndpoints(): { dynamodb: string; sqs: string } {
+  const dynamodb = process.env.ROOMKEEPER_TEST_DYNAMODB_ENDPOINT;
+  const sqs = process.env.ROOMKEEPER_TEST_SQS_ENDPOINT;
+  if (!dynamodb || !sqs) throw new Error('Emulators are not running: integration tests need the jest global setup.');
+  return { dynamodb, sqs };
+}
+
+/**
+ * A fresh table on the shared DynamoDB Local and a platform configuration pointing at it,
+ * so each test file is isolated from the others without starting its own emulator.
+ */
+export async function startTestPlatform(): Promise<TestPlatform> {
+  const endpoints = emulatorEndpoints();
+  const tableName = `rk-test-${randomUUID().slice(0, 12)}`;
+  const db = createDocumentClient({ region: 'us-east-1', dynamodbEndpoint: endpoints.dynamodb });
+  await db.send(new CreateTableCommand(createTableInput(tableName)));
+  const keyPair = await generateSigningKeyPair();
+  Object.assign(process.env, {
+    AWS_REGION: 'us-east-1',
+    TABLE_NAME: tableName,
+    DYNAMODB_ENDPOINT: endpoints.dynamodb,
+    SQS_ENDPOINT: endpoints.sqs,
+    AUTH_ISSUER: testIssuer,
+    AUTH_JWKS: JSON.stringify(keyPair.jwks),
+    DEV_SIGNING_JWK: JSON.stringify(keyPair.privateJwk),
+  });
+  resetConfig();
+  resetPlatform();
+  resetHttpDependencies();
+  const sign = createTokenSigner(keyPair.privateJwk, testIssuer);
+  return {
+    tableName,
+    db,
+    token: (account, scopes = [], ttlS = 600) => sign({ account, scopes, ttlS }),
+    close: async () => {
+      resetPlatform();
+      await db.send(new DeleteTableCommand({ TableName: tableName }));
+      db.destroy();
+    },
+  };
+}

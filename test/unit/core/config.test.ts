@@ -1,0 +1,23 @@
+import { ConfigInvalidError, parseConfig } from '../../../core/infra/config';
+
+const minimal = {
+  TABLE_NAME: 'rooms',
+  AUTH_ISSUER: 'https://id.example',
+  AUTH_JWKS_URL: 'https://id.example/jwks.json',
+};
+
+describe('parseConfig', () => {
+  it('reads a minimal deployed environment with defaults', () => {
+    expect(parseConfig(minimal)).toMatchObject({ tableName: 'rooms', region: 'us-east-1', maxBodyBytes: 65536 });
+  });
+
+  it.each([
+    ['TABLE_NAME', { ...minimal, TABLE_NAME: undefined }],
+    ['AUTH_ISSUER', { ...minimal, AUTH_ISSUER: undefined }],
+    ['AUTH_JWKS_URL', { ...minimal, AUTH_JWKS_URL: undefined }],
+    ['MAX_BODY_BYTES', { ...minimal, MAX_BODY_BYTES: 'lots' }],
+  ])('fails fast naming %s', (variable, env) => {
+    expect(() => parseConfig(env)).toThrow(ConfigInvalidError);
+    expect(() => parseConfig(env)).toThrow(variable);
+  });
+});

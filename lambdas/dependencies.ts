@@ -1,6 +1,14 @@
+import { randomUUID } from 'node:crypto';
+import { ECSClient } from '@aws-sdk/client-ecs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '../core/infra/aws-clients';
-import { config, type PlatformConfig } from '../core/infra/config';
+import { createTokenSigner, type TokenSigner } from '../core/auth/tokens';
+import { GameConfigurationStore } from '../core/gameservers/configuration-store';
+import { EcsSpawner } from '../core/gameservers/ecs-spawner';
+import type { SidecarPlatformSettings } from '../core/gameservers/sidecar-launch';
+import type { Spawner } from '../core/gameservers/spawner';
+import { createDocumentClient, createSqsClient } from '../core/infra/aws-clients';
+import { config, ConfigInvalidError, type PlatformConfig } from '../core/infra/config';
 import { RoomStore } from '../core/rooms/store';
 
 /**
@@ -10,22 +18,81 @@ import { RoomStore } from '../core/rooms/store';
 export interface Platform {
   readonly config: PlatformConfig;
   readonly db: DynamoDBDocumentClient;
+  readonly sqs: SQSClient;
   readonly rooms: RoomStore;
+  readonly gameConfigurations: GameConfigurationStore;
+  readonly spawner: Spawner;
+  /** Settings every sidecar gets; fails if the controller queue is not configured. */
+  sidecarSettings(): SidecarPlatformSettings;
+  /** Signs tokens the platform itself issues (game server and joined-player tokens). */
+  readonly signToken: TokenSigner;
+  readonly now: () => Date;
+  readonly newId: () => string;
 }
 
 let current: Platform | undefined;
+let spawnerOverride: ((platform: Omit<Platform, 'spawner'>) => Spawner) | undefined;
+
+function sidecarSettings(settings: PlatformConfig): SidecarPlatformSettings {
+  const queueUrl = settings.queueUrls.controllerRequests;
+  if (!queueUrl) throw new ConfigInvalidError(['QUEUE_URL_CONTROLLER_REQUESTS'], 'needed to start game servers');
+  return {
+    region: settings.region,
+    controllerRequestQueueUrl: queueUrl,
+    replyQueuePrefix: settings.replyQueuePrefix,
+    sqsEndpoint: settings.sqsEndpoint,
+    discoveryServices: {},
+    ...settings.sidecar,
+  };
+}
+
+function ecsSpawner(settings: PlatformConfig, sidecar: () => SidecarPlatformSettings): Spawner {
+  const { cluster, taskDefinition } = settings.ecs;
+  if (!cluster || !taskDefinition) {
+    return {
+      spawn: () => Promise.reject(new ConfigInvalidError(['ECS_CLUSTER', 'ECS_TASK_DEFINITION'], 'needed to spawn on ECS')),
+      stop: () => Promise.resolve(),
+    };
+  }
+  return new EcsSpawner(new ECSClient({ region: settings.region }), { ...settings.ecs, cluster, taskDefinition, sidecar: sidecar() });
+}
 
 export function platform(): Platform {
   if (!current) {
     const settings = config();
     const db = createDocumentClient(settings);
-    current = { config: settings, db, rooms: new RoomStore(db, settings.tableName) };
+    const signingJwk = settings.tokenSigningJwk;
+    const base: Omit<Platform, 'spawner'> = {
+      config: settings,
+      db,
+      sqs: createSqsClient(settings),
+      rooms: new RoomStore(db, settings.tableName),
+      gameConfigurations: new GameConfigurationStore(db, settings.tableName),
+      sidecarSettings: () => sidecarSettings(settings),
+      signToken: signingJwk
+        ? createTokenSigner(JSON.parse(signingJwk), settings.auth.issuer)
+        : () => Promise.reject(new ConfigInvalidError(['TOKEN_SIGNING_JWK'], 'needed to issue platform tokens')),
+      now: () => new Date(),
+      newId: () => randomUUID(),
+    };
+    const spawner = spawnerOverride ? spawnerOverride(base) : ecsSpawner(settings, () => sidecarSettings(settings));
+    current = { ...base, spawner };
   }
   return current;
+}
+
+/**
+ * The local cloud and tests run game servers as local processes instead of ECS tasks:
+ * the only adapter that differs from the deployed stack.
+ */
+export function useSpawner(factory: ((platform: Omit<Platform, 'spawner'>) => Spawner) | undefined): void {
+  spawnerOverride = factory;
+  current = undefined;
 }
 
 /** Drop the shared adapters so the next call rebuilds them from a fresh configuration. */
 export function resetPlatform(): void {
   current?.db.destroy();
+  current?.sqs.destroy();
   current = undefined;
 }

@@ -8,7 +8,10 @@ import { queueDefinitions, queueUrlVariable, type QueueId } from '../core/infra/
 import { createTableInput, tableDefinition } from '../core/infra/table';
 import { resetHttpDependencies } from '../lambdas/http/middleware';
 import { routes } from '../lambdas/http/routes';
-import { resetPlatform } from '../lambdas/dependencies';
+import { platform, resetPlatform, useSpawner } from '../lambdas/dependencies';
+import { sweep } from '../lambdas/schedule/room-sweeper';
+import { bundle } from '../containers/build';
+import { LocalFleet } from './fleet';
 import { startApiGateway, type LocalApiGateway } from './api-gateway';
 import { loadLocalConfigFile, type LocalConfigFile } from './config-file';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
@@ -23,6 +26,12 @@ export interface LocalCloudOptions {
   readonly configPath?: string;
   /** Persist DynamoDB Local's data in this directory instead of memory. */
   readonly persistDir?: string;
+  /** Where game server and sidecar output goes (default: this process's output). */
+  readonly gameOutput?: 'inherit' | 'ignore';
+  /** Sidecar health timings, shortened by tests. */
+  readonly sidecar?: { heartbeatIntervalS?: number; statusIntervalS?: number; statusTimeoutS?: number };
+  readonly heartbeatTimeoutS?: number;
+  readonly sweepIntervalMs?: number;
 }
 
 export interface LocalCloud {
@@ -31,6 +40,7 @@ export interface LocalCloud {
   readonly dynamodb: { readonly endpoint: string; readonly pid: number };
   readonly sqs: { readonly endpoint: string; readonly queueUrls: Readonly<Record<string, string>> };
   readonly config: LocalConfigFile;
+  readonly fleet: LocalFleet;
   health(): Promise<{ healthy: boolean; components: Record<string, 'up' | 'down'> }>;
   stop(): Promise<void>;
 }
@@ -55,6 +65,14 @@ async function ensureTable(db: DynamoDBDocumentClient, tableName: string): Promi
   } catch {
     await createTable(db, tableName);
   }
+}
+
+function optionalNumbers(values: Record<string, number | undefined>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(values)
+      .filter((entry): entry is [string, number] => entry[1] !== undefined)
+      .map(([name, value]) => [name, String(value)]),
+  );
 }
 
 async function isUp(check: () => Promise<unknown>): Promise<'up' | 'down'> {
@@ -99,13 +117,46 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       AUTH_ISSUER: localIssuer,
       AUTH_JWKS: JSON.stringify(keyPair.jwks),
       DEV_SIGNING_JWK: JSON.stringify(keyPair.privateJwk),
-      ROOMKEEPER_REGION_NAME: fileConfig.region,
+      TOKEN_SIGNING_JWK: JSON.stringify(keyPair.privateJwk),
+      ROOM_REGION: fileConfig.region,
+      SPAWNER: 'local',
+      REPLY_QUEUE_PREFIX: `${localQueuePrefix}-reply-`,
+      ...optionalNumbers({
+        HEARTBEAT_TIMEOUT_S: options.heartbeatTimeoutS,
+        HEARTBEAT_INTERVAL_S: options.sidecar?.heartbeatIntervalS,
+        STATUS_INTERVAL_S: options.sidecar?.statusIntervalS,
+        STATUS_TIMEOUT_S: options.sidecar?.statusTimeoutS,
+      }),
     });
     for (const id of Object.keys(queueDefinitions) as QueueId[]) process.env[queueUrlVariable(id)] = queueUrls[id];
     resetConfig();
     resetPlatform();
     resetHttpDependencies();
     started.push({ stop: async () => resetPlatform() });
+
+    // The one adapter that differs from AWS: game servers are local processes, not ECS tasks.
+    let fleet: LocalFleet | undefined;
+    useSpawner((p) => {
+      fleet ??= new LocalFleet({
+        sidecar: p.sidecarSettings(),
+        controllerEntry: () => bundle('controller'),
+        output: options.gameOutput ?? 'inherit',
+        stopGraceMs: 3_000,
+      });
+      return fleet;
+    });
+    const localFleet = platform().spawner as LocalFleet;
+    started.push({ stop: () => localFleet.stopAll() });
+    await bundle('controller');
+
+    for (const game of fileConfig.games) {
+      await platform().gameConfigurations.put({
+        ...game.configuration,
+        gameId: game.gameId,
+        version: game.version,
+        updatedAt: new Date().toISOString(),
+      });
+    }
 
     const pollers: SqsPoller[] = Object.entries(queueConsumers).map(([id, handler]) => {
       const definition = queueDefinitions[id as QueueId];
@@ -118,6 +169,12 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       });
     });
     started.push({ stop: async () => void (await Promise.all(pollers.map((p) => p.stop()))) });
+
+    // EventBridge runs the sweeper every minute in AWS; locally it runs more often.
+    const sweeper = setInterval(() => {
+      sweep().catch(() => undefined);
+    }, options.sweepIntervalMs ?? 5_000);
+    started.push({ stop: async () => clearInterval(sweeper) });
 
     const health = async () => {
       const components: Record<string, 'up' | 'down'> = {
@@ -158,6 +215,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       dynamodb: { endpoint: dynamo.endpoint, pid: dynamo.pid },
       sqs: { endpoint: sqsEmulator.endpoint, queueUrls },
       config: fileConfig,
+      fleet: localFleet,
       health,
       stop: stopAll,
     };

@@ -30,7 +30,8 @@ export interface VerifierSettings {
   readonly jwks?: string;
 }
 
-const signingAlgorithm = 'ES256';
+/** Ed25519 signatures are deterministic: the same claims sign to the same token, so a redelivered `joined` can be answered identically without storing tokens. */
+const signingAlgorithm = 'EdDSA';
 
 /**
  * Scopes travel the way API Gateway's JWT authorizer reads them: a space-separated `scope`
@@ -52,7 +53,7 @@ export function createTokenVerifier(settings: VerifierSettings): TokenVerifier {
       ({ payload } = await jwtVerify(token, keySet, {
         issuer: settings.issuer,
         audience: settings.audience,
-        algorithms: [signingAlgorithm, 'RS256'],
+        algorithms: [signingAlgorithm, 'ES256', 'RS256'],
       }));
     } catch (error) {
       const reason = error instanceof joseErrors.JWTExpired ? 'The token has expired.' : 'The token is not valid.';
@@ -96,6 +97,10 @@ export interface TokenClaims {
   readonly scopes: readonly string[];
   readonly ttlS: number;
   readonly audience?: string;
+  /** Fixed issue time, so the same claims give the same token (deterministic EdDSA). */
+  readonly issuedAt?: Date;
+  /** Further public claims (for example `room`). */
+  readonly extra?: Readonly<Record<string, unknown>>;
 }
 
 export type TokenSigner = (claims: TokenClaims) => Promise<string>;
@@ -103,12 +108,13 @@ export type TokenSigner = (claims: TokenClaims) => Promise<string>;
 export function createTokenSigner(privateJwk: JWK, issuer: string): TokenSigner {
   const keyPromise = importJWK(privateJwk, signingAlgorithm);
   return async (claims) => {
-    const jwt = new SignJWT({ scope: claims.scopes.join(' ') })
+    const issuedAtS = Math.floor((claims.issuedAt ?? new Date()).getTime() / 1000);
+    const jwt = new SignJWT({ ...claims.extra, scope: claims.scopes.join(' ') })
       .setProtectedHeader({ alg: signingAlgorithm, kid: privateJwk.kid })
       .setIssuer(issuer)
       .setSubject(claims.account)
-      .setIssuedAt()
-      .setExpirationTime(`${claims.ttlS}s`);
+      .setIssuedAt(issuedAtS)
+      .setExpirationTime(issuedAtS + claims.ttlS);
     if (claims.audience) jwt.setAudience(claims.audience);
     return jwt.sign(await keyPromise);
   };

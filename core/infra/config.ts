@@ -20,11 +20,25 @@ const environmentSchema = z.object({
   AUTH_JWKS: z.string().min(2).optional(),
   /** Private JWK that signs dev tokens. Only the local cloud sets it. */
   DEV_SIGNING_JWK: z.string().min(2).optional(),
-  MAX_BODY_BYTES: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(64 * 1024),
+  MAX_BODY_BYTES: z.coerce.number().int().positive().default(64 * 1024),
+  /** Private JWK with which the platform mints game-server and joined-player tokens. */
+  TOKEN_SIGNING_JWK: z.string().min(2).optional(),
+  /** The region name rooms of this deployment get (defaults to AWS_REGION). */
+  ROOM_REGION: z.string().min(1).max(32).optional(),
+  SPAWNER: z.enum(['ecs', 'local']).default('ecs'),
+  REPLY_QUEUE_PREFIX: z.string().min(1).max(60).default('roomkeeper-reply-'),
+  ECS_CLUSTER: z.string().optional(),
+  ECS_TASK_DEFINITION: z.string().optional(),
+  ECS_SUBNETS: z.string().optional(),
+  ECS_SECURITY_GROUPS: z.string().optional(),
+  ECS_CONTROLLER_CONTAINER: z.string().default('controller'),
+  /** How long POST /v1/rooms holds the caller for `inited` before answering 202. */
+  CREATE_WAIT_S: z.coerce.number().positive().max(28).default(25),
+  /** A ready room without a heartbeat for this long is failed by the sweeper. */
+  HEARTBEAT_TIMEOUT_S: z.coerce.number().positive().default(20),
+  HEARTBEAT_INTERVAL_S: z.coerce.number().positive().optional(),
+  STATUS_INTERVAL_S: z.coerce.number().positive().optional(),
+  STATUS_TIMEOUT_S: z.coerce.number().positive().optional(),
 });
 
 export type PlatformConfig = Readonly<{
@@ -41,6 +55,20 @@ export type PlatformConfig = Readonly<{
     devSigningJwk?: string;
   }>;
   maxBodyBytes: number;
+  tokenSigningJwk?: string;
+  roomRegion: string;
+  spawner: 'ecs' | 'local';
+  replyQueuePrefix: string;
+  ecs: Readonly<{
+    cluster?: string;
+    taskDefinition?: string;
+    subnets: readonly string[];
+    securityGroups: readonly string[];
+    controllerContainer: string;
+  }>;
+  createWaitS: number;
+  heartbeatTimeoutS: number;
+  sidecar: Readonly<{ heartbeatIntervalS?: number; statusIntervalS?: number; statusTimeoutS?: number }>;
 }>;
 
 export class ConfigInvalidError extends Error {
@@ -80,7 +108,32 @@ export function parseConfig(env: NodeJS.ProcessEnv): PlatformConfig {
       devSigningJwk: e.DEV_SIGNING_JWK,
     },
     maxBodyBytes: e.MAX_BODY_BYTES,
+    tokenSigningJwk: e.TOKEN_SIGNING_JWK,
+    roomRegion: e.ROOM_REGION ?? e.AWS_REGION,
+    spawner: e.SPAWNER,
+    replyQueuePrefix: e.REPLY_QUEUE_PREFIX,
+    ecs: {
+      cluster: e.ECS_CLUSTER,
+      taskDefinition: e.ECS_TASK_DEFINITION,
+      subnets: list(e.ECS_SUBNETS),
+      securityGroups: list(e.ECS_SECURITY_GROUPS),
+      controllerContainer: e.ECS_CONTROLLER_CONTAINER,
+    },
+    createWaitS: e.CREATE_WAIT_S,
+    heartbeatTimeoutS: e.HEARTBEAT_TIMEOUT_S,
+    sidecar: {
+      heartbeatIntervalS: e.HEARTBEAT_INTERVAL_S,
+      statusIntervalS: e.STATUS_INTERVAL_S,
+      statusTimeoutS: e.STATUS_TIMEOUT_S,
+    },
   };
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 let current: PlatformConfig | undefined;

@@ -13,6 +13,8 @@ export interface QueueDefinition {
   readonly deadLetter: { readonly name: string; readonly maxReceiveCount: number };
   /** Records per consumer invocation (event source mapping batch size). */
   readonly batchSize: number;
+  /** Module (from the repository root) whose `handler` consumes the queue. */
+  readonly consumer: string;
 }
 
 export const queueDefinitions = {
@@ -27,6 +29,7 @@ export const queueDefinitions = {
     visibilityTimeoutS: 30,
     deadLetter: { name: 'controller-requests-dlq.fifo', maxReceiveCount: 5 },
     batchSize: 10,
+    consumer: 'lambdas/queue/controller-events.ts',
   },
 } as const satisfies Record<string, QueueDefinition>;
 

@@ -1,8 +1,18 @@
+import type { FailureReason } from '../protocol/controller-messages';
+
 /** A room is one game server instance and the players it holds. */
 export const roomStates = ['spawning', 'ready', 'failed', 'closed'] as const;
 export type RoomState = (typeof roomStates)[number];
 
 export type RoomSettings = Record<string, unknown>;
+
+export interface Placement {
+  /** ECS task ARN, or the local fleet's process id for the sidecar. */
+  readonly taskId: string;
+  /** Where players connect. */
+  readonly host: string;
+  readonly ports: readonly number[];
+}
 
 export interface Room {
   readonly roomId: string;
@@ -18,6 +28,16 @@ export interface Room {
   readonly changeNumber: number;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** Who asked for the room. */
+  readonly owner: string;
+  readonly reservationTimeoutS: number;
+  /** Past this instant a room still `spawning` has failed, whatever else says so. */
+  readonly spawnDeadline: string;
+  readonly placement?: Placement;
+  readonly failureReason?: FailureReason | 'spawn-failed';
+  readonly lastHeartbeatAt?: string;
+  /** The `inited` request that made the room ready, so a redelivery gets the same answer. */
+  readonly initedBy?: string;
 }
 
 /** What every API answer shows of a room: never keys, tokens or internal bookkeeping. */
@@ -31,6 +51,7 @@ export interface RoomView {
   readonly maxPlayers: number;
   readonly players: number;
   readonly changeNumber: number;
+  readonly failureReason?: string;
 }
 
 export function toRoomView(room: Room): RoomView {
@@ -44,5 +65,11 @@ export function toRoomView(room: Room): RoomView {
     maxPlayers: room.maxPlayers,
     players: room.players,
     changeNumber: room.changeNumber,
+    ...(room.failureReason ? { failureReason: room.failureReason } : {}),
   };
+}
+
+/** Live rooms can still change state; failed and closed rooms never come back. */
+export function isLive(state: RoomState): boolean {
+  return state === 'spawning' || state === 'ready';
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { gameIdSchema, gameVersionSchema } from '../gameservers/schema';
 import { roomStates } from './model';
 
 /** Room ids are ours (UUIDs), but any short URL-safe id is accepted on read so a bad one is a 404, not a 400. */
@@ -21,3 +22,28 @@ export const roomViewSchema = z
     changeNumber: z.number().int(),
   })
   .meta({ id: 'Room' });
+
+/** Settings are a small JSON object; 4 KB keeps rooms cheap to read and index. */
+export const maxSettingsBytes = 4 * 1024;
+export const roomSettingsSchema = z
+  .record(z.string().max(64), z.unknown())
+  .refine((settings) => Buffer.byteLength(JSON.stringify(settings)) <= maxSettingsBytes, {
+    message: `must be at most ${maxSettingsBytes} bytes of JSON`,
+  });
+
+const regionSchema = z.string().min(1).max(32).regex(/^[a-z0-9-]+$/, 'must be a region name');
+
+export const createRoomRequestSchema = z
+  .strictObject({
+    gameId: gameIdSchema,
+    version: gameVersionSchema,
+    settings: roomSettingsSchema.default({}),
+    maxPlayers: z.number().int().min(1).max(100).optional(),
+    region: regionSchema.optional(),
+    latencies: z.record(regionSchema, z.number().min(0).max(60_000)).optional(),
+  })
+  .meta({ id: 'CreateRoomRequest' });
+
+export const reservationSchema = z
+  .object({ key: z.string(), host: z.string(), ports: z.array(z.number().int()), expiresAt: z.iso.datetime() })
+  .meta({ id: 'Reservation' });

@@ -1,12 +1,25 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  GetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../infra/keys';
-import type { Room } from './model';
+import type { FailureReason } from '../protocol/controller-messages';
+import type { Member } from '../reservations/model';
+import type { Placement, Room, RoomSettings } from './model';
 import { RoomAlreadyExistsError, RoomNotFoundError } from './errors';
 
-const roomItemType = 'room';
+/** Outcome of a conditional state change: the room as written, or as it stood in the way. */
+export type TransitionResult = { readonly applied: true; readonly room: Room } | { readonly applied: false; readonly room?: Room };
 
-/** Room persistence. Storage failures leave this module only as room errors. */
+function epochSeconds(iso: string): number {
+  return Math.ceil(Date.parse(iso) / 1000);
+}
+
+/** Room persistence. Storage failures leave this module only as room errors or results. */
 export class RoomStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -14,31 +27,150 @@ export class RoomStore {
   ) {}
 
   async create(room: Room): Promise<void> {
+    await this.createWithMember(room);
+  }
+
+  /**
+   * Writes a new room together with its creator's reservation and registration key, all or
+   * nothing: a room is never visible with a slot count its members do not back.
+   */
+  async createWithMember(room: Room, member?: Member): Promise<void> {
+    const puts: Record<string, unknown>[] = [{ ...keys.room(room.roomId), type: 'room', ...room }];
+    if (member) {
+      const ttl = member.expiresAt ? { ttl: epochSeconds(member.expiresAt) + 86_400 } : {};
+      puts.push({ ...keys.member(room.roomId, member.account), type: 'member', ...member, ...ttl });
+      puts.push({
+        ...keys.registrationKey(room.roomId, member.keyHash),
+        type: 'registrationKey',
+        account: member.account,
+        ...ttl,
+      });
+    }
     try {
       await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...keys.room(room.roomId), type: roomItemType, ...room },
-          ConditionExpression: 'attribute_not_exists(pk)',
+        new TransactWriteCommand({
+          TransactItems: puts.map((Item) => ({
+            Put: { TableName: this.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' },
+          })),
         }),
       );
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new RoomAlreadyExistsError(room.roomId);
+      if (error instanceof TransactionCanceledException || error instanceof ConditionalCheckFailedException) {
+        throw new RoomAlreadyExistsError(room.roomId);
+      }
       throw error;
     }
   }
 
   /** Strongly consistent: a room that was just created or joined reads back as written. */
   async get(roomId: string): Promise<Room> {
+    const room = await this.find(roomId);
+    if (!room) throw new RoomNotFoundError(roomId);
+    return room;
+  }
+
+  async find(roomId: string): Promise<Room | undefined> {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: keys.room(roomId), ConsistentRead: true }),
     );
-    if (!Item) throw new RoomNotFoundError(roomId);
-    return fromItem(Item);
+    return Item ? fromItem(Item) : undefined;
+  }
+
+  /** Where the server runs. Any state: a fast server may call `inited` before the spawner returns. */
+  async recordPlacement(roomId: string, placement: Placement, now: Date): Promise<TransitionResult> {
+    return this.update(roomId, {
+      set: { placement, updatedAt: now.toISOString() },
+      condition: 'attribute_exists(pk)',
+    });
+  }
+
+  /**
+   * spawning → ready, once. `inited` settings replace the room's. The request id is kept so
+   * a redelivered `inited` can be told apart from a second one.
+   */
+  async markReady(roomId: string, change: { settings?: RoomSettings; initedBy: string; now: Date }): Promise<TransitionResult> {
+    return this.update(roomId, {
+      set: {
+        state: 'ready',
+        initedBy: change.initedBy,
+        lastHeartbeatAt: change.now.toISOString(),
+        updatedAt: change.now.toISOString(),
+        ...(change.settings ? { settings: change.settings } : {}),
+      },
+      // roomIsSpawning AND spawnDeadlineNotPassed
+      condition: '#state = :spawning AND spawnDeadline > :now',
+      values: { ':spawning': 'spawning', ':now': change.now.toISOString() },
+    });
+  }
+
+  /** Any live room → failed. A failed room never becomes ready again. */
+  async markFailed(roomId: string, reason: FailureReason | 'spawn-failed', now: Date): Promise<TransitionResult> {
+    return this.update(roomId, {
+      set: { state: 'failed', failureReason: reason, updatedAt: now.toISOString() },
+      condition: '#state IN (:spawning, :ready)',
+      values: { ':spawning': 'spawning', ':ready': 'ready' },
+    });
+  }
+
+  /** ready → closed: the game ended cleanly after serving its players. */
+  async markClosed(roomId: string, now: Date): Promise<TransitionResult> {
+    return this.update(roomId, {
+      set: { state: 'closed', updatedAt: now.toISOString() },
+      condition: '#state = :ready',
+      values: { ':ready': 'ready' },
+    });
+  }
+
+  /** Heartbeats keep a live room from being swept; they never revive a dead one. */
+  async recordHeartbeat(roomId: string, now: Date): Promise<TransitionResult> {
+    return this.update(roomId, {
+      set: { lastHeartbeatAt: now.toISOString() },
+      condition: '#state IN (:spawning, :ready)',
+      values: { ':spawning': 'spawning', ':ready': 'ready' },
+      bump: false,
+    });
+  }
+
+  private async update(
+    roomId: string,
+    spec: { set: Record<string, unknown>; condition: string; values?: Record<string, unknown>; bump?: boolean },
+  ): Promise<TransitionResult> {
+    const names: Record<string, string> = { '#state': 'state' };
+    const values: Record<string, unknown> = { ...spec.values };
+    const assignments = Object.entries(spec.set).map(([name, value]) => {
+      names[`#${name}`] = name;
+      values[`:set_${name}`] = value;
+      return `#${name} = :set_${name}`;
+    });
+    if (spec.bump !== false) {
+      names['#changeNumber'] = 'changeNumber';
+      values[':one'] = 1;
+      assignments.push('#changeNumber = #changeNumber + :one');
+    }
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.room(roomId),
+          UpdateExpression: `SET ${assignments.join(', ')}`,
+          ConditionExpression: `attribute_exists(pk) AND (${spec.condition})`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { applied: true, room: fromItem(Attributes ?? {}) };
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        return { applied: false, room: error.Item ? fromItem(unmarshall(error.Item)) : undefined };
+      }
+      throw error;
+    }
   }
 }
 
 function fromItem(item: Record<string, unknown>): Room {
-  const { pk: _pk, sk: _sk, type: _type, ...room } = item;
+  const { pk: _pk, sk: _sk, type: _type, gsi1pk: _g1, gsi1sk: _g2, ttl: _ttl, ...room } = item;
   return room as unknown as Room;
 }

@@ -12,12 +12,50 @@ export interface RouteDefinition {
   readonly entry: string;
   /** `public` routes skip the JWT authorizer. */
   readonly auth: 'public' | 'jwt';
+  /** A scope the authorizer demands as well (the handler checks it again). */
+  readonly scope?: 'admin';
   /** Present in the local cloud only; never deployed. */
   readonly localOnly?: boolean;
+  /** Handlers that wait for game servers need more than the default timeout. */
+  readonly timeoutS?: number;
 }
 
+const gameVersionPath = '/v1/admin/games/{gameId}/versions/{version}';
+
 export const routes = [
+  {
+    id: 'createRoom',
+    method: 'POST',
+    path: '/v1/rooms',
+    entry: 'lambdas/http/rooms/create.ts',
+    auth: 'jwt',
+    timeoutS: 29,
+  },
   { id: 'getRoom', method: 'GET', path: '/v1/rooms/{roomId}', entry: 'lambdas/http/rooms/get.ts', auth: 'jwt' },
+  {
+    id: 'putGameConfiguration',
+    method: 'PUT',
+    path: gameVersionPath,
+    entry: 'lambdas/http/admin/games/put.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    id: 'getGameConfiguration',
+    method: 'GET',
+    path: gameVersionPath,
+    entry: 'lambdas/http/admin/games/get.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    id: 'deleteGameConfiguration',
+    method: 'DELETE',
+    path: gameVersionPath,
+    entry: 'lambdas/http/admin/games/delete.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
   {
     id: 'issueDevToken',
     method: 'POST',

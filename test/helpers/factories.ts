@@ -15,6 +15,9 @@ export function aRoom(overrides: Partial<Room> = {}): Room {
     changeNumber: 1,
     createdAt: now,
     updatedAt: now,
+    owner: 'alice',
+    reservationTimeoutS: 30,
+    spawnDeadline: '2026-01-01T00:00:30.000Z',
     ...overrides,
   };
 }

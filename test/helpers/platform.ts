@@ -13,6 +13,8 @@ export const testIssuer = 'roomkeeper-test';
 export interface TestPlatform {
   readonly tableName: string;
   readonly db: DynamoDBDocumentClient;
+  /** Verifies tokens against this run's key, as the platform does. */
+  readonly jwks: string;
   /** A bearer token for `account` signed by this test run's key. */
   token(account: string, scopes?: string[], ttlS?: number): Promise<string>;
   close(): Promise<void>;
@@ -29,7 +31,7 @@ export function emulatorEndpoints(): { dynamodb: string; sqs: string } {
  * A fresh table on the shared DynamoDB Local and a platform configuration pointing at it,
  * so each test file is isolated from the others without starting its own emulator.
  */
-export async function startTestPlatform(): Promise<TestPlatform> {
+export async function startTestPlatform(extraEnv: Record<string, string> = {}): Promise<TestPlatform> {
   const endpoints = emulatorEndpoints();
   const tableName = `rk-test-${randomUUID().slice(0, 12)}`;
   const db = createDocumentClient({ region: 'us-east-1', dynamodbEndpoint: endpoints.dynamodb });
@@ -43,6 +45,8 @@ export async function startTestPlatform(): Promise<TestPlatform> {
     AUTH_ISSUER: testIssuer,
     AUTH_JWKS: JSON.stringify(keyPair.jwks),
     DEV_SIGNING_JWK: JSON.stringify(keyPair.privateJwk),
+    TOKEN_SIGNING_JWK: JSON.stringify(keyPair.privateJwk),
+    ...extraEnv,
   });
   resetConfig();
   resetPlatform();
@@ -51,6 +55,7 @@ export async function startTestPlatform(): Promise<TestPlatform> {
   return {
     tableName,
     db,
+    jwks: JSON.stringify(keyPair.jwks),
     token: (account, scopes = [], ttlS = 600) => sign({ account, scopes, ttlS }),
     close: async () => {
       resetPlatform();

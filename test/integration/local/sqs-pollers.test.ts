@@ -14,6 +14,7 @@ const definition: QueueDefinition = {
   visibilityTimeoutS: 1,
   deadLetter: { name: 'work-dlq.fifo', maxReceiveCount: 2 },
   batchSize: 10,
+  consumer: 'test/integration/local/sqs-pollers.test.ts',
 };
 
 let sqs: SQSClient;

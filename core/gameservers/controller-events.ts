@@ -1,0 +1,106 @@
+import type { TokenSigner } from '../auth/tokens';
+import type { ControllerReply, ControllerRequest } from '../protocol/controller-messages';
+import { gameMethods } from '../protocol/game-methods';
+import { rpcErrorCodes, type RpcError } from '../protocol/jsonrpc';
+import { hashRegistrationKey } from '../reservations/keys';
+import type { MemberStore } from '../reservations/store';
+import { isLive } from '../rooms/model';
+import type { RoomStore } from '../rooms/store';
+
+export interface ControllerEventDependencies {
+  readonly rooms: RoomStore;
+  readonly members: MemberStore;
+  readonly signToken: TokenSigner;
+  readonly reply: (replyTo: string, reply: ControllerReply) => Promise<void>;
+  readonly now: () => Date;
+}
+
+/** Tokens handed to game servers for joined players: scoped to one room, short-lived. */
+const playerTokenTtlS = 3600;
+
+type RpcRequest = Extract<ControllerRequest, { type: 'rpc' }>;
+type Outcome = { readonly result: unknown } | { readonly error: RpcError };
+
+const fail = (code: number, message: string): Outcome => ({ error: { code, message } });
+
+/**
+ * Applies one message from a controller sidecar. Safe to run more than once for the same
+ * message: every state change is a conditional write that recognises its own request id.
+ */
+export async function handleControllerRequest(request: ControllerRequest, deps: ControllerEventDependencies): Promise<void> {
+  const now = deps.now();
+  switch (request.type) {
+    case 'heartbeat':
+      await deps.rooms.recordHeartbeat(request.roomId, now);
+      return;
+    case 'exited': {
+      // A game that ends cleanly after serving is closed; any other end is a failure.
+      const closed = request.reason === 'exited' ? await deps.rooms.markClosed(request.roomId, now) : undefined;
+      if (!closed?.applied) await deps.rooms.markFailed(request.roomId, request.reason, now);
+      return;
+    }
+    case 'rpc': {
+      const outcome = await applyRpc(request, deps, now);
+      await deps.reply(request.replyTo, { type: 'reply', correlationId: request.correlationId, ...outcome });
+      return;
+    }
+  }
+}
+
+async function applyRpc(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
+  switch (request.method) {
+    case 'inited':
+      return inited(request, deps, now);
+    case 'joined':
+      return joined(request, deps, now);
+    case 'left':
+      return left(request, deps, now);
+  }
+}
+
+async function inited(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
+  const params = gameMethods.inited.params.safeParse(request.params ?? {});
+  if (!params.success) return fail(rpcErrorCodes.invalidParams, `Invalid params: ${params.error.issues[0]?.message}`);
+  const change = await deps.rooms.markReady(request.roomId, { settings: params.data.settings, initedBy: request.correlationId, now });
+  if (change.applied || change.room?.initedBy === request.correlationId) return { result: { status: 'OK' } };
+  const room = change.room;
+  if (!room) return fail(rpcErrorCodes.roomClosed, 'Unknown room.');
+  if (room.state === 'ready') return fail(rpcErrorCodes.notAllowed, 'The room is already initialised.');
+  if (room.state === 'spawning') {
+    // Late: the spawn deadline passed before this inited arrived.
+    await deps.rooms.markFailed(request.roomId, 'spawn-timeout', now);
+    return fail(rpcErrorCodes.roomClosed, 'The spawn deadline has passed; the game server must exit.');
+  }
+  return fail(rpcErrorCodes.roomClosed, `The room is ${room.state}.`);
+}
+
+async function joined(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
+  const params = gameMethods.joined.params.safeParse(request.params ?? {});
+  if (!params.success) return fail(rpcErrorCodes.invalidParams, `Invalid params: ${params.error.issues[0]?.message}`);
+  if (params.data.extend_token !== undefined || params.data.extend_scopes !== undefined) {
+    return fail(rpcErrorCodes.scopeRefused, 'Token extension is not available on this platform yet.');
+  }
+  const room = await deps.rooms.find(request.roomId);
+  if (!room || !isLive(room.state)) return fail(rpcErrorCodes.roomClosed, 'The room is not open.');
+  const outcome = await deps.members.confirm(request.roomId, hashRegistrationKey(params.data.key), request.correlationId, now);
+  if (outcome.state === 'Rejected') {
+    return fail(rpcErrorCodes.keyRejected, `Registration key rejected (${outcome.reason}).`);
+  }
+  const { member } = outcome;
+  // Signed with the confirmation time: a redelivered joined gets a byte-identical token.
+  const accessToken = await deps.signToken({
+    account: member.account,
+    scopes: member.scopes,
+    ttlS: playerTokenTtlS,
+    audience: `room:${request.roomId}`,
+    issuedAt: new Date(member.confirmedAt ?? now.toISOString()),
+  });
+  return { result: { access_token: accessToken, account: member.account, info: {}, scopes: [...member.scopes] } };
+}
+
+async function left(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
+  const params = gameMethods.left.params.safeParse(request.params ?? {});
+  if (!params.success) return fail(rpcErrorCodes.invalidParams, `Invalid params: ${params.error.issues[0]?.message}`);
+  const outcome = await deps.members.leave(request.roomId, hashRegistrationKey(params.data.key), request.correlationId, now);
+  return outcome.state === 'Left' ? { result: { status: 'OK' } } : fail(rpcErrorCodes.keyRejected, 'Registration key rejected.');
+}

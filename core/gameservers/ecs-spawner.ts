@@ -1,0 +1,88 @@
+import { RunTaskCommand, StopTaskCommand, type ECSClient, type KeyValuePair } from '@aws-sdk/client-ecs';
+import type { Placement } from '../rooms/model';
+import { NoHealthyHostError, SpawnFailedError } from './errors';
+import { sidecarEnvironment, type SidecarPlatformSettings } from './sidecar-launch';
+import type { SpawnRequest, Spawner } from './spawner';
+
+export interface EcsSpawnerSettings {
+  readonly cluster: string;
+  readonly taskDefinition: string;
+  readonly subnets: readonly string[];
+  readonly securityGroups: readonly string[];
+  readonly controllerContainer: string;
+  /** The game's ports inside the task; awsvpc gives every task its own address, so they never collide. */
+  readonly firstGamePort?: number;
+  readonly sidecar: SidecarPlatformSettings;
+}
+
+/**
+ * Spawner for AWS: one Fargate task per room, running the controller sidecar (with the game
+ * server it starts) as the task definition describes; the room's arguments and environment
+ * travel as container overrides. `clientToken` makes a retried spawn start one task, not two.
+ */
+export class EcsSpawner implements Spawner {
+  constructor(
+    private readonly ecs: ECSClient,
+    private readonly settings: EcsSpawnerSettings,
+  ) {}
+
+  async spawn(request: SpawnRequest): Promise<Placement> {
+    const first = this.settings.firstGamePort ?? 7777;
+    const ports = Array.from({ length: request.configuration.ports }, (_, i) => first + i);
+    const binary = request.configuration.binary ?? '/game/server';
+    const environment: KeyValuePair[] = Object.entries(
+      sidecarEnvironment(request, ports, binary, this.settings.sidecar),
+    )
+      .filter((entry): entry is [string, string] => entry[1] !== undefined)
+      .map(([name, value]) => ({ name, value }));
+    let response;
+    try {
+      response = await this.ecs.send(
+        new RunTaskCommand({
+          cluster: this.settings.cluster,
+          taskDefinition: this.settings.taskDefinition,
+          launchType: 'FARGATE',
+          count: 1,
+          clientToken: request.roomId,
+          startedBy: `roomkeeper`,
+          networkConfiguration: {
+            awsvpcConfiguration: {
+              subnets: [...this.settings.subnets],
+              securityGroups: [...this.settings.securityGroups],
+              assignPublicIp: 'ENABLED',
+            },
+          },
+          overrides: { containerOverrides: [{ name: this.settings.controllerContainer, environment }] },
+          tags: [
+            { key: 'roomkeeper:room', value: request.roomId },
+            { key: 'roomkeeper:game', value: `${request.configuration.gameId}@${request.configuration.version}` },
+          ],
+        }),
+      );
+    } catch (error) {
+      throw new SpawnFailedError('ECS refused to start the game server task.', { cause: error });
+    }
+    const failure = response.failures?.[0];
+    if (failure || !response.tasks?.[0]?.taskArn) {
+      const reason = failure?.reason ?? 'no task returned';
+      // Capacity shortages come back as RESOURCE:* failures: that is "no host", not a broken game.
+      if (reason.startsWith('RESOURCE')) throw new NoHealthyHostError(`No capacity for a game server task (${reason}).`);
+      throw new SpawnFailedError(`ECS could not start the game server task (${reason}).`);
+    }
+    const task = response.tasks[0];
+    const address = task.attachments
+      ?.flatMap((a) => a.details ?? [])
+      .find((d) => d.name === 'privateIPv4Address')?.value;
+    return { taskId: task.taskArn ?? '', host: address ?? 'pending', ports };
+  }
+
+  async stop(taskId: string, reason: string): Promise<void> {
+    try {
+      await this.ecs.send(new StopTaskCommand({ cluster: this.settings.cluster, task: taskId, reason: reason.slice(0, 255) }));
+    } catch (error) {
+      // A task that already ended cannot be stopped again; that is the outcome we wanted.
+      if ((error as Error).name === 'InvalidParameterException') return;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,27 @@
+import { PlatformError } from '../errors';
+
+export class GameConfigurationNotFoundError extends PlatformError {
+  override readonly name = 'GameConfigurationNotFoundError';
+  readonly code = 'NOT_FOUND';
+  constructor(
+    readonly gameId: string,
+    readonly version: string,
+  ) {
+    super(`No game server configuration for ${gameId} version ${version}.`);
+  }
+}
+
+export class SpawnFailedError extends PlatformError {
+  override readonly name = 'SpawnFailedError';
+  readonly code = 'SPAWN_FAILED';
+}
+
+export class SpawnTimeoutError extends PlatformError {
+  override readonly name = 'SpawnTimeoutError';
+  readonly code = 'SPAWN_TIMEOUT';
+}
+
+export class NoHealthyHostError extends PlatformError {
+  override readonly name = 'NoHealthyHostError';
+  readonly code = 'NO_HEALTHY_HOST';
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+/**
+ * What a spawner hands the controller sidecar, as environment variables: the same for a
+ * local process and an ECS container override. The sidecar parses it once at start.
+ */
+const json = <T extends z.ZodType>(schema: T) =>
+  z.string().transform((text, ctx) => {
+    try {
+      return schema.parse(JSON.parse(text)) as z.output<T>;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be JSON of the documented shape' });
+      return z.NEVER;
+    }
+  });
+
+export const sidecarEnvironmentSchema = z.object({
+  ROOM_ID: z.string().min(1),
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  /** Set only against the SQS emulator. */
+  SQS_ENDPOINT: z.url().optional(),
+  CONTROLLER_REQUEST_QUEUE_URL: z.string().min(1),
+  /** Reply queue name prefix; the sidecar creates `<prefix><roomId>[.fifo]` and deletes it at exit. */
+  REPLY_QUEUE_PREFIX: z.string().min(1),
+  GAME_BINARY: z.string().min(1),
+  GAME_ARGS: json(z.array(z.string())).default([]),
+  /** Comma-separated ports reserved for this instance. */
+  GAME_PORTS: z.string().regex(/^\d+(,\d+)*$/),
+  /** Extra environment variables of the configuration. */
+  GAME_ENV: json(z.record(z.string(), z.string())).default({}),
+  GAME_MAX_PLAYERS: z.coerce.number().int().min(1),
+  ROOM_SETTINGS: json(z.record(z.string(), z.unknown())).default({}),
+  SERVER_SETTINGS: json(z.record(z.string(), z.unknown())).default({}),
+  DISCOVERY_SERVICES: json(z.record(z.string(), z.string())).default({}),
+  /** The game server's own access token (`login_access_token`). */
+  LOGIN_ACCESS_TOKEN: z.string().default(''),
+  /** Platform → game commands the sidecar will relay. */
+  COMMAND_WHITELIST: json(z.array(z.string())).default([]),
+  /** `ipc` (default: a fresh 0700 directory per spawn) or `tcp` (127.0.0.1 only). */
+  ZMQ_TRANSPORT: z.enum(['ipc', 'tcp']).default('ipc'),
+  SPAWN_TIMEOUT_S: z.coerce.number().positive().default(30),
+  STATUS_INTERVAL_S: z.coerce.number().positive().default(5),
+  STATUS_TIMEOUT_S: z.coerce.number().positive().default(5),
+  HEARTBEAT_INTERVAL_S: z.coerce.number().positive().default(5),
+  /** How long a forwarded game request waits for the platform's answer. */
+  PLATFORM_REPLY_TIMEOUT_S: z.coerce.number().positive().default(20),
+  /** SIGTERM → SIGKILL grace when stopping the game. */
+  KILL_GRACE_S: z.coerce.number().positive().default(3),
+});
+
+export type SidecarEnvironment = z.output<typeof sidecarEnvironmentSchema>;
+/** What spawners set: every variable as a string. */
+export type SidecarEnvironmentVariables = Record<keyof z.input<typeof sidecarEnvironmentSchema>, string | undefined>;

@@ -1,0 +1,24 @@
+import type { Placement, RoomSettings } from '../rooms/model';
+import type { GameServerConfiguration } from './configuration';
+
+/** Everything needed to start one room's game server and its controller sidecar. */
+export interface SpawnRequest {
+  readonly roomId: string;
+  readonly region: string;
+  readonly configuration: GameServerConfiguration;
+  readonly roomSettings: RoomSettings;
+  readonly maxPlayers: number;
+  /** The game server's own token (`login_access_token`). */
+  readonly loginAccessToken: string;
+}
+
+/**
+ * Starts and stops game servers. Adapters: the local fleet (processes on this machine) and
+ * ECS `RunTask`. Both throw `NoHealthyHostError` when there is no capacity and
+ * `SpawnFailedError` when the start itself fails.
+ */
+export interface Spawner {
+  spawn(request: SpawnRequest): Promise<Placement>;
+  /** Ends the task (sidecar and game). Stopping an ended task is not an error. */
+  stop(taskId: string, reason: string): Promise<void>;
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { rpcErrorSchema } from './jsonrpc';
+
+/**
+ * Messages between controller sidecars and the platform over SQS.
+ *
+ *   sidecar ──(controller-requests.fifo, group = roomId)──► controller-events Lambda
+ *   sidecar ◄──(its own reply queue, created at start, deleted at exit)── platform
+ *
+ * Requests carry a correlation id and the reply queue URL; the consumer answers at most
+ * once per correlation id (a redelivered request gets the recorded answer again).
+ */
+const base = {
+  roomId: z.string().min(1).max(64),
+  /** The sidecar's clock, for logs only: the platform judges time by its own clock. */
+  sentAt: z.iso.datetime(),
+};
+
+export const failureReasons = ['spawn-timeout', 'inited-refused', 'hung', 'crashed', 'exited', 'heartbeat-lost'] as const;
+export type FailureReason = (typeof failureReasons)[number];
+
+export const controllerRequestSchema = z.discriminatedUnion('type', [
+  /** A game JSON-RPC call forwarded for the platform to apply. */
+  z.object({
+    type: z.literal('rpc'),
+    ...base,
+    correlationId: z.string().min(1).max(128),
+    replyTo: z.string().min(1).max(2048),
+    method: z.enum(['inited', 'joined', 'left']),
+    params: z.unknown(),
+  }),
+  /** Liveness and load, every heartbeat interval. */
+  z.object({
+    type: z.literal('heartbeat'),
+    ...base,
+    load: z.object({ players: z.number().int().min(0) }).optional(),
+  }),
+  /** The game ended or was killed; the room is failed (or closed if it ended cleanly after ready). */
+  z.object({
+    type: z.literal('exited'),
+    ...base,
+    reason: z.enum(failureReasons),
+    exitCode: z.number().int().nullable().optional(),
+    signal: z.string().nullable().optional(),
+  }),
+]);
+export type ControllerRequest = z.infer<typeof controllerRequestSchema>;
+
+export const controllerReplySchema = z.discriminatedUnion('type', [
+  /** The answer to one forwarded request: `error` set means the game gets a JSON-RPC error. */
+  z.object({
+    type: z.literal('reply'),
+    correlationId: z.string(),
+    result: z.unknown().optional(),
+    error: rpcErrorSchema.optional(),
+  }),
+  /** A whitelisted platform → game command, relayed as a JSON-RPC request. */
+  z.object({
+    type: z.literal('command'),
+    commandId: z.string(),
+    method: z.string(),
+    params: z.record(z.string(), z.unknown()).optional(),
+  }),
+]);
+export type ControllerReply = z.infer<typeof controllerReplySchema>;

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+/**
+ * The game ↔ controller methods of GAME_SERVER_PROTOCOL.md: params and results, one
+ * source for the sidecar, the controller-events consumer and the sample game.
+ */
+const settingsSchema = z.record(z.string(), z.unknown());
+
+/** Game → controller. */
+export const gameMethods = {
+  inited: {
+    params: z.object({
+      settings: settingsSchema.optional(),
+      protocol: z.record(z.string(), z.unknown()).optional(),
+    }),
+    result: z.object({ status: z.literal('OK') }),
+  },
+  joined: {
+    params: z.object({
+      key: z.string().min(1).max(256),
+      extend_token: z.string().min(1).max(8192).optional(),
+      extend_scopes: z.string().min(1).max(1024).optional(),
+    }),
+    result: z.object({
+      access_token: z.string(),
+      account: z.string(),
+      info: z.record(z.string(), z.unknown()),
+      scopes: z.array(z.string()),
+    }),
+  },
+  left: {
+    params: z.object({ key: z.string().min(1).max(256) }),
+    result: z.object({ status: z.literal('OK') }),
+  },
+} as const;
+
+export type GameMethod = keyof typeof gameMethods;
+export const gameMethodNames = Object.keys(gameMethods) as GameMethod[];
+
+export function isGameMethod(method: string): method is GameMethod {
+  return Object.hasOwn(gameMethods, method);
+}
+
+export type GameMethodParams<M extends GameMethod> = z.output<(typeof gameMethods)[M]['params']>;
+export type GameMethodResult<M extends GameMethod> = z.output<(typeof gameMethods)[M]['result']>;
+
+/** Controller → game. */
+export const controllerMethods = {
+  /** Health probe; anything but `{status:"ok"}` in time and the game is killed as hung. */
+  status: { params: z.object({}), result: z.object({ status: z.literal('ok') }) },
+  /** Notice that the controller will stop the game (room closed or platform shutdown). */
+  shutdown: { params: z.object({ reason: z.string(), graceS: z.number() }), result: z.unknown() },
+} as const;

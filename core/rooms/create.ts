@@ -1,0 +1,143 @@
+import type { GameServerConfiguration } from '../gameservers/configuration';
+import { NoHealthyHostError, SpawnFailedError, SpawnTimeoutError } from '../gameservers/errors';
+import type { Spawner } from '../gameservers/spawner';
+import { RequestInvalidError } from '../errors';
+import { generateRegistrationKey, hashRegistrationKey } from '../reservations/keys';
+import type { Member, Reservation } from '../reservations/model';
+import type { Room, RoomSettings } from './model';
+import type { RoomStore } from './store';
+
+export interface CreateRoomCommand {
+  readonly account: string;
+  readonly scopes: readonly string[];
+  readonly gameId: string;
+  readonly version: string;
+  readonly settings: RoomSettings;
+  readonly maxPlayers?: number;
+  readonly region: string;
+}
+
+export interface CreateRoomDependencies {
+  readonly rooms: RoomStore;
+  readonly configuration: GameServerConfiguration;
+  readonly spawner: Spawner;
+  readonly now: () => Date;
+  readonly newRoomId: () => string;
+  readonly mintServerToken: (roomId: string) => Promise<string>;
+  readonly sleep: (ms: number) => Promise<void>;
+  /** How long to hold the caller before answering "still spawning" (API Gateway stops at 30 s). */
+  readonly waitBudgetMs: number;
+}
+
+export type CreateRoomResult =
+  | { readonly state: 'Ready'; readonly room: Room; readonly reservation: Reservation }
+  | { readonly state: 'Spawning'; readonly room: Room };
+
+/** Grace past the spawn deadline before the platform, not the sidecar, declares the spawn dead. */
+const spawnDeadlineGraceMs = 2_000;
+
+/**
+ * Creates a room for one player and starts its game server:
+ *
+ *   write room (spawning) + creator's reservation ──► spawn ──► wait for `inited`
+ *                                                                ├─ ready   → Ready (201)
+ *                                                                ├─ failed  → SpawnFailed / SpawnTimeout
+ *                                                                └─ budget  → Spawning (202, poll GET)
+ *
+ * The sidecar kills a server that misses the spawn deadline; if the sidecar itself is gone
+ * the deadline is still enforced here (and by the sweeper), judged by the platform's clock.
+ */
+export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDependencies): Promise<CreateRoomResult> {
+  const { configuration } = deps;
+  const maxPlayers = command.maxPlayers ?? configuration.maxPlayers;
+  if (maxPlayers > configuration.maxPlayers) {
+    throw new RequestInvalidError(`maxPlayers may not exceed the configuration's ${configuration.maxPlayers}.`, [
+      { field: 'body.maxPlayers', message: `must be at most ${configuration.maxPlayers}` },
+    ]);
+  }
+  const created = deps.now();
+  const roomId = deps.newRoomId();
+  const spawnDeadline = new Date(created.getTime() + configuration.spawnTimeoutS * 1000);
+  const key = generateRegistrationKey();
+  // The creator's slot must outlive the spawn: its clock starts when the server could be ready at the latest.
+  const expiresAt = new Date(spawnDeadline.getTime() + configuration.reservationTimeoutS * 1000).toISOString();
+  const room: Room = {
+    roomId,
+    gameId: command.gameId,
+    version: command.version,
+    region: command.region,
+    state: 'spawning',
+    settings: command.settings,
+    maxPlayers,
+    players: 1,
+    changeNumber: 1,
+    createdAt: created.toISOString(),
+    updatedAt: created.toISOString(),
+    owner: command.account,
+    reservationTimeoutS: configuration.reservationTimeoutS,
+    spawnDeadline: spawnDeadline.toISOString(),
+  };
+  const member: Member = {
+    roomId,
+    account: command.account,
+    state: 'reserved',
+    keyHash: hashRegistrationKey(key),
+    scopes: command.scopes,
+    expiresAt,
+    createdAt: created.toISOString(),
+  };
+  await deps.rooms.createWithMember(room, member);
+
+  let placement;
+  try {
+    placement = await deps.spawner.spawn({
+      roomId,
+      region: command.region,
+      configuration,
+      roomSettings: command.settings,
+      maxPlayers,
+      loginAccessToken: await deps.mintServerToken(roomId),
+    });
+  } catch (error) {
+    await deps.rooms.markFailed(roomId, 'spawn-failed', deps.now());
+    if (error instanceof NoHealthyHostError || error instanceof SpawnFailedError) throw error;
+    throw new SpawnFailedError('The game server could not be started.', { cause: error });
+  }
+  await deps.rooms.recordPlacement(roomId, placement, deps.now());
+
+  const current = await waitWhileSpawning(roomId, deps);
+  if (current.state === 'ready') {
+    return {
+      state: 'Ready',
+      room: current,
+      reservation: { key, host: placement.host, ports: placement.ports, expiresAt },
+    };
+  }
+  if (current.state === 'spawning') return { state: 'Spawning', room: current };
+  if (current.failureReason === 'spawn-timeout') {
+    throw new SpawnTimeoutError(`The game server did not call inited within ${configuration.spawnTimeoutS} s.`, {
+      details: { roomId },
+    });
+  }
+  throw new SpawnFailedError(`The game server failed to start (${current.failureReason ?? current.state}).`, {
+    details: { roomId, reason: current.failureReason },
+  });
+}
+
+async function waitWhileSpawning(roomId: string, deps: CreateRoomDependencies): Promise<Room> {
+  const started = deps.now().getTime();
+  let pause = 25;
+  for (;;) {
+    const room = await deps.rooms.get(roomId);
+    if (room.state !== 'spawning') return room;
+    const now = deps.now();
+    if (now.getTime() > Date.parse(room.spawnDeadline) + spawnDeadlineGraceMs) {
+      const failed = await deps.rooms.markFailed(roomId, 'spawn-timeout', now);
+      if (failed.applied && room.placement) await deps.spawner.stop(room.placement.taskId, 'spawn-timeout');
+      continue;
+    }
+    if (now.getTime() - started >= deps.waitBudgetMs) return room;
+    await deps.sleep(pause);
+    pause = Math.min(pause * 2, 200);
+  }
+}

@@ -1,0 +1,33 @@
+import { resolveRegion } from '../../../core/placement/region';
+import { createRoom } from '../../../core/rooms/create';
+import { toRoomView } from '../../../core/rooms/model';
+import { createRoomRequestSchema } from '../../../core/rooms/schema';
+import { platform } from '../../dependencies';
+import { httpHandler } from '../middleware';
+
+/** Server tokens live as long as a game may reasonably run; the sidecar never logs them. */
+const serverTokenTtlS = 24 * 3600;
+
+export const handler = httpHandler({ auth: {}, body: createRoomRequestSchema }, async ({ body, principal }) => {
+  const p = platform();
+  const configuration = await p.gameConfigurations.get(body.gameId, body.version);
+  const region = resolveRegion(body, [p.config.roomRegion], p.config.roomRegion);
+  const result = await createRoom(
+    { account: principal.account, scopes: principal.scopes, gameId: body.gameId, version: body.version, settings: body.settings, maxPlayers: body.maxPlayers, region },
+    {
+      rooms: p.rooms,
+      configuration,
+      spawner: p.spawner,
+      now: p.now,
+      newRoomId: p.newId,
+      mintServerToken: (roomId) =>
+        p.signToken({ account: `server:${roomId}`, scopes: ['game-server'], ttlS: serverTokenTtlS, extra: { room: roomId } }),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      waitBudgetMs: p.config.createWaitS * 1000,
+    },
+  );
+  if (result.state === 'Spawning') {
+    return { status: 202, body: { room: toRoomView(result.room) }, headers: { location: `/v1/rooms/${result.room.roomId}` } };
+  }
+  return { status: 201, body: { room: toRoomView(result.room), reservation: result.reservation } };
+});

@@ -1,0 +1,59 @@
+import middy from '@middy/core';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { handleControllerRequest } from '../../core/gameservers/controller-events';
+import { childLogger } from '../../core/infra/logger';
+import { controllerRequestSchema, type ControllerReply } from '../../core/protocol/controller-messages';
+import { MemberStore } from '../../core/reservations/store';
+import { platform } from '../dependencies';
+
+const log = childLogger('controller-events');
+
+function parse(record: SQSRecord) {
+  try {
+    return controllerRequestSchema.safeParse(JSON.parse(record.body));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Consumes the controller request queue (FIFO, room id = message group). Groups are
+ * processed side by side, each in order; once a message of a group fails, the rest of that
+ * group is handed back too, so nothing overtakes it.
+ */
+export async function processControllerEvents(event: SQSEvent): Promise<SQSBatchResponse> {
+  const p = platform();
+  const members = new MemberStore(p.db, p.config.tableName);
+  const reply = async (replyTo: string, message: ControllerReply) => {
+    await p.sqs.send(new SendMessageCommand({ QueueUrl: replyTo, MessageBody: JSON.stringify(message) }));
+  };
+  const groups = new Map<string, SQSRecord[]>();
+  for (const record of event.Records) {
+    const group = record.attributes.MessageGroupId ?? record.messageId;
+    groups.set(group, [...(groups.get(group) ?? []), record]);
+  }
+  const failures: string[] = [];
+  await Promise.all(
+    [...groups.values()].map(async (records) => {
+      for (const [index, record] of records.entries()) {
+        const parsed = parse(record);
+        if (!parsed?.success) {
+          // Poison: retrying cannot fix it. Dropped with a trace, never retried.
+          log.warn('dropping malformed controller message', { messageId: record.messageId });
+          continue;
+        }
+        try {
+          await handleControllerRequest(parsed.data, { rooms: p.rooms, members, signToken: p.signToken, reply, now: p.now });
+        } catch (error) {
+          log.error('controller message failed; it will be retried', { messageId: record.messageId, error: error as Error });
+          failures.push(...records.slice(index).map((r) => r.messageId));
+          return;
+        }
+      }
+    }),
+  );
+  return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+}
+
+export const handler = middy<SQSEvent, SQSBatchResponse>({ timeoutEarlyInMillis: 0 }).handler(processControllerEvents);

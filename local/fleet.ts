@@ -1,0 +1,120 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { SpawnFailedError } from '../core/gameservers/errors';
+import { PortPool } from '../core/gameservers/port-pool';
+import { sidecarEnvironment, type SidecarPlatformSettings } from '../core/gameservers/sidecar-launch';
+import type { SpawnRequest, Spawner } from '../core/gameservers/spawner';
+import { childLogger } from '../core/infra/logger';
+import type { Placement } from '../core/rooms/model';
+
+export interface LocalFleetSettings {
+  readonly sidecar: SidecarPlatformSettings;
+  /** Builds (once) and returns the controller sidecar's entry file. */
+  readonly controllerEntry: () => Promise<string>;
+  readonly portPool?: PortPool;
+  /** The address players use to reach local game servers. */
+  readonly host?: string;
+  /** Where sidecar (and game) output goes. */
+  readonly output?: 'inherit' | 'ignore';
+  /** SIGTERM → SIGKILL grace when a task is stopped. */
+  readonly stopGraceMs?: number;
+}
+
+interface LocalTask {
+  readonly roomId: string;
+  readonly child: ChildProcess;
+  readonly ports: readonly number[];
+  readonly exited: Promise<void>;
+}
+
+const log = childLogger('local-fleet');
+
+/**
+ * The spawner of the local cloud: each room is a controller sidecar process (the same entry
+ * point as the container), which starts the game as the protocol says. Each sidecar leads
+ * its own process group, so stopping a task ends the game with it, whatever the game does.
+ */
+export class LocalFleet implements Spawner {
+  readonly portPool: PortPool;
+  private readonly tasks = new Map<string, LocalTask>();
+
+  constructor(private readonly settings: LocalFleetSettings) {
+    this.portPool = settings.portPool ?? new PortPool();
+  }
+
+  get running(): number {
+    return this.tasks.size;
+  }
+
+  /** Process ids of live sidecars, for checks that nothing is left behind. */
+  get pids(): number[] {
+    return [...this.tasks.values()].flatMap((t) => (t.child.pid ? [t.child.pid] : []));
+  }
+
+  async spawn(request: SpawnRequest): Promise<Placement> {
+    const binary = request.configuration.binary;
+    if (!binary) {
+      throw new SpawnFailedError(
+        `${request.configuration.gameId}@${request.configuration.version} has no binary; the local fleet cannot run an image.`,
+      );
+    }
+    const entry = await this.settings.controllerEntry();
+    const ports = await this.portPool.allocate(request.configuration.ports);
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL,
+      ...sidecarEnvironment(request, ports, binary, this.settings.sidecar),
+    };
+    let child: ChildProcess;
+    try {
+      child = spawn(process.execPath, [entry], {
+        env: Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv,
+        detached: true,
+        stdio: ['ignore', this.settings.output ?? 'ignore', this.settings.output ?? 'ignore'],
+      });
+    } catch (error) {
+      this.portPool.release(ports);
+      throw new SpawnFailedError('The controller sidecar could not be started.', { cause: error });
+    }
+    const taskId = `local:${request.roomId}`;
+    const exited = new Promise<void>((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.portPool.release(ports);
+        this.tasks.delete(taskId);
+        // A group member (the game) may outlive a crashed sidecar: end the group.
+        killGroup(child, 'SIGKILL');
+        log.info('sidecar exited', { roomId: request.roomId, code, signal });
+        resolve();
+      });
+      child.once('error', (error) => {
+        log.error('sidecar failed to start', { roomId: request.roomId, error });
+        resolve();
+      });
+    });
+    this.tasks.set(taskId, { roomId: request.roomId, child, ports, exited });
+    return { taskId, host: this.settings.host ?? '127.0.0.1', ports };
+  }
+
+  async stop(taskId: string, reason: string): Promise<void> {
+    const task = this.tasks.get(taskId);
+    if (!task) return;
+    log.info('stopping sidecar', { roomId: task.roomId, reason });
+    task.child.kill('SIGTERM');
+    const timer = setTimeout(() => killGroup(task.child, 'SIGKILL'), this.settings.stopGraceMs ?? 5_000);
+    await task.exited;
+    clearTimeout(timer);
+  }
+
+  async stopAll(reason = 'shutdown'): Promise<void> {
+    await Promise.all([...this.tasks.keys()].map((taskId) => this.stop(taskId, reason)));
+  }
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}

@@ -1,0 +1,114 @@
+import { ECSClient, RunTaskCommand, StopTaskCommand } from '@aws-sdk/client-ecs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { EcsSpawner } from '../../../../core/gameservers/ecs-spawner';
+import { NoHealthyHostError, SpawnFailedError } from '../../../../core/gameservers/errors';
+import { sidecarEnvironmentSchema } from '../../../../core/gameservers/sidecar-environment';
+import type { SpawnRequest } from '../../../../core/gameservers/spawner';
+
+const ecsMock = mockClient(ECSClient);
+
+const request: SpawnRequest = {
+  roomId: 'room-1',
+  region: 'eu-west-1',
+  maxPlayers: 8,
+  roomSettings: { map: 'harbor' },
+  loginAccessToken: 'server-token',
+  configuration: {
+    gameId: 'arena',
+    version: '1.2.0',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    image: 'registry/arena:1.2.0',
+    binary: '/game/arena',
+    args: ['--mode', 'ffa'],
+    env: { LOG_LEVEL: 'info' },
+    ports: 2,
+    maxPlayers: 8,
+    serverSettings: { tickRate: 30 },
+    spawnTimeoutS: 10,
+    reservationTimeoutS: 30,
+    commands: ['kick'],
+  },
+};
+
+function spawner() {
+  return new EcsSpawner(new ECSClient({ region: 'eu-west-1' }), {
+    cluster: 'games',
+    taskDefinition: 'roomkeeper-game:3',
+    subnets: ['subnet-a', 'subnet-b'],
+    securityGroups: ['sg-1'],
+    controllerContainer: 'controller',
+    sidecar: {
+      region: 'eu-west-1',
+      controllerRequestQueueUrl: 'https://sqs/controller-requests.fifo',
+      replyQueuePrefix: 'rk-reply-',
+      discoveryServices: { api: 'https://api.example' },
+    },
+  });
+}
+
+beforeEach(() => ecsMock.reset());
+
+describe('EcsSpawner', () => {
+  it('runs one Fargate task per room, idempotent per room, with the sidecar environment as overrides', async () => {
+    ecsMock.on(RunTaskCommand).resolves({
+      tasks: [
+        {
+          taskArn: 'arn:aws:ecs:eu-west-1:1:task/games/abc',
+          attachments: [{ details: [{ name: 'privateIPv4Address', value: '10.0.1.5' }] }],
+        },
+      ],
+    });
+    const placement = await spawner().spawn(request);
+    expect(placement).toEqual({ taskId: 'arn:aws:ecs:eu-west-1:1:task/games/abc', host: '10.0.1.5', ports: [7777, 7778] });
+
+    const sent = ecsMock.commandCalls(RunTaskCommand)[0]?.args[0].input;
+    expect(sent).toMatchObject({
+      cluster: 'games',
+      taskDefinition: 'roomkeeper-game:3',
+      launchType: 'FARGATE',
+      count: 1,
+      clientToken: 'room-1',
+      networkConfiguration: { awsvpcConfiguration: { subnets: ['subnet-a', 'subnet-b'], securityGroups: ['sg-1'] } },
+      tags: expect.arrayContaining([{ key: 'roomkeeper:room', value: 'room-1' }]),
+    });
+    const override = sent?.overrides?.containerOverrides?.[0];
+    expect(override?.name).toBe('controller');
+    const env = Object.fromEntries((override?.environment ?? []).map((e) => [e.name, e.value]));
+    // The override is exactly what the sidecar parses at start.
+    const parsed = sidecarEnvironmentSchema.parse(env);
+    expect(parsed).toMatchObject({
+      ROOM_ID: 'room-1',
+      GAME_BINARY: '/game/arena',
+      GAME_ARGS: ['--mode', 'ffa'],
+      GAME_PORTS: '7777,7778',
+      GAME_ENV: { LOG_LEVEL: 'info' },
+      GAME_MAX_PLAYERS: 8,
+      ROOM_SETTINGS: { map: 'harbor' },
+      SERVER_SETTINGS: { tickRate: 30 },
+      DISCOVERY_SERVICES: { api: 'https://api.example' },
+      COMMAND_WHITELIST: ['kick'],
+      SPAWN_TIMEOUT_S: 10,
+      CONTROLLER_REQUEST_QUEUE_URL: 'https://sqs/controller-requests.fifo',
+    });
+  });
+
+  it.each([
+    ['a capacity failure as NoHealthyHostError', { failures: [{ reason: 'RESOURCE:MEMORY' }] }, NoHealthyHostError],
+    ['any other failure as SpawnFailedError', { failures: [{ reason: 'MISSING' }] }, SpawnFailedError],
+    ['an answer without a task as SpawnFailedError', { tasks: [] }, SpawnFailedError],
+  ])('reports %s', async (_name, response, errorType) => {
+    ecsMock.on(RunTaskCommand).resolves(response);
+    await expect(spawner().spawn(request)).rejects.toBeInstanceOf(errorType);
+  });
+
+  it('reports an API error as SpawnFailedError', async () => {
+    ecsMock.on(RunTaskCommand).rejects(new Error('AccessDenied'));
+    await expect(spawner().spawn(request)).rejects.toBeInstanceOf(SpawnFailedError);
+  });
+
+  it('stops a task with the reason', async () => {
+    ecsMock.on(StopTaskCommand).resolves({});
+    await spawner().stop('arn:task', 'hung');
+    expect(ecsMock.commandCalls(StopTaskCommand)[0]?.args[0].input).toEqual({ cluster: 'games', task: 'arn:task', reason: 'hung' });
+  });
+});

@@ -50,11 +50,17 @@ function ecsSpawner(settings: PlatformConfig, sidecar: () => SidecarPlatformSett
   const { cluster, taskDefinition } = settings.ecs;
   if (!cluster || !taskDefinition) {
     return {
-      spawn: () => Promise.reject(new ConfigInvalidError(['ECS_CLUSTER', 'ECS_TASK_DEFINITION'], 'needed to spawn on ECS')),
+      spawn: () =>
+        Promise.reject(new ConfigInvalidError(['ECS_CLUSTER', 'ECS_TASK_DEFINITION'], 'needed to spawn on ECS')),
       stop: () => Promise.resolve(),
     };
   }
-  return new EcsSpawner(new ECSClient({ region: settings.region }), { ...settings.ecs, cluster, taskDefinition, sidecar: sidecar() });
+  return new EcsSpawner(new ECSClient({ region: settings.region }), {
+    ...settings.ecs,
+    cluster,
+    taskDefinition,
+    sidecar: sidecar(),
+  });
 }
 
 export function platform(): Platform {

@@ -14,7 +14,11 @@ export class GameConfigurationStore {
     await this.db.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: { ...keys.gameConfiguration(configuration.gameId, configuration.version), type: 'gameConfiguration', ...configuration },
+        Item: {
+          ...keys.gameConfiguration(configuration.gameId, configuration.version),
+          type: 'gameConfiguration',
+          ...configuration,
+        },
       }),
     );
   }
@@ -31,7 +35,11 @@ export class GameConfigurationStore {
   /** Rooms already running keep the copy they were created from. */
   async delete(gameId: string, version: string): Promise<void> {
     const { Attributes } = await this.db.send(
-      new DeleteCommand({ TableName: this.tableName, Key: keys.gameConfiguration(gameId, version), ReturnValues: 'ALL_OLD' }),
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: keys.gameConfiguration(gameId, version),
+        ReturnValues: 'ALL_OLD',
+      }),
     );
     if (!Attributes) throw new GameConfigurationNotFoundError(gameId, version);
   }

@@ -27,7 +27,10 @@ const fail = (code: number, message: string): Outcome => ({ error: { code, messa
  * Applies one message from a controller sidecar. Safe to run more than once for the same
  * message: every state change is a conditional write that recognises its own request id.
  */
-export async function handleControllerRequest(request: ControllerRequest, deps: ControllerEventDependencies): Promise<void> {
+export async function handleControllerRequest(
+  request: ControllerRequest,
+  deps: ControllerEventDependencies,
+): Promise<void> {
   const now = deps.now();
   switch (request.type) {
     case 'heartbeat':
@@ -61,7 +64,11 @@ async function applyRpc(request: RpcRequest, deps: ControllerEventDependencies, 
 async function inited(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
   const params = gameMethods.inited.params.safeParse(request.params ?? {});
   if (!params.success) return fail(rpcErrorCodes.invalidParams, `Invalid params: ${params.error.issues[0]?.message}`);
-  const change = await deps.rooms.markReady(request.roomId, { settings: params.data.settings, initedBy: request.correlationId, now });
+  const change = await deps.rooms.markReady(request.roomId, {
+    settings: params.data.settings,
+    initedBy: request.correlationId,
+    now,
+  });
   if (change.applied || change.room?.initedBy === request.correlationId) return { result: { status: 'OK' } };
   const room = change.room;
   if (!room) return fail(rpcErrorCodes.roomClosed, 'Unknown room.');
@@ -82,7 +89,12 @@ async function joined(request: RpcRequest, deps: ControllerEventDependencies, no
   }
   const room = await deps.rooms.find(request.roomId);
   if (!room || !isLive(room.state)) return fail(rpcErrorCodes.roomClosed, 'The room is not open.');
-  const outcome = await deps.members.confirm(request.roomId, hashRegistrationKey(params.data.key), request.correlationId, now);
+  const outcome = await deps.members.confirm(
+    request.roomId,
+    hashRegistrationKey(params.data.key),
+    request.correlationId,
+    now,
+  );
   if (outcome.state === 'Rejected') {
     return fail(rpcErrorCodes.keyRejected, `Registration key rejected (${outcome.reason}).`);
   }
@@ -101,6 +113,13 @@ async function joined(request: RpcRequest, deps: ControllerEventDependencies, no
 async function left(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
   const params = gameMethods.left.params.safeParse(request.params ?? {});
   if (!params.success) return fail(rpcErrorCodes.invalidParams, `Invalid params: ${params.error.issues[0]?.message}`);
-  const outcome = await deps.members.leave(request.roomId, hashRegistrationKey(params.data.key), request.correlationId, now);
-  return outcome.state === 'Left' ? { result: { status: 'OK' } } : fail(rpcErrorCodes.keyRejected, 'Registration key rejected.');
+  const outcome = await deps.members.leave(
+    request.roomId,
+    hashRegistrationKey(params.data.key),
+    request.correlationId,
+    now,
+  );
+  return outcome.state === 'Left'
+    ? { result: { status: 'OK' } }
+    : fail(rpcErrorCodes.keyRejected, 'Registration key rejected.');
 }

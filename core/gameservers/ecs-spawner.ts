@@ -1,7 +1,12 @@
 import { RunTaskCommand, StopTaskCommand, type ECSClient, type KeyValuePair } from '@aws-sdk/client-ecs';
 import type { Placement } from '../rooms/model';
 import { NoHealthyHostError, SpawnFailedError } from './errors';
-import { sidecarEnvironment, type SidecarPlatformSettings } from './sidecar-launch';
+import {
+  gameCommandLine,
+  gameProcessEnvironment,
+  sidecarEnvironment,
+  type SidecarPlatformSettings,
+} from './sidecar-launch';
 import type { SpawnRequest, Spawner } from './spawner';
 
 export interface EcsSpawnerSettings {
@@ -10,15 +15,22 @@ export interface EcsSpawnerSettings {
   readonly subnets: readonly string[];
   readonly securityGroups: readonly string[];
   readonly controllerContainer: string;
+  /** The container that runs the game server image. */
+  readonly gameContainer?: string;
   /** The game's ports inside the task; awsvpc gives every task its own address, so they never collide. */
   readonly firstGamePort?: number;
   readonly sidecar: SidecarPlatformSettings;
 }
 
+/** Where the controller binds and the game connects, on the task volume both containers mount. */
+export const taskSocketEndpoint = 'ipc:///zmq/game.sock';
+
 /**
- * Spawner for AWS: one Fargate task per room, running the controller sidecar (with the game
- * server it starts) as the task definition describes; the room's arguments and environment
- * travel as container overrides. `clientToken` makes a retried spawn start one task, not two.
+ * Spawner for AWS: one Fargate task per room with two essential containers, the controller
+ * sidecar and the game server image. ECS starts the game with the protocol's command line
+ * and environment (container overrides); the sidecar binds the socket on the shared volume,
+ * supervises the game over it, and ends the whole task by exiting. `clientToken` makes a
+ * retried spawn start one task, not two.
  */
 export class EcsSpawner implements Spawner {
   constructor(
@@ -30,11 +42,21 @@ export class EcsSpawner implements Spawner {
     const first = this.settings.firstGamePort ?? 7777;
     const ports = Array.from({ length: request.configuration.ports }, (_, i) => first + i);
     const binary = request.configuration.binary ?? '/game/server';
-    const environment: KeyValuePair[] = Object.entries(
-      sidecarEnvironment(request, ports, binary, this.settings.sidecar),
-    )
-      .filter((entry): entry is [string, string] => entry[1] !== undefined)
-      .map(([name, value]) => ({ name, value }));
+    const environment = pairs({
+      ...sidecarEnvironment(request, ports, binary, this.settings.sidecar),
+      GAME_LAUNCH: 'external',
+      ZMQ_ENDPOINT: taskSocketEndpoint,
+    });
+    const gameEnvironment = pairs(
+      gameProcessEnvironment({
+        loginAccessToken: request.loginAccessToken,
+        discoveryServices: this.settings.sidecar.discoveryServices,
+        maxPlayers: request.maxPlayers,
+        roomSettings: request.roomSettings,
+        serverSettings: request.configuration.serverSettings,
+        configured: request.configuration.env,
+      }),
+    );
     let response;
     try {
       response = await this.ecs.send(
@@ -52,7 +74,16 @@ export class EcsSpawner implements Spawner {
               assignPublicIp: 'ENABLED',
             },
           },
-          overrides: { containerOverrides: [{ name: this.settings.controllerContainer, environment }] },
+          overrides: {
+            containerOverrides: [
+              { name: this.settings.controllerContainer, environment },
+              {
+                name: this.settings.gameContainer ?? 'game',
+                command: gameCommandLine(binary, taskSocketEndpoint, ports, request.configuration.args),
+                environment: gameEnvironment,
+              },
+            ],
+          },
           tags: [
             { key: 'roomkeeper:room', value: request.roomId },
             { key: 'roomkeeper:game', value: `${request.configuration.gameId}@${request.configuration.version}` },
@@ -66,7 +97,8 @@ export class EcsSpawner implements Spawner {
     if (failure || !response.tasks?.[0]?.taskArn) {
       const reason = failure?.reason ?? 'no task returned';
       // Capacity shortages come back as RESOURCE:* failures: that is "no host", not a broken game.
-      if (reason.startsWith('RESOURCE')) throw new NoHealthyHostError(`No capacity for a game server task (${reason}).`);
+      if (reason.startsWith('RESOURCE'))
+        throw new NoHealthyHostError(`No capacity for a game server task (${reason}).`);
       throw new SpawnFailedError(`ECS could not start the game server task (${reason}).`);
     }
     const task = response.tasks[0];
@@ -78,11 +110,19 @@ export class EcsSpawner implements Spawner {
 
   async stop(taskId: string, reason: string): Promise<void> {
     try {
-      await this.ecs.send(new StopTaskCommand({ cluster: this.settings.cluster, task: taskId, reason: reason.slice(0, 255) }));
+      await this.ecs.send(
+        new StopTaskCommand({ cluster: this.settings.cluster, task: taskId, reason: reason.slice(0, 255) }),
+      );
     } catch (error) {
       // A task that already ended cannot be stopped again; that is the outcome we wanted.
       if ((error as Error).name === 'InvalidParameterException') return;
       throw error;
     }
   }
+}
+
+function pairs(values: Record<string, string | undefined>): KeyValuePair[] {
+  return Object.entries(values)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined)
+    .map(([name, value]) => ({ name, value }));
 }

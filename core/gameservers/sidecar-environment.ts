@@ -36,6 +36,17 @@ export const sidecarEnvironmentSchema = z.object({
   LOGIN_ACCESS_TOKEN: z.string().default(''),
   /** Platform → game commands the sidecar will relay. */
   COMMAND_WHITELIST: json(z.array(z.string())).default([]),
+  /**
+   * `process`: the sidecar starts the game itself (local fleet). `external`: the game runs in
+   * its own container of the same ECS task, started by ECS with the protocol's command line;
+   * the sidecar binds ZMQ_ENDPOINT on the shared volume and supervises it over the socket.
+   */
+  GAME_LAUNCH: z.enum(['process', 'external']).default('process'),
+  /** Fixed endpoint to bind (required with GAME_LAUNCH=external). */
+  ZMQ_ENDPOINT: z
+    .string()
+    .regex(/^(ipc:\/\/\/|tcp:\/\/127\.0\.0\.1:)/)
+    .optional(),
   /** `ipc` (default: a fresh 0700 directory per spawn) or `tcp` (127.0.0.1 only). */
   ZMQ_TRANSPORT: z.enum(['ipc', 'tcp']).default('ipc'),
   SPAWN_TIMEOUT_S: z.coerce.number().positive().default(30),

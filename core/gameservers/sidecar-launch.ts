@@ -42,6 +42,8 @@ export function sidecarEnvironment(
     LOGIN_ACCESS_TOKEN: request.loginAccessToken,
     COMMAND_WHITELIST: JSON.stringify(configuration.commands),
     ZMQ_TRANSPORT: undefined,
+    GAME_LAUNCH: undefined,
+    ZMQ_ENDPOINT: undefined,
     SPAWN_TIMEOUT_S: String(configuration.spawnTimeoutS),
     STATUS_INTERVAL_S: optional(settings.statusIntervalS),
     STATUS_TIMEOUT_S: optional(settings.statusTimeoutS),
@@ -49,4 +51,36 @@ export function sidecarEnvironment(
     PLATFORM_REPLY_TIMEOUT_S: undefined,
     KILL_GRACE_S: undefined,
   };
+}
+
+/**
+ * The environment of the game process, exactly as GAME_SERVER_PROTOCOL.md lists it: the
+ * protocol's variables and the configuration's own, nothing of the platform's.
+ */
+export function gameProcessEnvironment(options: {
+  loginAccessToken: string;
+  discoveryServices: Readonly<Record<string, string>>;
+  maxPlayers: number;
+  roomSettings: Readonly<Record<string, unknown>>;
+  serverSettings: Readonly<Record<string, unknown>>;
+  configured: Readonly<Record<string, string>>;
+}): Record<string, string> {
+  return {
+    ...options.configured,
+    login_access_token: options.loginAccessToken,
+    discovery_services: JSON.stringify(options.discoveryServices),
+    game_max_players: String(options.maxPlayers),
+    room_settings: JSON.stringify(options.roomSettings),
+    server_settings: JSON.stringify(options.serverSettings),
+  };
+}
+
+/** `<binary> <zeromq endpoint> <ports> <other…>`, the protocol's command line. */
+export function gameCommandLine(
+  binary: string,
+  endpoint: string,
+  ports: readonly number[],
+  args: readonly string[],
+): string[] {
+  return [binary, endpoint, ports.join(','), ...args];
 }

@@ -20,7 +20,11 @@ const environmentSchema = z.object({
   AUTH_JWKS: z.string().min(2).optional(),
   /** Private JWK that signs dev tokens. Only the local cloud sets it. */
   DEV_SIGNING_JWK: z.string().min(2).optional(),
-  MAX_BODY_BYTES: z.coerce.number().int().positive().default(64 * 1024),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024),
   /** Private JWK with which the platform mints game-server and joined-player tokens. */
   TOKEN_SIGNING_JWK: z.string().min(2).optional(),
   /** The region name rooms of this deployment get (defaults to AWS_REGION). */

@@ -16,7 +16,14 @@ const base = {
   sentAt: z.iso.datetime(),
 };
 
-export const failureReasons = ['spawn-timeout', 'inited-refused', 'hung', 'crashed', 'exited', 'heartbeat-lost'] as const;
+export const failureReasons = [
+  'spawn-timeout',
+  'inited-refused',
+  'hung',
+  'crashed',
+  'exited',
+  'heartbeat-lost',
+] as const;
 export type FailureReason = (typeof failureReasons)[number];
 
 export const controllerRequestSchema = z.discriminatedUnion('type', [

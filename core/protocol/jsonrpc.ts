@@ -85,10 +85,17 @@ export function parseFrame(frame: Buffer | string, maxBytes = maxFrameBytes): Pa
     const id = rpcIdSchema.safeParse(record.id);
     return {
       kind: 'invalid',
-      reply: failure(id.success ? id.data : null, rpcErrorCodes.invalidRequest, 'Invalid request: not a JSON-RPC 2.0 object.'),
+      reply: failure(
+        id.success ? id.data : null,
+        rpcErrorCodes.invalidRequest,
+        'Invalid request: not a JSON-RPC 2.0 object.',
+      ),
     };
   }
-  return { kind: 'invalid', reply: failure(null, rpcErrorCodes.invalidRequest, 'Invalid request: not a JSON-RPC 2.0 object.') };
+  return {
+    kind: 'invalid',
+    reply: failure(null, rpcErrorCodes.invalidRequest, 'Invalid request: not a JSON-RPC 2.0 object.'),
+  };
 }
 
 export function rpcResult(id: RpcId, result: unknown): RpcResponse {

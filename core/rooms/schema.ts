@@ -31,7 +31,11 @@ export const roomSettingsSchema = z
     message: `must be at most ${maxSettingsBytes} bytes of JSON`,
   });
 
-const regionSchema = z.string().min(1).max(32).regex(/^[a-z0-9-]+$/, 'must be a region name');
+const regionSchema = z
+  .string()
+  .min(1)
+  .max(32)
+  .regex(/^[a-z0-9-]+$/, 'must be a region name');
 
 export const createRoomRequestSchema = z
   .strictObject({

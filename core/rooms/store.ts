@@ -1,10 +1,5 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  GetCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../infra/keys';
 import type { FailureReason } from '../protocol/controller-messages';
@@ -13,7 +8,8 @@ import type { Placement, Room, RoomSettings } from './model';
 import { RoomAlreadyExistsError, RoomNotFoundError } from './errors';
 
 /** Outcome of a conditional state change: the room as written, or as it stood in the way. */
-export type TransitionResult = { readonly applied: true; readonly room: Room } | { readonly applied: false; readonly room?: Room };
+export type TransitionResult =
+  { readonly applied: true; readonly room: Room } | { readonly applied: false; readonly room?: Room };
 
 function epochSeconds(iso: string): number {
   return Math.ceil(Date.parse(iso) / 1000);
@@ -88,7 +84,10 @@ export class RoomStore {
    * spawning → ready, once. `inited` settings replace the room's. The request id is kept so
    * a redelivered `inited` can be told apart from a second one.
    */
-  async markReady(roomId: string, change: { settings?: RoomSettings; initedBy: string; now: Date }): Promise<TransitionResult> {
+  async markReady(
+    roomId: string,
+    change: { settings?: RoomSettings; initedBy: string; now: Date },
+  ): Promise<TransitionResult> {
     return this.update(roomId, {
       set: {
         state: 'ready',

@@ -13,8 +13,13 @@ export interface SweepPolicy {
 /** Why a live room must be failed now, or undefined if it is fine. Pure. */
 export function overdue(room: Room, now: Date, policy: SweepPolicy): FailureReason | undefined {
   const t = now.getTime();
-  if (room.state === 'spawning' && t > Date.parse(room.spawnDeadline) + policy.spawnGraceS * 1000) return 'spawn-timeout';
-  if (room.state === 'ready' && room.lastHeartbeatAt && t > Date.parse(room.lastHeartbeatAt) + policy.heartbeatTimeoutS * 1000) {
+  if (room.state === 'spawning' && t > Date.parse(room.spawnDeadline) + policy.spawnGraceS * 1000)
+    return 'spawn-timeout';
+  if (
+    room.state === 'ready' &&
+    room.lastHeartbeatAt &&
+    t > Date.parse(room.lastHeartbeatAt) + policy.heartbeatTimeoutS * 1000
+  ) {
     return 'heartbeat-lost';
   }
   return undefined;

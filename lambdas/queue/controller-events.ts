@@ -44,9 +44,18 @@ export async function processControllerEvents(event: SQSEvent): Promise<SQSBatch
           continue;
         }
         try {
-          await handleControllerRequest(parsed.data, { rooms: p.rooms, members, signToken: p.signToken, reply, now: p.now });
+          await handleControllerRequest(parsed.data, {
+            rooms: p.rooms,
+            members,
+            signToken: p.signToken,
+            reply,
+            now: p.now,
+          });
         } catch (error) {
-          log.error('controller message failed; it will be retried', { messageId: record.messageId, error: error as Error });
+          log.error('controller message failed; it will be retried', {
+            messageId: record.messageId,
+            error: error as Error,
+          });
           failures.push(...records.slice(index).map((r) => r.messageId));
           return;
         }

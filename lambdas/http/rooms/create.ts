@@ -13,7 +13,15 @@ export const handler = httpHandler({ auth: {}, body: createRoomRequestSchema }, 
   const configuration = await p.gameConfigurations.get(body.gameId, body.version);
   const region = resolveRegion(body, [p.config.roomRegion], p.config.roomRegion);
   const result = await createRoom(
-    { account: principal.account, scopes: principal.scopes, gameId: body.gameId, version: body.version, settings: body.settings, maxPlayers: body.maxPlayers, region },
+    {
+      account: principal.account,
+      scopes: principal.scopes,
+      gameId: body.gameId,
+      version: body.version,
+      settings: body.settings,
+      maxPlayers: body.maxPlayers,
+      region,
+    },
     {
       rooms: p.rooms,
       configuration,
@@ -21,13 +29,22 @@ export const handler = httpHandler({ auth: {}, body: createRoomRequestSchema }, 
       now: p.now,
       newRoomId: p.newId,
       mintServerToken: (roomId) =>
-        p.signToken({ account: `server:${roomId}`, scopes: ['game-server'], ttlS: serverTokenTtlS, extra: { room: roomId } }),
+        p.signToken({
+          account: `server:${roomId}`,
+          scopes: ['game-server'],
+          ttlS: serverTokenTtlS,
+          extra: { room: roomId },
+        }),
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       waitBudgetMs: p.config.createWaitS * 1000,
     },
   );
   if (result.state === 'Spawning') {
-    return { status: 202, body: { room: toRoomView(result.room) }, headers: { location: `/v1/rooms/${result.room.roomId}` } };
+    return {
+      status: 202,
+      body: { room: toRoomView(result.room) },
+      headers: { location: `/v1/rooms/${result.room.roomId}` },
+    };
   }
   return { status: 201, body: { room: toRoomView(result.room), reservation: result.reservation } };
 });

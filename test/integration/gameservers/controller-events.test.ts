@@ -55,7 +55,9 @@ async function replies(count: number): Promise<ControllerReply[]> {
   const got: ControllerReply[] = [];
   const deadline = Date.now() + 10_000;
   while (got.length < count && Date.now() < deadline) {
-    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: replyQueue, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: replyQueue, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+    );
     for (const m of Messages) {
       got.push(JSON.parse(m.Body ?? '{}'));
       await sqs.send(new DeleteMessageCommand({ QueueUrl: replyQueue, ReceiptHandle: m.ReceiptHandle }));
@@ -64,7 +66,12 @@ async function replies(count: number): Promise<ControllerReply[]> {
   return got;
 }
 
-const rpc = (roomId: string, method: 'inited' | 'joined' | 'left', params: unknown, correlationId = randomUUID()): ControllerRequest => ({
+const rpc = (
+  roomId: string,
+  method: 'inited' | 'joined' | 'left',
+  params: unknown,
+  correlationId = randomUUID(),
+): ControllerRequest => ({
   type: 'rpc',
   roomId,
   sentAt: new Date().toISOString(),
@@ -133,7 +140,10 @@ describe('joined', () => {
     await deliver(request);
     const [, first, second] = await replies(3);
     expect(first).toEqual(second);
-    const result = first?.type === 'reply' ? (first.result as { access_token: string; account: string; scopes: string[] }) : undefined;
+    const result =
+      first?.type === 'reply'
+        ? (first.result as { access_token: string; account: string; scopes: string[] })
+        : undefined;
     expect(result).toMatchObject({ account: 'alice', scopes: ['play'] });
     const verify = createTokenVerifier({ issuer: testIssuer, audience: `room:${room.roomId}`, jwks: platform.jwks });
     await expect(verify(result?.access_token ?? '')).resolves.toEqual({ account: 'alice', scopes: ['play'] });
@@ -152,10 +162,15 @@ describe('joined', () => {
   });
 
   it('rejects an expired key, judged by the platform clock without any sweeper', async () => {
-    const { room, key } = await spawningRoomWithCreator({ reservationExpiresAt: new Date(Date.now() - 1).toISOString() });
+    const { room, key } = await spawningRoomWithCreator({
+      reservationExpiresAt: new Date(Date.now() - 1).toISOString(),
+    });
     await deliver(rpc(room.roomId, 'inited', {}), rpc(room.roomId, 'joined', { key }));
     const [, answer] = await replies(2);
-    expect(answer?.type === 'reply' && answer.error).toMatchObject({ code: rpcErrorCodes.keyRejected, message: expect.stringContaining('expired') });
+    expect(answer?.type === 'reply' && answer.error).toMatchObject({
+      code: rpcErrorCodes.keyRejected,
+      message: expect.stringContaining('expired'),
+    });
   });
 
   it("rejects room A's key sent by room B's sidecar", async () => {
@@ -196,7 +211,9 @@ describe('exited and heartbeat', () => {
   });
 
   it('drops a malformed message instead of retrying it forever', async () => {
-    const result = await processControllerEvents({ Records: [{ messageId: 'm', body: '{"type":"nope"}', attributes: {} } as never] });
+    const result = await processControllerEvents({
+      Records: [{ messageId: 'm', body: '{"type":"nope"}', attributes: {} } as never],
+    });
     expect(result.batchItemFailures).toEqual([]);
   });
 });

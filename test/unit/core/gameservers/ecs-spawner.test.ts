@@ -59,7 +59,11 @@ describe('EcsSpawner', () => {
       ],
     });
     const placement = await spawner().spawn(request);
-    expect(placement).toEqual({ taskId: 'arn:aws:ecs:eu-west-1:1:task/games/abc', host: '10.0.1.5', ports: [7777, 7778] });
+    expect(placement).toEqual({
+      taskId: 'arn:aws:ecs:eu-west-1:1:task/games/abc',
+      host: '10.0.1.5',
+      ports: [7777, 7778],
+    });
 
     const sent = ecsMock.commandCalls(RunTaskCommand)[0]?.args[0].input;
     expect(sent).toMatchObject({
@@ -89,6 +93,21 @@ describe('EcsSpawner', () => {
       COMMAND_WHITELIST: ['kick'],
       SPAWN_TIMEOUT_S: 10,
       CONTROLLER_REQUEST_QUEUE_URL: 'https://sqs/controller-requests.fifo',
+      GAME_LAUNCH: 'external',
+      ZMQ_ENDPOINT: 'ipc:///zmq/game.sock',
+    });
+
+    // ECS starts the game container exactly as the protocol says.
+    const game = sent?.overrides?.containerOverrides?.[1];
+    expect(game?.name).toBe('game');
+    expect(game?.command).toEqual(['/game/arena', 'ipc:///zmq/game.sock', '7777,7778', '--mode', 'ffa']);
+    expect(Object.fromEntries((game?.environment ?? []).map((e) => [e.name, e.value]))).toEqual({
+      LOG_LEVEL: 'info',
+      login_access_token: 'server-token',
+      discovery_services: '{"api":"https://api.example"}',
+      game_max_players: '8',
+      room_settings: '{"map":"harbor"}',
+      server_settings: '{"tickRate":30}',
     });
   });
 
@@ -109,6 +128,10 @@ describe('EcsSpawner', () => {
   it('stops a task with the reason', async () => {
     ecsMock.on(StopTaskCommand).resolves({});
     await spawner().stop('arn:task', 'hung');
-    expect(ecsMock.commandCalls(StopTaskCommand)[0]?.args[0].input).toEqual({ cluster: 'games', task: 'arn:task', reason: 'hung' });
+    expect(ecsMock.commandCalls(StopTaskCommand)[0]?.args[0].input).toEqual({
+      cluster: 'games',
+      task: 'arn:task',
+      reason: 'hung',
+    });
   });
 });

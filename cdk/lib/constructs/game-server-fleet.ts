@@ -1,0 +1,329 @@
+import * as path from 'node:path';
+import { Aws, Size, Validations } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecr from 'aws-cdk-lib/aws-ecr';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { repoRoot } from '../paths';
+import type { ProjectQueue } from './project-queue';
+
+/**
+ * Names and numbers the ECS spawner (core/gameservers/ecs-spawner.ts) relies on. The spawner
+ * addresses containers by name in its RunTask overrides, puts the game on ports from
+ * `firstGamePort`, and has the controller bind `ipc:///zmq/game.sock` (`taskSocketEndpoint`):
+ * test/cdk/stack.test.ts runs the real spawner against this task definition to prove they agree.
+ */
+export const fleetContract = {
+  controllerContainer: 'controller',
+  gameContainer: 'game',
+  firstGamePort: 7777,
+  /** The task volume both containers mount: the directory of the ZeroMQ ipc socket. */
+  socketVolume: { name: 'zmq', containerPath: '/zmq' },
+} as const;
+
+/** The Dockerfile folder of the controller sidecar, from the repository root. */
+export const controllerImageDirectory = 'containers/controller';
+
+/** Environment variable names of the spawner settings in core/infra/config.ts. */
+const env = {
+  spawner: 'SPAWNER',
+  cluster: 'ECS_CLUSTER',
+  taskDefinition: 'ECS_TASK_DEFINITION',
+  subnets: 'ECS_SUBNETS',
+  securityGroups: 'ECS_SECURITY_GROUPS',
+  controllerContainer: 'ECS_CONTROLLER_CONTAINER',
+} as const;
+
+export interface GameServerFleetProps {
+  /** Deployment prefix (`roomkeeper-prod`): cluster `roomkeeper-prod-game-servers`, family `roomkeeper-prod-game-server`. */
+  readonly namePrefix: string;
+  /** Where every sidecar sends the game's requests (`inited`, `joined`, `left`, heartbeats). */
+  readonly controllerRequests: ProjectQueue;
+  /** Name prefix of the reply queues the sidecars create and delete (`roomkeeper-prod-reply-`). */
+  readonly replyQueuePrefix: string;
+  /** Image of the game server container (registry/name:tag). */
+  readonly gameImage: string;
+  /** How many ports (from 7777) a game server may use; the task maps and the security group opens them. */
+  readonly gamePorts: number;
+  readonly logRetention: logs.RetentionDays;
+  /** Fargate task size. @default 512 (0.5 vCPU) */
+  readonly cpu?: number;
+  /** @default 1024 MiB */
+  readonly memoryLimitMiB?: number;
+}
+
+/**
+ * Where game servers run: one Fargate task per room in an ECS cluster, each with two
+ * essential containers, the controller sidecar and the game server image, which talk over
+ * a ZeroMQ ipc socket on a task volume both mount. The spawner starts tasks with RunTask
+ * and passes the room's command line and environment as container overrides.
+ */
+export class GameServerFleet extends Construct {
+  readonly vpc: ec2.Vpc;
+  readonly cluster: ecs.Cluster;
+  readonly securityGroup: ec2.SecurityGroup;
+  readonly taskDefinition: ecs.FargateTaskDefinition;
+  readonly taskRole: iam.Role;
+  readonly executionRole: iam.IRole;
+  readonly controller: ecs.ContainerDefinition;
+  readonly game: ecs.ContainerDefinition;
+  readonly logGroup: logs.LogGroup;
+  /** The ports a game server may listen on (the task maps them, the security group opens them). */
+  readonly gamePorts: readonly number[];
+  readonly clusterName: string;
+  readonly family: string;
+
+  constructor(scope: Construct, id: string, props: GameServerFleetProps) {
+    super(scope, id);
+    if (!Number.isInteger(props.gamePorts) || props.gamePorts < 1 || props.gamePorts > 16) {
+      throw new Error(`gamePorts must be an integer from 1 to 16 (a configuration asks for at most 16), not ${props.gamePorts}.`);
+    }
+    const first = fleetContract.firstGamePort;
+    this.gamePorts = Array.from({ length: props.gamePorts }, (_, i) => first + i);
+    const last = first + props.gamePorts - 1;
+    this.clusterName = `${props.namePrefix}-game-servers`;
+    this.family = `${props.namePrefix}-game-server`;
+
+    // Public subnets only, and no NAT gateway. Players connect straight to each task's
+    // public IP, so every task needs one whatever else we build; with it, the little egress
+    // the sidecar has (HTTPS to SQS, and to ECR and CloudWatch Logs for ECS) leaves through
+    // the internet gateway for free. A NAT gateway (about $33 a month per AZ plus $0.045/GB)
+    // or interface endpoints (about $7 a month each per AZ, five services) would add cost
+    // and buy no isolation: the tasks must accept traffic from the internet anyway.
+    this.vpc = new ec2.Vpc(this, 'Vpc', {
+      maxAzs: 3,
+      natGateways: 0,
+      subnetConfiguration: [{ name: 'GameServers', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 20 }],
+      // Nothing in this VPC uses its default security group (tasks get the one below). Locking
+      // it down takes a custom resource: a Lambda function with an AWS managed policy.
+      restrictDefaultSecurityGroup: false,
+    });
+    // Rejected flows only: accepted flows are the game traffic itself (one per player per
+    // interval), which would dominate the log bill; rejected ones show scans and misrouted
+    // players, which is what someone investigating the fleet looks for.
+    this.vpc.addFlowLog('FlowLogs', {
+      destination: ec2.FlowLogDestination.toCloudWatchLogs(
+        new logs.LogGroup(this, 'FlowLogGroup', { retention: props.logRetention }),
+      ),
+      trafficType: ec2.FlowLogTrafficType.REJECT,
+    });
+
+    this.cluster = new ecs.Cluster(this, 'Cluster', {
+      vpc: this.vpc,
+      clusterName: this.clusterName,
+      containerInsightsV2: ecs.ContainerInsights.ENABLED,
+    });
+
+    this.securityGroup = new ec2.SecurityGroup(this, 'GameServerSecurityGroup', {
+      vpc: this.vpc,
+      description: `Roomkeeper game servers: players on ${first}-${last} (UDP and TCP), HTTPS out`,
+      allowAllOutbound: false,
+    });
+    this.securityGroup.addIngressRule(ec2.Peer.anyIpv4(), ec2.Port.udpRange(first, last), 'Players (UDP game traffic)');
+    this.securityGroup.addIngressRule(ec2.Peer.anyIpv4(), ec2.Port.tcpRange(first, last), 'Players (TCP game traffic)');
+    this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS to AWS APIs (SQS, ECR, CloudWatch Logs)');
+    Validations.of(this.securityGroup).acknowledge({
+      id: 'AwsSolutions-EC23',
+      reason:
+        `Game clients connect from anywhere on the internet to the game ports ${first}-${last} only (UDP and TCP); ` +
+        'no other port is open, and the game server authenticates players with their registration keys.',
+    });
+
+    // The sidecar's only permissions: send to the controller request queue, and own its
+    // reply queue (create it at start, read it, delete it at exit).
+    this.taskRole = new iam.Role(this, 'TaskRole', {
+      assumedBy: new iam.PrincipalWithConditions(new iam.ServicePrincipal('ecs-tasks.amazonaws.com'), {
+        StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+        ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:ecs:${Aws.REGION}:${Aws.ACCOUNT_ID}:*` },
+      }),
+      description: 'Roomkeeper game server task (controller sidecar)',
+    });
+    this.taskRole.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['sqs:SendMessage'],
+        resources: [props.controllerRequests.queue.queueArn],
+      }),
+    );
+    const replyQueues = `arn:${Aws.PARTITION}:sqs:${Aws.REGION}:${Aws.ACCOUNT_ID}:${props.replyQueuePrefix}*`;
+    this.taskRole.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: [
+          'sqs:CreateQueue',
+          'sqs:DeleteQueue',
+          'sqs:ReceiveMessage',
+          'sqs:DeleteMessage',
+          'sqs:GetQueueAttributes',
+          'sqs:GetQueueUrl',
+        ],
+        resources: [replyQueues],
+      }),
+    );
+    Validations.of(this.taskRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sqs:<AWS::Region>:<AWS::AccountId>:${props.replyQueuePrefix}*]`,
+      reason:
+        'Each task creates its reply queue (named after its room, known only at run time) and deletes it at exit; ' +
+        `the grant covers only queues named ${props.replyQueuePrefix}* of this deployment.`,
+    });
+
+    this.taskDefinition = new ecs.FargateTaskDefinition(this, 'TaskDefinition', {
+      family: this.family,
+      cpu: props.cpu ?? 512,
+      memoryLimitMiB: props.memoryLimitMiB ?? 1024,
+      runtimePlatform: {
+        cpuArchitecture: ecs.CpuArchitecture.X86_64,
+        operatingSystemFamily: ecs.OperatingSystemFamily.LINUX,
+      },
+      taskRole: this.taskRole,
+      // A bind mount volume on the task's ephemeral storage, shared by both containers.
+      volumes: [{ name: fleetContract.socketVolume.name }],
+    });
+
+    this.logGroup = new logs.LogGroup(this, 'GameServerLogs', { retention: props.logRetention });
+    // Non-blocking: a slow log stream must never stall the game loop or the sidecar.
+    const logging = (streamPrefix: string) =>
+      ecs.LogDrivers.awsLogs({
+        logGroup: this.logGroup,
+        streamPrefix,
+        mode: ecs.AwsLogDriverMode.NON_BLOCKING,
+        maxBufferSize: Size.mebibytes(25),
+      });
+    const socketMount: ecs.MountPoint = {
+      sourceVolume: fleetContract.socketVolume.name,
+      containerPath: fleetContract.socketVolume.containerPath,
+      readOnly: false,
+    };
+
+    // No environment here: the spawner passes every variable per room as an override.
+    this.controller = this.taskDefinition.addContainer('Controller', {
+      containerName: fleetContract.controllerContainer,
+      // Staged at synth (no Docker needed); built and pushed by `cdk deploy`.
+      image: ecs.ContainerImage.fromAsset(path.join(repoRoot, controllerImageDirectory)),
+      essential: true,
+      logging: logging(fleetContract.controllerContainer),
+    });
+    this.controller.addMountPoints(socketMount);
+
+    this.game = this.taskDefinition.addContainer('Game', {
+      containerName: fleetContract.gameContainer,
+      image: this.gameImage(props.gameImage),
+      essential: true,
+      logging: logging(fleetContract.gameContainer),
+      // In awsvpc mode these document the ports; the security group is what opens them.
+      portMappings: this.gamePorts.flatMap((port) => [
+        { containerPort: port, protocol: ecs.Protocol.UDP },
+        { containerPort: port, protocol: ecs.Protocol.TCP },
+      ]),
+    });
+    this.game.addMountPoints(socketMount);
+    // The controller binds the socket; the game connects to it (ZeroMQ retries until it can).
+    this.game.addContainerDependencies({
+      container: this.controller,
+      condition: ecs.ContainerDependencyCondition.START,
+    });
+
+    this.executionRole = this.taskDefinition.obtainExecutionRole();
+    Validations.of(this.executionRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'CDK default execution role: ecr:GetAuthorizationToken (to pull the controller image) supports no ' +
+        'resource-level permissions; its other statements name the image repository and the log group.',
+    });
+  }
+
+  /**
+   * A private ECR image (`<account>.dkr.ecr.<region>.amazonaws.com/<name>[:tag|@digest]`) gets
+   * pull permission on its repository for the execution role; any other name is pulled as is
+   * (a public registry).
+   */
+  private gameImage(name: string): ecs.ContainerImage {
+    const match = /^(\d{12})\.dkr\.ecr\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?\/([a-z0-9._/-]+?)(?::([\w][\w.-]{0,127})|@(sha256:[a-f0-9]{64}))?$/.exec(
+      name,
+    );
+    if (!match) return ecs.ContainerImage.fromRegistry(name);
+    const [, account, region, china, repositoryName, tag, digest] = match;
+    const repository = ecr.Repository.fromRepositoryAttributes(this, 'GameImageRepository', {
+      repositoryArn: `arn:${china ? 'aws-cn' : 'aws'}:ecr:${region}:${account}:repository/${repositoryName}`,
+      repositoryName: repositoryName!,
+    });
+    return ecs.ContainerImage.fromEcrRepository(repository, digest ?? tag ?? 'latest');
+  }
+
+  /** ARN pattern of every revision of the game server task definition. */
+  get taskDefinitionFamilyArn(): string {
+    return `arn:${Aws.PARTITION}:ecs:${Aws.REGION}:${Aws.ACCOUNT_ID}:task-definition/${this.family}:*`;
+  }
+
+  /** ARN pattern of every task of the cluster (task ids are only known at run time). */
+  get tasksArn(): string {
+    return `arn:${Aws.PARTITION}:ecs:${Aws.REGION}:${Aws.ACCOUNT_ID}:task/${this.clusterName}/*`;
+  }
+
+  /** What the spawner reads (core/infra/config.ts): cluster, task definition, network, controller container. */
+  get spawnerEnvironment(): Readonly<Record<string, string>> {
+    return {
+      [env.spawner]: 'ecs',
+      [env.cluster]: this.cluster.clusterName,
+      [env.taskDefinition]: this.taskDefinition.taskDefinitionArn,
+      [env.subnets]: this.vpc.publicSubnets.map((subnet) => subnet.subnetId).join(','),
+      [env.securityGroups]: this.securityGroup.securityGroupId,
+      [env.controllerContainer]: fleetContract.controllerContainer,
+    };
+  }
+
+  /**
+   * `stop`: StopTask on tasks of this cluster. `run`: that, and RunTask on this task
+   * definition family in this cluster only, tagging the tasks it starts (RunTask with `tags`
+   * needs ecs:TagResource), and handing ECS exactly the task and execution roles.
+   */
+  grantSpawner(role: iam.Role, access: 'run' | 'stop'): void {
+    const inCluster = { ArnEquals: { 'ecs:cluster': this.cluster.clusterArn } };
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['ecs:StopTask'], resources: [this.tasksArn], conditions: inCluster }),
+    );
+    if (access === 'run') {
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['ecs:RunTask'],
+          resources: [this.taskDefinitionFamilyArn],
+          conditions: inCluster,
+        }),
+      );
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['ecs:TagResource'],
+          resources: [this.tasksArn],
+          conditions: { StringEquals: { 'ecs:CreateAction': 'RunTask' } },
+        }),
+      );
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['iam:PassRole'],
+          resources: [this.taskRole.roleArn, this.executionRole.roleArn],
+          conditions: { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
+        }),
+      );
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${nagArn(this.taskDefinitionFamilyArn)}]`,
+        reason:
+          `RunTask on any revision of the ${this.family} family only (each deployment registers a new revision), ` +
+          'and only in the game server cluster (ecs:cluster condition).',
+      });
+    }
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(this.tasksArn)}]`,
+      reason:
+        (access === 'run' ? 'Tags the game server tasks RunTask starts (ecs:CreateAction condition) and stops them' : 'Stops game server tasks') +
+        `; task ids are only known at run time, and the ARN is limited to tasks of the ${this.clusterName} cluster.`,
+    });
+  }
+}
+
+/** How cdk-nag writes an ARN built from the pseudo parameters in a finding id. */
+function nagArn(arn: string): string {
+  return arn
+    .replace(Aws.PARTITION, '<AWS::Partition>')
+    .replace(Aws.REGION, '<AWS::Region>')
+    .replace(Aws.ACCOUNT_ID, '<AWS::AccountId>');
+}

@@ -1,0 +1,249 @@
+import * as path from 'node:path';
+import { Aws, Duration, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { queueUrlVariable } from '../../../core/infra/queues';
+import { tableDefinition } from '../../../core/infra/table';
+import { lockFile, repoRoot } from '../paths';
+import type { GameServerFleet } from './game-server-fleet';
+import type { ProjectQueue } from './project-queue';
+
+/**
+ * Environment variable names the handlers read. They must match the schema in
+ * core/infra/config.ts; test/cdk/stack.test.ts parses a deployed function's environment with
+ * `parseConfig` to prove it.
+ */
+const env = {
+  tableName: 'TABLE_NAME',
+  authIssuer: 'AUTH_ISSUER',
+  authAudience: 'AUTH_AUDIENCE',
+  authJwksUrl: 'AUTH_JWKS_URL',
+  replyQueuePrefix: 'REPLY_QUEUE_PREFIX',
+  roomRegion: 'ROOM_REGION',
+  /** Not read by core/infra/config.ts yet: the handler resolves the secret into TOKEN_SIGNING_JWK. */
+  tokenSigningJwkSecretArn: 'TOKEN_SIGNING_JWK_SECRET_ARN',
+} as const;
+
+export type TableAccess = 'read' | 'readWrite';
+/** `url`: only the queue's URL, for a function that hands it to game servers. */
+export type QueueAccess = 'send' | 'consume' | 'url';
+
+/** Item-level actions on the base table. Scan only where a function opts in (the sweeper). */
+const tableReadActions = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
+const tableWriteActions = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+/** Indexes are only ever queried. */
+const indexActions = ['dynamodb:Query'];
+
+export interface AuthSettings {
+  /** JWT `iss` the API Gateway authorizer and the handlers accept. */
+  readonly issuer: string;
+  /** JWT `aud`; API Gateway requires one for a JWT authorizer. */
+  readonly audience?: string;
+  /** Where the identity provider publishes its signing keys. */
+  readonly jwksUrl: string;
+}
+
+export interface ProjectFunctionProps {
+  /** Module exporting `handler`, relative to the repository root (as in lambdas/http/routes.ts). */
+  readonly entry: string;
+  readonly description?: string;
+  /** @default 512 MiB (more memory is more CPU: shorter cold starts) */
+  readonly memorySize?: number;
+  /** @default 10 seconds */
+  readonly timeout?: Duration;
+  /** @default one month */
+  readonly logRetention?: logs.RetentionDays;
+  readonly environment?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The one way this project builds a Lambda function: Node.js 24 on Graviton, bundled by the
+ * local esbuild (minified, with source maps), JSON logs into its own log group with a
+ * retention, active tracing, and a role that starts empty and receives only what the
+ * `bind*` methods grant.
+ */
+export class ProjectFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: ProjectFunctionProps) {
+    super(scope, id);
+
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+    });
+
+    // An explicit role instead of the default one, which would carry the AWS managed
+    // AWSLambdaBasicExecutionRole policy (logs on every log group of the account).
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Roomkeeper ${props.entry}`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: path.join(repoRoot, props.entry),
+      handler: 'handler',
+      projectRoot: repoRoot,
+      depsLockFilePath: lockFile,
+      description: props.description,
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      role: this.role,
+      logGroup: this.logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      applicationLogLevelV2: lambda.ApplicationLogLevel.INFO,
+      systemLogLevelV2: lambda.SystemLogLevel.WARN,
+      tracing: lambda.Tracing.ACTIVE,
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      bundling: {
+        // CommonJS output; esbuild converts ESM-only dependencies such as @middy/core.
+        format: OutputFormat.CJS,
+        target: 'node24',
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        // Bundle the SDK at the lock file's versions: the handlers hand a bundled
+        // @smithy/node-http-handler to the SDK clients, so both must come from one tree.
+        bundleAwsSDK: true,
+        externalModules: [],
+      },
+    });
+
+    // Active tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords on "*" to the
+    // role's default policy. It is the only statement on "*" (the stack test checks that).
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'X-Ray PutTraceSegments/PutTelemetryRecords support no resource-level permissions; ' +
+        'the test asserts every other statement of this role names its resources.',
+    });
+  }
+
+  /**
+   * Grants item access to `table` (and Query on its indexes) and sets `TABLE_NAME`.
+   * `scan`: Scan on the base table too (a full pass over every item: the sweeper only).
+   */
+  bindTable(table: dynamodb.ITable, mode: TableAccess, options: { scan?: boolean } = {}): this {
+    const actions = [
+      ...tableReadActions,
+      ...(mode === 'readWrite' ? tableWriteActions : []),
+      ...(options.scan ? ['dynamodb:Scan'] : []),
+    ];
+    iam.Grant.addToPrincipal({ grantee: this.role, actions, resourceArns: [table.tableArn] });
+    const indexArns = tableDefinition.globalSecondaryIndexes.map(
+      (index) => `${table.tableArn}/index/${index.indexName}`,
+    );
+    if (indexArns.length > 0) {
+      iam.Grant.addToPrincipal({ grantee: this.role, actions: indexActions, resourceArns: indexArns });
+    }
+    if (table.encryptionKey) {
+      if (mode === 'read') table.encryptionKey.grantDecrypt(this.role);
+      else table.encryptionKey.grantEncryptDecrypt(this.role);
+    }
+    this.function.addEnvironment(env.tableName, table.tableName);
+    return this;
+  }
+
+  /**
+   * `send`: may send to the queue, and gets its URL in `QUEUE_URL_<ID>`.
+   * `consume`: the queue feeds this function through an event source mapping with the
+   * definition's batch size and partial batch failures.
+   * `url`: gets the URL in `QUEUE_URL_<ID>` and no permission on the queue.
+   */
+  bindQueue(projectQueue: ProjectQueue, mode: QueueAccess): this {
+    const { queue, definition } = projectQueue;
+    if (mode === 'url') {
+      this.function.addEnvironment(queueUrlVariable(definition.id), queue.queueUrl);
+      return this;
+    }
+    if (mode === 'send') {
+      queue.grantSendMessages(this.role);
+      this.function.addEnvironment(queueUrlVariable(definition.id), queue.queueUrl);
+      return this;
+    }
+    const timeout = this.function.timeout?.toSeconds() ?? 3;
+    if (timeout > definition.visibilityTimeoutS) {
+      throw new Error(
+        `${this.node.path}: timeout ${timeout} s exceeds the visibility timeout of queue ` +
+          `${definition.id} (${definition.visibilityTimeoutS} s); a batch would be redelivered while it runs.`,
+      );
+    }
+    // The event source mapping grants receive/delete/change-visibility on this queue only.
+    this.function.addEventSource(
+      new SqsEventSource(queue, { batchSize: definition.batchSize, reportBatchItemFailures: true }),
+    );
+    return this;
+  }
+
+  /**
+   * `send`: may send replies to the reply queues of controller sidecars: every queue whose
+   * name starts with `prefix` in this account and region (their names are only known at run
+   * time). `name`: no permission, for a function that hands the prefix to the sidecars it
+   * starts. Both set `REPLY_QUEUE_PREFIX`.
+   */
+  bindReplyQueues(prefix: string, access: 'send' | 'name' = 'send'): this {
+    this.function.addEnvironment(env.replyQueuePrefix, prefix);
+    if (access === 'name') return this;
+    // Pseudo parameters, never the stack's literal region/partition: the ARN (and so the
+    // cdk-nag finding acknowledged below) reads the same in env-agnostic and pinned stacks.
+    const replyQueues = `arn:${Aws.PARTITION}:sqs:${Aws.REGION}:${Aws.ACCOUNT_ID}:${prefix}*`;
+    iam.Grant.addToPrincipal({ grantee: this.role, actions: ['sqs:SendMessage'], resourceArns: [replyQueues] });
+    Validations.of(this.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sqs:<AWS::Region>:<AWS::AccountId>:${prefix}*]`,
+      reason:
+        'Each game server task creates its own reply queue at run time; the grant is SendMessage only, ' +
+        `on queues named ${prefix}* of this deployment.`,
+    });
+    return this;
+  }
+
+  /**
+   * `run`: may start game server tasks (and stop them); `stop`: may only stop them. Both set
+   * the spawner's settings (cluster, task definition, subnets, security group, controller
+   * container): the ECS spawner needs all of them even just to stop a task.
+   */
+  bindFleet(fleet: GameServerFleet, access: 'run' | 'stop'): this {
+    fleet.grantSpawner(this.role, access);
+    for (const [name, value] of Object.entries(fleet.spawnerEnvironment)) this.function.addEnvironment(name, value);
+    return this;
+  }
+
+  /** The region name this deployment gives its rooms (`ROOM_REGION`). */
+  bindRoomRegion(region: string): this {
+    this.function.addEnvironment(env.roomRegion, region);
+    return this;
+  }
+
+  /**
+   * May read the private JWK that signs platform-issued tokens (GetSecretValue on that
+   * secret only); its ARN is in `TOKEN_SIGNING_JWK_SECRET_ARN`.
+   */
+  bindTokenSigningKey(secret: secretsmanager.ISecret): this {
+    iam.Grant.addToPrincipal({
+      grantee: this.role,
+      actions: ['secretsmanager:GetSecretValue'],
+      resourceArns: [secret.secretArn],
+    });
+    secret.encryptionKey?.grantDecrypt(this.role);
+    this.function.addEnvironment(env.tokenSigningJwkSecretArn, secret.secretArn);
+    return this;
+  }
+
+  /** Sets the variables the handlers verify tokens with (the same issuer as the authorizer). */
+  bindAuth(auth: AuthSettings): this {
+    this.function.addEnvironment(env.authIssuer, auth.issuer);
+    if (auth.audience) this.function.addEnvironment(env.authAudience, auth.audience);
+    this.function.addEnvironment(env.authJwksUrl, auth.jwksUrl);
+    return this;
+  }
+}

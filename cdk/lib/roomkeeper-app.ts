@@ -1,0 +1,83 @@
+import { Annotations, type App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { RoomkeeperStack, type RoomkeeperStackProps } from './roomkeeper-stack';
+
+/**
+ * Placeholders that let `cdk synth` run offline. Deploy with real values:
+ * `cdk deploy -c stage=prod -c authIssuer=https://idp.example/ -c authAudience=roomkeeper -c authJwksUrl=https://idp.example/.well-known/jwks.json`
+ */
+export const authPlaceholders = {
+  authIssuer: 'https://auth.roomkeeper.invalid/',
+  authAudience: 'roomkeeper-api',
+  authJwksUrl: 'https://auth.roomkeeper.invalid/.well-known/jwks.json',
+} as const;
+
+/**
+ * The game server image when the context names none: a name only, so `cdk synth` runs
+ * offline; tasks cannot start until `-c gameImage=<registry>/<name>:<tag>` names a real one.
+ */
+export const gameImagePlaceholder = 'public.ecr.aws/roomkeeper/game-server-placeholder:latest';
+
+function contextString(app: App, key: string): string | undefined {
+  const value: unknown = app.node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new Error(`CDK context "${key}" must be a string.`);
+  return value;
+}
+
+/** `gamePorts` from cdk.json (a number) or `-c gamePorts=8` (a string). */
+function contextPorts(app: App): number | undefined {
+  const value: unknown = app.node.tryGetContext('gamePorts');
+  if (value === undefined || value === null || value === '') return undefined;
+  const ports = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  if (typeof ports !== 'number' || !Number.isInteger(ports) || ports < 1 || ports > 16) {
+    throw new Error(`CDK context "gamePorts" must be an integer from 1 to 16, not ${JSON.stringify(value)}.`);
+  }
+  return ports;
+}
+
+/**
+ * Adds the Roomkeeper stack for the `stage` context value (default `dev`) to `app`, with the
+ * AwsSolutions cdk-nag pack as a validation plugin: an unacknowledged finding fails synthesis.
+ * `cdk/app.ts` and the CDK tests both build the app through here; only tests pass `overrides`.
+ */
+export function addRoomkeeper(app: App, overrides: Partial<RoomkeeperStackProps> = {}): RoomkeeperStack {
+  const stage = contextString(app, 'stage') ?? 'dev';
+  if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage)) {
+    throw new Error(`CDK context "stage" must be lower-case letters, digits and dashes, not "${stage}".`);
+  }
+  const missing = (Object.keys(authPlaceholders) as (keyof typeof authPlaceholders)[]).filter(
+    (key) => contextString(app, key) === undefined,
+  );
+  const auth = {
+    issuer: contextString(app, 'authIssuer') ?? authPlaceholders.authIssuer,
+    audience: contextString(app, 'authAudience') ?? authPlaceholders.authAudience,
+    jwksUrl: contextString(app, 'authJwksUrl') ?? authPlaceholders.authJwksUrl,
+  };
+
+  const stack = new RoomkeeperStack(app, `Roomkeeper-${stage}`, {
+    description: `Roomkeeper game-session platform (${stage})`,
+    namePrefix: `roomkeeper-${stage}`,
+    auth,
+    gameImage: contextString(app, 'gameImage') ?? gameImagePlaceholder,
+    gamePorts: contextPorts(app) ?? 4,
+    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+    ...overrides,
+  });
+  if (missing.length > 0) {
+    Annotations.of(stack).addWarningV2(
+      'roomkeeper:auth-placeholder',
+      `No ${missing.join(', ')} in the CDK context: placeholders are used, and no token will be accepted.`,
+    );
+  }
+
+  if (stack.fleet.game.imageName === gameImagePlaceholder) {
+    Annotations.of(stack).addWarningV2(
+      'roomkeeper:game-image-placeholder',
+      `No gameImage in the CDK context: game server tasks would pull the placeholder ${gameImagePlaceholder} and fail.`,
+    );
+  }
+
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return stack;
+}

@@ -1,0 +1,302 @@
+import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  HttpApi,
+  HttpMethod,
+  HttpNoneAuthorizer,
+  LogGroupLogDestination,
+  type ThrottleSettings,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { qualifiedQueueName, queueDefinitions, type QueueId } from '../../core/infra/queues';
+import { tableDefinition } from '../../core/infra/table';
+import { routes, type RouteDefinition, type RouteId } from '../../lambdas/http/routes';
+import { GameServerFleet } from './constructs/game-server-fleet';
+import { ProjectFunction, type AuthSettings, type TableAccess } from './constructs/project-function';
+import { ProjectQueue } from './constructs/project-queue';
+
+export interface RoomkeeperStackProps extends StackProps {
+  /** Prefix of resource names in this deployment (`roomkeeper-prod`). */
+  readonly namePrefix: string;
+  /** Token issuer the API Gateway authorizer and the handlers trust. */
+  readonly auth: AuthSettings & { readonly audience: string };
+  /** @default one month */
+  readonly logRetention?: logs.RetentionDays;
+  /** Stage-wide default throttling. @default 500 requests/s, bursts of 1,000 */
+  readonly throttle?: ThrottleSettings;
+  /**
+   * The route table. Only tests pass one; the deployed stack always uses
+   * lambdas/http/routes.ts.
+   * @default routes
+   */
+  readonly routes?: readonly RouteDefinition[];
+  /** Image of the game server container of every task (registry/name:tag). */
+  readonly gameImage: string;
+  /** Ports per game server, from 7777 (mapped by the task, opened by the security group). @default 4 */
+  readonly gamePorts?: number;
+}
+
+/** Name prefix of the reply queues controller sidecars create: `roomkeeper-prod-reply-`. */
+export function replyQueuePrefix(namePrefix: string): string {
+  return qualifiedQueueName(namePrefix, 'reply-');
+}
+
+/** The Lambda function the room sweeper schedule runs every minute. */
+export const sweeperEntry = 'lambdas/schedule/room-sweeper.ts';
+
+/** What a function needs besides its table and the token settings. */
+type Need = 'spawn' | 'signTokens';
+
+/**
+ * createRoom starts game servers (and stops one that misses its spawn deadline) and mints
+ * the game server's token; the controller consumer mints joined-player tokens.
+ */
+const routeNeeds: Partial<Record<RouteId, readonly Need[]>> = { createRoom: ['spawn', 'signTokens'] };
+const consumerNeeds: Partial<Record<QueueId, readonly Need[]>> = { controllerRequests: ['signTokens'] };
+
+/** The only paths that may skip the JWT authorizer (RELIABILITY.md, item 14). */
+export const publicPaths: ReadonlySet<string> = new Set(['/health']);
+
+/** Local cloud helpers (dev tokens…) live here; nothing under it may ever be deployed. */
+export const devPathPrefix = '/v1/dev/';
+
+/** Routes that exist in AWS: everything but the local cloud's `localOnly` helpers. */
+export function deployableRoutes(table: readonly RouteDefinition[] = routes): RouteDefinition[] {
+  return table.filter((route) => !route.localOnly);
+}
+
+/**
+ * Table access per route where it differs from the default (GET reads, every other method
+ * reads and writes). Keep it least privilege: a route that only reads says so here.
+ */
+const routeTableAccess: Partial<Record<RouteId, TableAccess>> = { getRoom: 'read' };
+
+export function tableAccessFor(route: RouteDefinition): TableAccess {
+  return routeTableAccess[route.id as RouteId] ?? (route.method === 'GET' ? 'read' : 'readWrite');
+}
+
+/** API Gateway gives up on an integration after 30 s: a route's function must stop before. */
+const maxHttpTimeoutS = 29;
+
+/** `$context` fields of one access log line. No header, token or body is logged. */
+const accessLogFields = {
+  requestId: '$context.requestId',
+  requestTime: '$context.requestTime',
+  sourceIp: '$context.identity.sourceIp',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationLatency: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+  authorizerError: '$context.authorizer.error',
+};
+
+/**
+ * The whole platform in one stack: the table and queues built from their definitions in
+ * core/infra, and one HTTP API route with its own Lambda function per entry of
+ * lambdas/http/routes.ts that is not local-only.
+ */
+export class RoomkeeperStack extends Stack {
+  readonly namePrefix: string;
+  readonly table: dynamodb.TableV2;
+  readonly queues: Readonly<Record<QueueId, ProjectQueue>>;
+  readonly api: HttpApi;
+  readonly routeFunctions: ReadonlyMap<string, ProjectFunction>;
+  readonly consumers: Readonly<Record<QueueId, ProjectFunction>>;
+  readonly fleet: GameServerFleet;
+  readonly tokenSigningKey: secretsmanager.Secret;
+  readonly sweeper: ProjectFunction;
+  readonly sweepSchedule: events.Rule;
+
+  constructor(scope: Construct, id: string, props: RoomkeeperStackProps) {
+    super(scope, id, props);
+    this.namePrefix = props.namePrefix;
+    const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+
+    this.table = new dynamodb.TableV2(this, 'Table', {
+      partitionKey: { name: tableDefinition.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: tableDefinition.sortKey, type: dynamodb.AttributeType.STRING },
+      globalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map((index) => ({
+        indexName: index.indexName,
+        partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+        projectionType: dynamodb.ProjectionType.ALL,
+      })),
+      timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      billing: dynamodb.Billing.onDemand(),
+      dynamoStream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const queues = {} as Record<QueueId, ProjectQueue>;
+    for (const queueId of Object.keys(queueDefinitions) as QueueId[]) {
+      queues[queueId] = new ProjectQueue(this, `Queue-${queueId}`, {
+        definition: queueDefinitions[queueId],
+        namePrefix: props.namePrefix,
+      });
+    }
+    this.queues = queues;
+    const replyPrefix = replyQueuePrefix(props.namePrefix);
+
+    this.fleet = new GameServerFleet(this, 'GameServers', {
+      namePrefix: props.namePrefix,
+      controllerRequests: queues.controllerRequests,
+      replyQueuePrefix: replyPrefix,
+      gameImage: props.gameImage,
+      gamePorts: props.gamePorts ?? 4,
+      logRetention,
+    });
+
+    // The platform's own signing key (game server and joined-player tokens). Created with a
+    // random placeholder that is not a key: operators put an Ed25519 private JWK here
+    // (`aws secretsmanager put-secret-value --secret-id <TokenSigningJwkSecretArn output>
+    // --secret-string '{"kty":"OKP","crv":"Ed25519","x":"…","d":"…","kid":"…"}'`).
+    this.tokenSigningKey = new secretsmanager.Secret(this, 'TokenSigningJwk', {
+      description: `${props.namePrefix}: Ed25519 private JWK that signs platform-issued tokens (put by operators)`,
+      generateSecretString: { passwordLength: 32, excludePunctuation: true },
+    });
+    Validations.of(this.tokenSigningKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'An Ed25519 signing key cannot be rotated by a Lambda alone: its public half must be published to token ' +
+        'verifiers before use, and the old one kept until its tokens expire; operators rotate it by hand.',
+    });
+    const bindNeeds = (fn: ProjectFunction, needs: readonly Need[] = []) => {
+      if (needs.includes('spawn')) {
+        fn.bindFleet(this.fleet, 'run')
+          .bindQueue(queues.controllerRequests, 'url')
+          .bindReplyQueues(replyPrefix, 'name')
+          .bindRoomRegion(Aws.REGION);
+      }
+      if (needs.includes('signTokens')) fn.bindTokenSigningKey(this.tokenSigningKey);
+    };
+
+    const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: logRetention });
+    this.api = new HttpApi(this, 'HttpApi', {
+      apiName: props.namePrefix,
+      description: 'Roomkeeper player API',
+      createDefaultStage: false,
+      // Every route is behind the JWT authorizer unless it opts out below.
+      defaultAuthorizer: new HttpJwtAuthorizer('JwtAuthorizer', props.auth.issuer, {
+        jwtAudience: [props.auth.audience],
+      }),
+    });
+    const stage = this.api.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: props.throttle ?? { rateLimit: 500, burstLimit: 1000 },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(JSON.stringify(accessLogFields)),
+      },
+    });
+
+    const routeFunctions = new Map<string, ProjectFunction>();
+    for (const route of deployableRoutes(props.routes)) {
+      if (route.path.startsWith(devPathPrefix)) {
+        throw new Error(`Route ${route.id} (${route.path}) is a local-only dev route but is not marked localOnly.`);
+      }
+      const isPublic = route.auth === 'public';
+      if (isPublic && !publicPaths.has(route.path)) {
+        throw new Error(
+          `Route ${route.id} (${route.method} ${route.path}) is public, but only ${[...publicPaths].join(', ')} may skip the authorizer.`,
+        );
+      }
+      if (route.timeoutS !== undefined && route.timeoutS > maxHttpTimeoutS) {
+        throw new Error(
+          `Route ${route.id}: timeoutS ${route.timeoutS} exceeds API Gateway's limit (${maxHttpTimeoutS} s).`,
+        );
+      }
+      const fn = new ProjectFunction(this, `Route-${route.id}`, {
+        entry: route.entry,
+        description: `${route.method} ${route.path}`,
+        ...(route.timeoutS !== undefined ? { timeout: Duration.seconds(route.timeoutS) } : {}),
+        logRetention,
+      })
+        .bindTable(this.table, tableAccessFor(route))
+        .bindAuth(props.auth);
+      bindNeeds(fn, routeNeeds[route.id as RouteId]);
+      const apiRoutes = this.api.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration: new HttpLambdaIntegration(`${route.id}Integration`, fn.function),
+        ...(isPublic ? { authorizer: new HttpNoneAuthorizer() } : {}),
+        // API Gateway rejects a token without the scope before the handler (which checks again) runs.
+        ...(route.scope ? { authorizationScopes: [route.scope] } : {}),
+      });
+      if (isPublic) {
+        for (const apiRoute of apiRoutes) {
+          Validations.of(apiRoute).acknowledge({
+            id: 'AwsSolutions-APIG4',
+            reason: `${route.path} is a liveness probe for load balancers and uptime checks: it must answer without a token and returns no player data.`,
+          });
+        }
+      }
+      routeFunctions.set(route.id, fn);
+    }
+    this.routeFunctions = routeFunctions;
+
+    // One consumer per queue (the `consumer` of its definition), fed by an event source
+    // mapping; it replies to the per-task reply queues the sidecars own.
+    const consumers = {} as Record<QueueId, ProjectFunction>;
+    for (const [queueId, queue] of Object.entries(queues) as [QueueId, ProjectQueue][]) {
+      consumers[queueId] = new ProjectFunction(this, `Consumer-${queueId}`, {
+        entry: queue.definition.consumer,
+        description: `Consumes ${queue.queue.node.path}`,
+        logRetention,
+      })
+        .bindTable(this.table, 'readWrite')
+        .bindQueue(queue, 'consume')
+        .bindReplyQueues(replyPrefix)
+        .bindAuth(props.auth);
+      bindNeeds(consumers[queueId], consumerNeeds[queueId]);
+    }
+    this.consumers = consumers;
+
+    // Fails rooms whose server stopped reporting or never came up, and stops their tasks.
+    // It scans the table, so it alone has Scan. Overlapping or skipped runs are harmless
+    // (every change is a conditional write; reads judge timeouts lazily anyway): no retries,
+    // the next minute's run is the retry.
+    this.sweeper = new ProjectFunction(this, 'RoomSweeper', {
+      entry: sweeperEntry,
+      description: 'Fails overdue rooms and stops their game server tasks (every minute)',
+      timeout: Duration.seconds(50),
+      logRetention,
+    })
+      .bindTable(this.table, 'readWrite', { scan: true })
+      .bindFleet(this.fleet, 'stop')
+      // The spawner needs these to be built at all, though stopping a task uses neither.
+      .bindQueue(queues.controllerRequests, 'url')
+      .bindReplyQueues(replyPrefix, 'name')
+      .bindAuth(props.auth);
+    this.sweeper.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
+    this.sweepSchedule = new events.Rule(this, 'RoomSweeperSchedule', {
+      description: 'Runs the room sweeper',
+      schedule: events.Schedule.rate(Duration.minutes(1)),
+      targets: [new targets.LambdaFunction(this.sweeper.function, { retryAttempts: 0, maxEventAge: Duration.minutes(1) })],
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: stage.url });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'GameServerCluster', { value: this.fleet.cluster.clusterName });
+    new CfnOutput(this, 'GameServerTaskDefinition', { value: this.fleet.taskDefinition.taskDefinitionArn });
+    new CfnOutput(this, 'TokenSigningJwkSecretArn', {
+      value: this.tokenSigningKey.secretArn,
+      description: 'Put the Ed25519 private JWK that signs platform tokens here',
+    });
+    for (const [queueId, queue] of Object.entries(queues)) {
+      new CfnOutput(this, `QueueUrl-${queueId}`, { value: queue.queue.queueUrl });
+    }
+  }
+}

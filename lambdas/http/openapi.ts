@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { errorStatus } from '../../core/errors';
+import { gameServerConfigurationBodySchema } from '../../core/gameservers/schema';
+import { createRoomRequestSchema, reservationSchema, roomViewSchema } from '../../core/rooms/schema';
+import { devTokenRequestSchema } from './dev/tokens';
+import { gameVersionParamsSchema } from './admin/games/params';
+import { routes, type RouteId } from './routes';
+
+const errorSchema = z
+  .object({
+    error: z.object({
+      code: z.enum(Object.keys(errorStatus) as [keyof typeof errorStatus, ...(keyof typeof errorStatus)[]]),
+      message: z.string(),
+      details: z.unknown().optional(),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
+const errors = (...codes: (keyof typeof errorStatus)[]) =>
+  Object.fromEntries(
+    [...new Set(codes.map((code) => errorStatus[code]))].map((status) => [
+      String(status),
+      json(errorSchema, codes.filter((c) => errorStatus[c] === status).join(', ')),
+    ]),
+  );
+const roomIdParams = z.object({ roomId: z.string() });
+const roomAndReservation = z
+  .object({ room: roomViewSchema, reservation: reservationSchema })
+  .meta({ id: 'RoomWithReservation' });
+const configurationView = z.object({ configuration: gameServerConfigurationBodySchema });
+
+/** Every route's operation, checked against the route table so none can be forgotten. */
+const operations: Record<RouteId, ZodOpenApiOperationObject> = {
+  createRoom: {
+    summary: 'Create a room and hold its first slot',
+    requestBody: { content: { 'application/json': { schema: createRoomRequestSchema } } },
+    responses: {
+      '201': json(roomAndReservation, 'The server is ready; the creator holds the first slot.'),
+      '202': json(z.object({ room: roomViewSchema }), 'Still spawning; poll GET /v1/rooms/{roomId}.'),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'SPAWN_FAILED', 'NO_HEALTHY_HOST', 'SPAWN_TIMEOUT'),
+    },
+  },
+  getRoom: {
+    summary: 'Read a room',
+    requestParams: { path: roomIdParams },
+    responses: { '200': json(z.object({ room: roomViewSchema }), 'The room.'), ...errors('UNAUTHORIZED', 'NOT_FOUND') },
+  },
+  putGameConfiguration: {
+    summary: 'Install or replace a game server configuration (admin)',
+    requestParams: { path: gameVersionParamsSchema },
+    requestBody: { content: { 'application/json': { schema: gameServerConfigurationBodySchema } } },
+    responses: { '200': json(configurationView, 'Stored.'), ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN') },
+  },
+  getGameConfiguration: {
+    summary: 'Read a game server configuration (admin)',
+    requestParams: { path: gameVersionParamsSchema },
+    responses: {
+      '200': json(configurationView, 'The configuration.'),
+      ...errors('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
+    },
+  },
+  deleteGameConfiguration: {
+    summary: 'Delete a game server configuration (admin); running rooms keep theirs',
+    requestParams: { path: gameVersionParamsSchema },
+    responses: { '204': { description: 'Deleted.' }, ...errors('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND') },
+  },
+  issueDevToken: {
+    summary: 'Issue a token (local cloud only)',
+    requestBody: { content: { 'application/json': { schema: devTokenRequestSchema } } },
+    responses: { '200': json(z.object({ access_token: z.string() }), 'A bearer token.'), ...errors('BAD_REQUEST') },
+  },
+};
+
+/** The OpenAPI 3.1 document of the HTTP API, generated from the schemas the handlers validate with. */
+export function openApiDocument(): ReturnType<typeof createDocument> {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of routes) {
+    const operation: ZodOpenApiOperationObject = {
+      operationId: route.id,
+      ...operations[route.id],
+      ...(route.auth === 'jwt' ? { security: [{ bearer: route.scope ? [route.scope] : [] }] } : { security: [] }),
+    };
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation };
+  }
+  return createDocument({
+    openapi: '3.1.0',
+    info: { title: 'Roomkeeper', version: '1.0.0', description: 'Rooms, joins and game servers on demand.' },
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    security: [{ bearer: [] }],
+    paths,
+  });
+}

@@ -1,0 +1,445 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ECSClient, RunTaskCommand, type RunTaskCommandInput } from '@aws-sdk/client-ecs';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { mockClient } from 'aws-sdk-client-mock';
+import { controllerImageDirectory, fleetContract } from '../../cdk/lib/constructs/game-server-fleet';
+import { addRoomkeeper, gameImagePlaceholder } from '../../cdk/lib/roomkeeper-app';
+import { replyQueuePrefix, sweeperEntry, type RoomkeeperStack } from '../../cdk/lib/roomkeeper-stack';
+import type { GameServerConfiguration } from '../../core/gameservers/configuration';
+import { EcsSpawner, taskSocketEndpoint } from '../../core/gameservers/ecs-spawner';
+import { gameServerConfigurationBodySchema } from '../../core/gameservers/schema';
+import { sidecarEnvironmentSchema } from '../../core/gameservers/sidecar-environment';
+import { parseConfig, type PlatformConfig } from '../../core/infra/config';
+import { qualifiedQueueName, queueDefinitions } from '../../core/infra/queues';
+import {
+  auth,
+  identityStatements,
+  logicalId,
+  render,
+  renderedEnvironment,
+  roleStatements,
+  statementsOf,
+  useScratch,
+  type Json,
+  type Statement,
+} from './support';
+
+const { newApp, cleanUp } = useScratch();
+const defaultPorts = 4;
+
+let stack: RoomkeeperStack;
+let template: Template;
+let resources: Json;
+let synthesisWarnings: string;
+
+beforeAll(() => {
+  stack = addRoomkeeper(newApp({ stage: 'fleet', ...auth }));
+  // No gameImage in the context: synthesis warns about the placeholder on stderr (asserted below).
+  const stderr = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  try {
+    template = Template.fromStack(stack);
+    synthesisWarnings = stderr.mock.calls.flat().join('\n');
+  } finally {
+    stderr.mockRestore();
+  }
+  resources = template.toJSON().Resources as Json;
+});
+
+afterAll(cleanUp);
+
+function only(type: string, props?: Json): [string, Json] {
+  const found = Object.entries(template.findResources(type, props));
+  expect(found).toHaveLength(1);
+  return found[0]!;
+}
+
+const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as never);
+const createRoom = () => stack.routeFunctions.get('createRoom')!;
+const createRoomConfig = (): PlatformConfig => parseConfig(renderedEnvironment(template, logicalId(stack, createRoom())));
+const taskDefinition = () => only('AWS::ECS::TaskDefinition')[1].Properties as Json;
+const containers = () => taskDefinition().ContainerDefinitions as Json[];
+const container = (name: string) => containers().find((c) => c.Name === name)!;
+const pseudo = (service: string, resource: string) =>
+  `arn:\${AWS::Partition}:${service}:\${AWS::Region}:\${AWS::AccountId}:${resource}`;
+const withAction = (statements: Statement[], action: string) => statements.filter((s) => s.actions.includes(action));
+
+/** Every 0.0.0.0/0 or ::/0 ingress rule, inline or standalone, with the security group it opens. */
+function openIngress(): { group: string; protocol: string; from: number; to: number }[] {
+  const rules: [string, Json][] = [];
+  for (const [id, group] of Object.entries(template.findResources('AWS::EC2::SecurityGroup'))) {
+    for (const rule of (group.Properties.SecurityGroupIngress ?? []) as Json[]) rules.push([id, rule]);
+  }
+  for (const rule of Object.values(template.findResources('AWS::EC2::SecurityGroupIngress'))) {
+    rules.push([render(rule.Properties.GroupId), rule.Properties]);
+  }
+  return rules
+    .filter(([, rule]) => rule.CidrIp === '0.0.0.0/0' || rule.CidrIpv6 === '::/0')
+    .map(([group, rule]) => ({ group, protocol: rule.IpProtocol, from: rule.FromPort, to: rule.ToPort }));
+}
+
+describe('game server task definition', () => {
+  it('Fargate, awsvpc, with exactly the controller and the game container, both essential', () => {
+    const props = taskDefinition();
+    expect(props.RequiresCompatibilities).toEqual(['FARGATE']);
+    expect(props.NetworkMode).toBe('awsvpc');
+    expect(containers().map((c) => c.Name).sort()).toEqual(
+      [fleetContract.controllerContainer, fleetContract.gameContainer].sort(),
+    );
+    for (const c of containers()) expect(c.Essential).toBe(true);
+  });
+
+  it('the controller image is the staged containers/controller asset; the game image is the placeholder', () => {
+    expect(fs.existsSync(path.join(__dirname, '..', '..', controllerImageDirectory, 'Dockerfile'))).toBe(true);
+    // An asset image lives in the bootstrap container-assets repository.
+    expect(JSON.stringify(container(fleetContract.controllerContainer).Image)).toMatch(/container-assets/);
+    expect(container(fleetContract.gameContainer).Image).toBe(gameImagePlaceholder);
+    expect(synthesisWarnings).toMatch(/No gameImage in the CDK context/);
+  });
+
+  it('both containers mount one task volume at the directory of the spawner socket', () => {
+    const volumes = taskDefinition().Volumes as Json[];
+    expect(volumes).toEqual([{ Name: fleetContract.socketVolume.name }]);
+    for (const c of containers()) {
+      expect(c.MountPoints).toEqual([
+        {
+          SourceVolume: fleetContract.socketVolume.name,
+          ContainerPath: fleetContract.socketVolume.containerPath,
+          ReadOnly: false,
+        },
+      ]);
+    }
+    expect(taskSocketEndpoint.startsWith(`ipc://${fleetContract.socketVolume.containerPath}/`)).toBe(true);
+  });
+
+  it('the game starts after the controller and maps the game ports (UDP and TCP) from 7777', () => {
+    const game = container(fleetContract.gameContainer);
+    expect(game.DependsOn).toEqual([{ ContainerName: fleetContract.controllerContainer, Condition: 'START' }]);
+    const ports = Array.from({ length: defaultPorts }, (_, i) => fleetContract.firstGamePort + i);
+    expect(game.PortMappings).toEqual(
+      ports.flatMap((port) => [
+        { ContainerPort: port, Protocol: 'udp' },
+        { ContainerPort: port, Protocol: 'tcp' },
+      ]),
+    );
+    expect(container(fleetContract.controllerContainer).PortMappings).toBeUndefined();
+  });
+
+  it('both containers log to CloudWatch (awslogs, non-blocking) in a log group with retention; no static environment', () => {
+    for (const c of containers()) {
+      expect(c.LogConfiguration.LogDriver).toBe('awslogs');
+      expect(c.LogConfiguration.Options).toMatchObject({ 'awslogs-stream-prefix': c.Name, mode: 'non-blocking' });
+      const group = c.LogConfiguration.Options['awslogs-group'].Ref as string;
+      expect(resources[group].Properties.RetentionInDays).toBeGreaterThan(0);
+      // Every variable comes per room from the RunTask overrides (and cdk-nag ECS2 forbids them here).
+      expect(c.Environment).toBeUndefined();
+    }
+  });
+});
+
+describe('task role: only its queues (RELIABILITY.md item 14)', () => {
+  const taskRoleId = () => render(taskDefinition().TaskRoleArn).replace(/^\$\{(.*)\.Arn\}$/, '$1');
+
+  it('is assumed by ECS tasks of this account only, with no managed or inline policy', () => {
+    const role = resources[taskRoleId()].Properties as Json;
+    expect(role.ManagedPolicyArns).toBeUndefined();
+    expect(role.Policies).toBeUndefined();
+    expect(role.AssumeRolePolicyDocument.Statement).toEqual([
+      expect.objectContaining({
+        Principal: { Service: 'ecs-tasks.amazonaws.com' },
+        Condition: expect.objectContaining({ StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } }),
+      }),
+    ]);
+  });
+
+  it('SendMessage on the controller request queue, and owning its own reply queues: nothing else', () => {
+    const queueId = idOf(stack.queues.controllerRequests.queue);
+    expect(resources[queueId].Properties.QueueName).toBe(
+      qualifiedQueueName(stack.namePrefix, queueDefinitions.controllerRequests.name),
+    );
+    // The prefix the sidecar gets from createRoom's REPLY_QUEUE_PREFIX (sidecarEnvironment in core).
+    const prefix = createRoomConfig().replyQueuePrefix;
+    expect(prefix).toBe(replyQueuePrefix(stack.namePrefix));
+    const statements = roleStatements(template, taskRoleId()).map((s) => ({
+      effect: s.effect,
+      actions: [...s.actions].sort(),
+      resources: s.resources.map(render),
+      condition: s.condition,
+    }));
+    expect(statements).toEqual([
+      { effect: 'Allow', actions: ['sqs:SendMessage'], resources: [`\${${queueId}.Arn}`], condition: undefined },
+      {
+        effect: 'Allow',
+        actions: [
+          'sqs:CreateQueue',
+          'sqs:DeleteMessage',
+          'sqs:DeleteQueue',
+          'sqs:GetQueueAttributes',
+          'sqs:GetQueueUrl',
+          'sqs:ReceiveMessage',
+        ],
+        resources: [pseudo('sqs', `${prefix}*`)],
+        condition: undefined,
+      },
+    ]);
+  });
+});
+
+describe('createRoom: starts game server tasks', () => {
+  const statements = () => statementsOf(template, stack, createRoom());
+  const clusterArn = () => ({ 'Fn::GetAtt': [idOf(stack.fleet.cluster), 'Arn'] });
+  const tasksOfCluster = () => pseudo('ecs', `task/${resources[idOf(stack.fleet.cluster)].Properties.ClusterName}/*`);
+
+  it('RunTask on the task definition family only, in the game server cluster only', () => {
+    const runTask = withAction(statements(), 'ecs:RunTask');
+    expect(runTask).toHaveLength(1);
+    expect(runTask[0]!.actions).toEqual(['ecs:RunTask']);
+    expect(runTask[0]!.resources.map(render)).toEqual([pseudo('ecs', `task-definition/${taskDefinition().Family}:*`)]);
+    expect(runTask[0]!.condition).toEqual({ ArnEquals: { 'ecs:cluster': clusterArn() } });
+  });
+
+  it('PassRole on exactly the task role and the execution role, to ECS tasks only', () => {
+    const passRole = withAction(statements(), 'iam:PassRole');
+    expect(passRole).toHaveLength(1);
+    expect(passRole[0]!.actions).toEqual(['iam:PassRole']);
+    expect(passRole[0]!.resources.map(render).sort()).toEqual(
+      [render(taskDefinition().TaskRoleArn), render(taskDefinition().ExecutionRoleArn)].sort(),
+    );
+    expect(passRole[0]!.condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } });
+  });
+
+  it('tags only tasks RunTask creates, and stops tasks of the cluster only', () => {
+    const tag = withAction(statements(), 'ecs:TagResource');
+    expect(tag).toHaveLength(1);
+    expect(tag[0]!.resources.map(render)).toEqual([tasksOfCluster()]);
+    expect(tag[0]!.condition).toEqual({ StringEquals: { 'ecs:CreateAction': 'RunTask' } });
+    const stop = withAction(statements(), 'ecs:StopTask');
+    expect(stop).toHaveLength(1);
+    expect(stop[0]!.resources.map(render)).toEqual([tasksOfCluster()]);
+    expect(stop[0]!.condition).toEqual({ ArnEquals: { 'ecs:cluster': clusterArn() } });
+  });
+
+  it('no other function may start tasks or pass a role', () => {
+    const policy = stack.getLogicalId(createRoom().role.node.findChild('DefaultPolicy').node.defaultChild as never);
+    const elsewhere = identityStatements(template).filter(
+      (s) => s.owner !== policy && s.actions.some((a) => ['ecs:RunTask', 'iam:PassRole', 'ecs:TagResource'].includes(a)),
+    );
+    expect(elsewhere).toEqual([]);
+  });
+
+  it('gets the spawner settings: this cluster, task definition, public subnets, game security group', () => {
+    const config = createRoomConfig();
+    expect(config.spawner).toBe('ecs');
+    expect(config.ecs).toEqual({
+      cluster: `\${${idOf(stack.fleet.cluster)}}`,
+      taskDefinition: `\${${idOf(stack.fleet.taskDefinition)}}`,
+      subnets: stack.fleet.vpc.publicSubnets.map((subnet) => `\${${idOf(subnet)}}`),
+      securityGroups: [`\${${idOf(stack.fleet.securityGroup)}.GroupId}`],
+      controllerContainer: fleetContract.controllerContainer,
+    });
+    expect(config.ecs.subnets.length).toBeGreaterThanOrEqual(2);
+    expect(config.queueUrls.controllerRequests).toBe(`\${${idOf(stack.queues.controllerRequests.queue)}}`);
+    expect(config.roomRegion).toBe('${AWS::Region}');
+    expect(config.replyQueuePrefix).toBe(replyQueuePrefix(stack.namePrefix));
+  });
+
+  it("the real ECS spawner's RunTask fits this task definition, its network and the task role", async () => {
+    const config = createRoomConfig();
+    const ecsMock = mockClient(ECSClient);
+    try {
+      ecsMock.on(RunTaskCommand).resolves({ tasks: [{ taskArn: 'arn:aws:ecs:eu-west-1:1:task/c/t' }] });
+      const body = gameServerConfigurationBodySchema.parse({
+        binary: '/game/server',
+        args: ['--mode', 'duel'],
+        ports: defaultPorts,
+        maxPlayers: 8,
+      });
+      const configuration: GameServerConfiguration = {
+        ...body,
+        gameId: 'arena',
+        version: '1.0.0',
+        updatedAt: '2026-01-01T00:00:00.000Z',
+      };
+      const { cluster, taskDefinition: taskDefinitionArn } = config.ecs;
+      const spawner = new EcsSpawner(new ECSClient({ region: 'eu-west-1' }), {
+        ...config.ecs,
+        cluster: cluster!,
+        taskDefinition: taskDefinitionArn!,
+        sidecar: {
+          region: config.region,
+          controllerRequestQueueUrl: config.queueUrls.controllerRequests!,
+          replyQueuePrefix: config.replyQueuePrefix,
+          discoveryServices: {},
+        },
+      });
+      const placement = await spawner.spawn({
+        roomId: 'room-1',
+        region: config.roomRegion,
+        configuration,
+        roomSettings: {},
+        maxPlayers: 8,
+        loginAccessToken: 'server-token',
+      });
+      const input = ecsMock.commandCalls(RunTaskCommand)[0]!.args[0].input as RunTaskCommandInput;
+
+      // Every override names a container of the task definition.
+      const overrides = input.overrides!.containerOverrides!;
+      for (const override of overrides) expect(containers().map((c) => c.Name)).toContain(override.name);
+      const controller = overrides.find((o) => o.name === fleetContract.controllerContainer)!;
+      const sidecar = sidecarEnvironmentSchema.parse(
+        Object.fromEntries(controller.environment!.map(({ name, value }) => [name!, value!])),
+      );
+      // The socket the controller binds is on the shared volume; the game is told the same endpoint.
+      expect(sidecar.ZMQ_ENDPOINT).toBe(taskSocketEndpoint);
+      const game = overrides.find((o) => o.name === fleetContract.gameContainer)!;
+      expect(game.command).toContain(taskSocketEndpoint);
+
+      // The ports it hands out are mapped by the task and opened by the security group.
+      const mapped = (container(fleetContract.gameContainer).PortMappings as Json[]).map(
+        (m) => `${m.Protocol}/${m.ContainerPort}`,
+      );
+      const open = openIngress();
+      for (const port of placement.ports) {
+        for (const protocol of ['udp', 'tcp']) {
+          expect(mapped).toContain(`${protocol}/${port}`);
+          expect(open.some((r) => r.protocol === protocol && r.from <= port && port <= r.to)).toBe(true);
+        }
+      }
+      // The reply queue the sidecar will create is one the task role may create.
+      expect(`${sidecar.REPLY_QUEUE_PREFIX}room-1.fifo`.startsWith(replyQueuePrefix(stack.namePrefix))).toBe(true);
+      expect(sidecar.CONTROLLER_REQUEST_QUEUE_URL).toBe(`\${${idOf(stack.queues.controllerRequests.queue)}}`);
+      // Fargate with a public IP in the subnets and security group of this stack.
+      expect(input.launchType).toBe('FARGATE');
+      expect(input.networkConfiguration!.awsvpcConfiguration!.assignPublicIp).toBe('ENABLED');
+      expect(input.taskDefinition).toBe(`\${${idOf(stack.fleet.taskDefinition)}}`);
+      // RunTask tags its tasks, which is why createRoom has ecs:TagResource.
+      expect(input.tags!.length).toBeGreaterThan(0);
+    } finally {
+      ecsMock.restore();
+    }
+  });
+
+  it('createRoom and the controller consumer read the token signing secret, and nobody else', () => {
+    const secretId = idOf(stack.tokenSigningKey);
+    const readers = identityStatements(template).filter((s) => s.actions.some((a) => a.startsWith('secretsmanager:')));
+    expect(readers).toHaveLength(2);
+    for (const reader of readers) {
+      expect(reader.actions).toEqual(['secretsmanager:GetSecretValue']);
+      expect(reader.resources).toEqual([{ Ref: secretId }]);
+    }
+    for (const fn of [createRoom(), stack.consumers.controllerRequests]) {
+      expect(renderedEnvironment(template, logicalId(stack, fn)).TOKEN_SIGNING_JWK_SECRET_ARN).toBe(`\${${secretId}}`);
+      expect(withAction(statementsOf(template, stack, fn), 'secretsmanager:GetSecretValue')).toHaveLength(1);
+    }
+  });
+});
+
+describe('room sweeper', () => {
+  const sweeperId = () => logicalId(stack, stack.sweeper);
+
+  it('runs lambdas/schedule/room-sweeper.ts every minute, without retries', () => {
+    const entry = fs.readFileSync(path.join(__dirname, '..', '..', sweeperEntry), 'utf8');
+    expect(sweeperEntry).toBe('lambdas/schedule/room-sweeper.ts');
+    expect(entry).toMatch(/export const handler\b/);
+    expect(resources[sweeperId()].Properties.Handler).toBe('index.handler');
+    expect(resources[sweeperId()].Properties.Timeout).toBeLessThan(60);
+    const [, rule] = only('AWS::Events::Rule');
+    expect(rule.Properties.ScheduleExpression).toBe('rate(1 minute)');
+    expect(rule.Properties.State).toBe('ENABLED');
+    expect(rule.Properties.Targets).toEqual([
+      expect.objectContaining({ Arn: { 'Fn::GetAtt': [sweeperId(), 'Arn'] }, RetryPolicy: expect.anything() }),
+    ]);
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      FunctionName: { 'Fn::GetAtt': [sweeperId(), 'Arn'] },
+      Principal: 'events.amazonaws.com',
+    });
+  });
+
+  it('alone may Scan (the base table only), and may stop tasks of the cluster but not start them', () => {
+    const statements = statementsOf(template, stack, stack.sweeper);
+    const scans = withAction(identityStatements(template), 'dynamodb:Scan');
+    expect(scans).toHaveLength(1);
+    expect(withAction(statements, 'dynamodb:Scan')).toEqual(scans);
+    expect(scans[0]!.resources).toEqual([{ 'Fn::GetAtt': [idOf(stack.table), 'Arn'] }]);
+    const actions = statements.flatMap((s) => s.actions);
+    expect(actions).toContain('dynamodb:UpdateItem');
+    expect(actions).toContain('ecs:StopTask');
+    for (const action of ['ecs:RunTask', 'iam:PassRole', 'sqs:SendMessage']) expect(actions).not.toContain(action);
+  });
+
+  it('its environment builds a real ECS spawner (it needs cluster and task definition to stop tasks)', () => {
+    const config = parseConfig(renderedEnvironment(template, sweeperId()));
+    expect(config.ecs.cluster).toBe(`\${${idOf(stack.fleet.cluster)}}`);
+    expect(config.ecs.taskDefinition).toBe(`\${${idOf(stack.fleet.taskDefinition)}}`);
+    // lambdas/dependencies.ts builds the spawner's sidecar settings eagerly: they need the URL.
+    expect(config.queueUrls.controllerRequests).toBeDefined();
+  });
+});
+
+describe('network', () => {
+  it('the game server rule is the only ingress open to the internet: game ports, UDP and TCP', () => {
+    const groupId = idOf(stack.fleet.securityGroup);
+    const last = fleetContract.firstGamePort + defaultPorts - 1;
+    expect(openIngress().sort((a, b) => a.protocol.localeCompare(b.protocol))).toEqual([
+      { group: groupId, protocol: 'tcp', from: fleetContract.firstGamePort, to: last },
+      { group: groupId, protocol: 'udp', from: fleetContract.firstGamePort, to: last },
+    ]);
+  });
+
+  it('game servers may only reach out over HTTPS', () => {
+    const group = resources[idOf(stack.fleet.securityGroup)].Properties as Json;
+    expect(group.SecurityGroupEgress).toEqual([
+      expect.objectContaining({ CidrIp: '0.0.0.0/0', IpProtocol: 'tcp', FromPort: 443, ToPort: 443 }),
+    ]);
+    template.resourceCountIs('AWS::EC2::SecurityGroupEgress', 0);
+  });
+
+  it('public subnets through an internet gateway, no NAT gateway, flow logs with retention', () => {
+    template.resourceCountIs('AWS::EC2::NatGateway', 0);
+    template.resourceCountIs('AWS::EC2::InternetGateway', 1);
+    for (const subnet of stack.fleet.vpc.publicSubnets) {
+      expect(resources[idOf(subnet)].Properties.MapPublicIpOnLaunch).toBe(true);
+    }
+    const [, flowLog] = only('AWS::EC2::FlowLog');
+    expect(flowLog.Properties).toMatchObject({ ResourceType: 'VPC', LogDestinationType: 'cloud-watch-logs' });
+    expect(resources[flowLog.Properties.LogGroupName.Ref].Properties.RetentionInDays).toBeGreaterThan(0);
+  });
+
+  it('the cluster has Container Insights on', () => {
+    const [, cluster] = only('AWS::ECS::Cluster');
+    expect(cluster.Properties.ClusterSettings).toEqual([{ Name: 'containerInsights', Value: 'enabled' }]);
+  });
+});
+
+describe('context: gameImage and gamePorts', () => {
+  it('-c gameImage=<private ECR image> -c gamePorts=6: the image, its pull permission, ports and open range', () => {
+    const image = '123456789012.dkr.ecr.eu-west-1.amazonaws.com/studio/arena:1.2.0';
+    const custom = addRoomkeeper(newApp({ stage: 'custom', ...auth, gameImage: image, gamePorts: '6' }));
+    const stderr = jest.spyOn(console, 'error');
+    const customTemplate = Template.fromStack(custom);
+    // No warning at all: neither the placeholder nor CDK's "ECR image without pull policy".
+    expect(stderr).not.toHaveBeenCalled();
+    stderr.mockRestore();
+    const executionRole = render(
+      Object.values(customTemplate.findResources('AWS::ECS::TaskDefinition'))[0]!.Properties.ExecutionRoleArn,
+    ).replace(/^\$\{(.*)\.Arn\}$/, '$1');
+    const pulls = roleStatements(customTemplate, executionRole).filter((s) => s.actions.includes('ecr:BatchGetImage'));
+    expect(pulls.flatMap((s) => s.resources.map(render))).toContain(
+      'arn:aws:ecr:eu-west-1:123456789012:repository/studio/arena',
+    );
+    const [game] = (Object.values(customTemplate.findResources('AWS::ECS::TaskDefinition'))[0]!.Properties
+      .ContainerDefinitions as Json[]).filter((c) => c.Name === fleetContract.gameContainer);
+    expect(render(game!.Image).replace('${AWS::URLSuffix}', 'amazonaws.com')).toBe(image);
+    expect(game!.PortMappings).toHaveLength(12);
+    customTemplate.hasResourceProperties('AWS::EC2::SecurityGroup', {
+      SecurityGroupIngress: Match.arrayWith([
+        Match.objectLike({ IpProtocol: 'udp', FromPort: fleetContract.firstGamePort, ToPort: fleetContract.firstGamePort + 5 }),
+      ]),
+    });
+    expect(Annotations.fromStack(custom).findWarning('*', Match.stringLikeRegexp('No gameImage'))).toEqual([]);
+  });
+
+  it.each(['0', '17', 'four', 2.5])('refuses gamePorts=%p', (ports) => {
+    expect(() => addRoomkeeper(newApp({ stage: 'ports', ...auth, gamePorts: ports }))).toThrow(/gamePorts/);
+  });
+});

@@ -134,7 +134,7 @@ export class RoomStore {
     roomId: string,
     spec: { set: Record<string, unknown>; condition: string; values?: Record<string, unknown>; bump?: boolean },
   ): Promise<TransitionResult> {
-    const names: Record<string, string> = { '#state': 'state' };
+    const names: Record<string, string> = spec.condition.includes('#state') ? { '#state': 'state' } : {};
     const values: Record<string, unknown> = { ...spec.values };
     const assignments = Object.entries(spec.set).map(([name, value]) => {
       names[`#${name}`] = name;

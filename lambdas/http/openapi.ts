@@ -80,7 +80,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
     const operation: ZodOpenApiOperationObject = {
       operationId: route.id,
       ...operations[route.id],
-      ...(route.auth === 'jwt' ? { security: [{ bearer: route.scope ? [route.scope] : [] }] } : { security: [] }),
+      ...(route.auth === 'jwt' ? { security: [{ bearer: 'scope' in route ? [route.scope] : [] }] } : { security: [] }),
     };
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation };
   }

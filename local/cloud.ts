@@ -147,7 +147,8 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     });
     const localFleet = platform().spawner as LocalFleet;
     started.push({ stop: () => localFleet.stopAll() });
-    await bundle('controller');
+    // Build once up front so the first room does not pay for it (the sample game's script runs its bundle).
+    await Promise.all([bundle('controller'), bundle('sample-game')]);
 
     for (const game of fileConfig.games) {
       await platform().gameConfigurations.put({

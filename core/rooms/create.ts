@@ -126,7 +126,7 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
 
 async function waitWhileSpawning(roomId: string, deps: CreateRoomDependencies): Promise<Room> {
   const started = deps.now().getTime();
-  let pause = 25;
+  let pause = 10;
   for (;;) {
     const room = await deps.rooms.get(roomId);
     if (room.state !== 'spawning') return room;
@@ -138,6 +138,6 @@ async function waitWhileSpawning(roomId: string, deps: CreateRoomDependencies): 
     }
     if (now.getTime() - started >= deps.waitBudgetMs) return room;
     await deps.sleep(pause);
-    pause = Math.min(pause * 2, 200);
+    pause = Math.min(pause * 2, 50);
   }
 }

@@ -284,7 +284,9 @@ export class RoomkeeperStack extends Stack {
     this.sweepSchedule = new events.Rule(this, 'RoomSweeperSchedule', {
       description: 'Runs the room sweeper',
       schedule: events.Schedule.rate(Duration.minutes(1)),
-      targets: [new targets.LambdaFunction(this.sweeper.function, { retryAttempts: 0, maxEventAge: Duration.minutes(1) })],
+      targets: [
+        new targets.LambdaFunction(this.sweeper.function, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
+      ],
     });
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url });

@@ -60,6 +60,15 @@ export class Correlations<K, T> {
     return 'settled';
   }
 
+  /** Gives up one wait (its request could not be sent): it settles as cancelled. */
+  cancel(id: K): void {
+    const waiting = this.pending.get(id);
+    if (!waiting) return;
+    clearTimeout(waiting.timer);
+    this.pending.delete(id);
+    waiting.resolve({ kind: 'cancelled' });
+  }
+
   cancelAll(): void {
     for (const [id, waiting] of this.pending) {
       clearTimeout(waiting.timer);

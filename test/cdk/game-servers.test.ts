@@ -1,9 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ECSClient, RunTaskCommand, type RunTaskCommandInput } from '@aws-sdk/client-ecs';
+import type { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { mockClient } from 'aws-sdk-client-mock';
-import { controllerImageDirectory, fleetContract } from '../../cdk/lib/constructs/game-server-fleet';
+import { controllerDockerfile, fleetContract } from '../../cdk/lib/constructs/game-server-fleet';
 import { addRoomkeeper, gameImagePlaceholder } from '../../cdk/lib/roomkeeper-app';
 import { replyQueuePrefix, sweeperEntry, type RoomkeeperStack } from '../../cdk/lib/roomkeeper-stack';
 import type { GameServerConfiguration } from '../../core/gameservers/configuration';
@@ -54,9 +55,11 @@ function only(type: string, props?: Json): [string, Json] {
   return found[0]!;
 }
 
-const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as never);
+const idOf = (construct: { node: { defaultChild?: unknown } }) =>
+  stack.getLogicalId(construct.node.defaultChild as never);
 const createRoom = () => stack.routeFunctions.get('createRoom')!;
-const createRoomConfig = (): PlatformConfig => parseConfig(renderedEnvironment(template, logicalId(stack, createRoom())));
+const createRoomConfig = (): PlatformConfig =>
+  parseConfig(renderedEnvironment(template, logicalId(stack, createRoom())));
 const taskDefinition = () => only('AWS::ECS::TaskDefinition')[1].Properties as Json;
 const containers = () => taskDefinition().ContainerDefinitions as Json[];
 const container = (name: string) => containers().find((c) => c.Name === name)!;
@@ -83,16 +86,33 @@ describe('game server task definition', () => {
     const props = taskDefinition();
     expect(props.RequiresCompatibilities).toEqual(['FARGATE']);
     expect(props.NetworkMode).toBe('awsvpc');
-    expect(containers().map((c) => c.Name).sort()).toEqual(
-      [fleetContract.controllerContainer, fleetContract.gameContainer].sort(),
-    );
+    expect(
+      containers()
+        .map((c) => c.Name)
+        .sort(),
+    ).toEqual([fleetContract.controllerContainer, fleetContract.gameContainer].sort());
     for (const c of containers()) expect(c.Essential).toBe(true);
   });
 
-  it('the controller image is the staged containers/controller asset; the game image is the placeholder', () => {
-    expect(fs.existsSync(path.join(__dirname, '..', '..', controllerImageDirectory, 'Dockerfile'))).toBe(true);
+  it('the controller image is the containers/controller asset, for the task platform; the game image is the placeholder', () => {
     // An asset image lives in the bootstrap container-assets repository.
     expect(JSON.stringify(container(fleetContract.controllerContainer).Image)).toMatch(/container-assets/);
+    const manifest = JSON.parse(
+      fs.readFileSync(path.join((stack.node.root as App).outdir, `${stack.artifactId}.assets.json`), 'utf8'),
+    );
+    const images = Object.values(manifest.dockerImages ?? {}) as Json[];
+    expect(images).toHaveLength(1);
+    expect(images[0]!.source).toMatchObject({ dockerFile: controllerDockerfile, platform: 'linux/amd64' });
+    expect(taskDefinition().RuntimePlatform).toEqual({ CpuArchitecture: 'X86_64', OperatingSystemFamily: 'LINUX' });
+    // The staged context is what Dockerfile.dockerignore lets through: no node_modules, no cdk/.
+    const staged = path.join((stack.node.root as App).outdir, images[0]!.source.directory as string);
+    expect(fs.readdirSync(staged).sort()).toEqual([
+      'containers',
+      'core',
+      'package-lock.json',
+      'package.json',
+      'tsconfig.json',
+    ]);
     expect(container(fleetContract.gameContainer).Image).toBe(gameImagePlaceholder);
     expect(synthesisWarnings).toMatch(/No gameImage in the CDK context/);
   });
@@ -222,7 +242,8 @@ describe('createRoom: starts game server tasks', () => {
   it('no other function may start tasks or pass a role', () => {
     const policy = stack.getLogicalId(createRoom().role.node.findChild('DefaultPolicy').node.defaultChild as never);
     const elsewhere = identityStatements(template).filter(
-      (s) => s.owner !== policy && s.actions.some((a) => ['ecs:RunTask', 'iam:PassRole', 'ecs:TagResource'].includes(a)),
+      (s) =>
+        s.owner !== policy && s.actions.some((a) => ['ecs:RunTask', 'iam:PassRole', 'ecs:TagResource'].includes(a)),
     );
     expect(elsewhere).toEqual([]);
   });
@@ -427,13 +448,19 @@ describe('context: gameImage and gamePorts', () => {
     expect(pulls.flatMap((s) => s.resources.map(render))).toContain(
       'arn:aws:ecr:eu-west-1:123456789012:repository/studio/arena',
     );
-    const [game] = (Object.values(customTemplate.findResources('AWS::ECS::TaskDefinition'))[0]!.Properties
-      .ContainerDefinitions as Json[]).filter((c) => c.Name === fleetContract.gameContainer);
+    const [game] = (
+      Object.values(customTemplate.findResources('AWS::ECS::TaskDefinition'))[0]!.Properties
+        .ContainerDefinitions as Json[]
+    ).filter((c) => c.Name === fleetContract.gameContainer);
     expect(render(game!.Image).replace('${AWS::URLSuffix}', 'amazonaws.com')).toBe(image);
     expect(game!.PortMappings).toHaveLength(12);
     customTemplate.hasResourceProperties('AWS::EC2::SecurityGroup', {
       SecurityGroupIngress: Match.arrayWith([
-        Match.objectLike({ IpProtocol: 'udp', FromPort: fleetContract.firstGamePort, ToPort: fleetContract.firstGamePort + 5 }),
+        Match.objectLike({
+          IpProtocol: 'udp',
+          FromPort: fleetContract.firstGamePort,
+          ToPort: fleetContract.firstGamePort + 5,
+        }),
       ]),
     });
     expect(Annotations.fromStack(custom).findWarning('*', Match.stringLikeRegexp('No gameImage'))).toEqual([]);

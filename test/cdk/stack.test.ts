@@ -385,6 +385,7 @@ describe('ProjectFunction bindings', () => {
       const entry = deployable[0]!.entry;
       const sender = new ProjectFunction(bindStack, 'Sender', { entry }).bindQueue(queue, 'send');
       const consumer = new ProjectFunction(bindStack, 'Consumer', { entry }).bindQueue(queue, 'consume');
+      const holder = new ProjectFunction(bindStack, 'UrlHolder', { entry }).bindQueue(queue, 'url');
       const bindTemplate = Template.fromStack(bindStack);
       const queueLogicalId = bindStack.getLogicalId(queue.queue.node.defaultChild as never);
 
@@ -396,6 +397,15 @@ describe('ProjectFunction bindings', () => {
       expect(statementsOf(bindTemplate, bindStack, sender).flatMap((s) => s.actions)).not.toContain(
         'sqs:ReceiveMessage',
       );
+
+      // `url` (a function that hands the URL to game servers): the variable, and no permission at all.
+      const holderProps = bindTemplate.toJSON().Resources[logicalId(bindStack, holder)].Properties as Json;
+      expect(holderProps.Environment.Variables[queueUrlVariable(queueId)]).toEqual({ Ref: queueLogicalId });
+      expect(
+        statementsOf(bindTemplate, bindStack, holder)
+          .flatMap((s) => s.actions)
+          .filter((a) => a.startsWith('sqs:')),
+      ).toEqual([]);
 
       bindTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
         FunctionName: { Ref: logicalId(bindStack, consumer) },

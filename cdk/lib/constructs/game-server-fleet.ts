@@ -1,7 +1,9 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Aws, Size, Validations } from 'aws-cdk-lib';
+import { Aws, IgnoreMode, Size, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecr from 'aws-cdk-lib/aws-ecr';
+import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -13,7 +15,7 @@ import type { ProjectQueue } from './project-queue';
  * Names and numbers the ECS spawner (core/gameservers/ecs-spawner.ts) relies on. The spawner
  * addresses containers by name in its RunTask overrides, puts the game on ports from
  * `firstGamePort`, and has the controller bind `ipc:///zmq/game.sock` (`taskSocketEndpoint`):
- * test/cdk/stack.test.ts runs the real spawner against this task definition to prove they agree.
+ * test/cdk/game-servers.test.ts runs the real spawner against this task definition to prove they agree.
  */
 export const fleetContract = {
   controllerContainer: 'controller',
@@ -23,8 +25,31 @@ export const fleetContract = {
   socketVolume: { name: 'zmq', containerPath: '/zmq' },
 } as const;
 
-/** The Dockerfile folder of the controller sidecar, from the repository root. */
-export const controllerImageDirectory = 'containers/controller';
+/**
+ * Tasks run on x86-64, what most game server builds target; the controller image is built for
+ * the same platform (an arm64 laptop would otherwise push an image the task cannot run).
+ */
+const taskArchitecture = { cpu: ecs.CpuArchitecture.X86_64, image: Platform.LINUX_AMD64 } as const;
+
+/**
+ * The controller sidecar's Dockerfile, from the repository root: its build context is the
+ * repository root (the bundle needs core/ and the lock file), narrowed by the
+ * `<Dockerfile>.dockerignore` next to it.
+ */
+export const controllerDockerfile = 'containers/controller/Dockerfile';
+
+/**
+ * The patterns of `<dockerfile>.dockerignore`. BuildKit reads that file by itself; CDK only
+ * reads a `.dockerignore` at the context root, so without these patterns synthesis would
+ * stage the whole repository (node_modules included) as the image's context.
+ */
+export function dockerIgnorePatterns(dockerfile: string): string[] {
+  return fs
+    .readFileSync(path.join(repoRoot, `${dockerfile}.dockerignore`), 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+}
 
 /** Environment variable names of the spawner settings in core/infra/config.ts. */
 const env = {
@@ -78,7 +103,9 @@ export class GameServerFleet extends Construct {
   constructor(scope: Construct, id: string, props: GameServerFleetProps) {
     super(scope, id);
     if (!Number.isInteger(props.gamePorts) || props.gamePorts < 1 || props.gamePorts > 16) {
-      throw new Error(`gamePorts must be an integer from 1 to 16 (a configuration asks for at most 16), not ${props.gamePorts}.`);
+      throw new Error(
+        `gamePorts must be an integer from 1 to 16 (a configuration asks for at most 16), not ${props.gamePorts}.`,
+      );
     }
     const first = fleetContract.firstGamePort;
     this.gamePorts = Array.from({ length: props.gamePorts }, (_, i) => first + i);
@@ -118,12 +145,18 @@ export class GameServerFleet extends Construct {
 
     this.securityGroup = new ec2.SecurityGroup(this, 'GameServerSecurityGroup', {
       vpc: this.vpc,
-      description: `Roomkeeper game servers: players on ${first}-${last} (UDP and TCP), HTTPS out`,
+      // Fixed text: a description cannot change without replacing the group, which fails
+      // while tasks still use it.
+      description: 'Roomkeeper game servers: players on the game ports (UDP and TCP), HTTPS out',
       allowAllOutbound: false,
     });
     this.securityGroup.addIngressRule(ec2.Peer.anyIpv4(), ec2.Port.udpRange(first, last), 'Players (UDP game traffic)');
     this.securityGroup.addIngressRule(ec2.Peer.anyIpv4(), ec2.Port.tcpRange(first, last), 'Players (TCP game traffic)');
-    this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS to AWS APIs (SQS, ECR, CloudWatch Logs)');
+    this.securityGroup.addEgressRule(
+      ec2.Peer.anyIpv4(),
+      ec2.Port.tcp(443),
+      'HTTPS to AWS APIs (SQS, ECR, CloudWatch Logs)',
+    );
     Validations.of(this.securityGroup).acknowledge({
       id: 'AwsSolutions-EC23',
       reason:
@@ -172,7 +205,7 @@ export class GameServerFleet extends Construct {
       cpu: props.cpu ?? 512,
       memoryLimitMiB: props.memoryLimitMiB ?? 1024,
       runtimePlatform: {
-        cpuArchitecture: ecs.CpuArchitecture.X86_64,
+        cpuArchitecture: taskArchitecture.cpu,
         operatingSystemFamily: ecs.OperatingSystemFamily.LINUX,
       },
       taskRole: this.taskRole,
@@ -198,8 +231,14 @@ export class GameServerFleet extends Construct {
     // No environment here: the spawner passes every variable per room as an override.
     this.controller = this.taskDefinition.addContainer('Controller', {
       containerName: fleetContract.controllerContainer,
-      // Staged at synth (no Docker needed); built and pushed by `cdk deploy`.
-      image: ecs.ContainerImage.fromAsset(path.join(repoRoot, controllerImageDirectory)),
+      // Staged at synth (no Docker needed); built and pushed by `cdk deploy`, for the task's
+      // architecture whatever machine deploys.
+      image: ecs.ContainerImage.fromAsset(repoRoot, {
+        file: controllerDockerfile,
+        exclude: dockerIgnorePatterns(controllerDockerfile),
+        ignoreMode: IgnoreMode.DOCKER,
+        platform: taskArchitecture.image,
+      }),
       essential: true,
       logging: logging(fleetContract.controllerContainer),
     });
@@ -238,9 +277,10 @@ export class GameServerFleet extends Construct {
    * (a public registry).
    */
   private gameImage(name: string): ecs.ContainerImage {
-    const match = /^(\d{12})\.dkr\.ecr\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?\/([a-z0-9._/-]+?)(?::([\w][\w.-]{0,127})|@(sha256:[a-f0-9]{64}))?$/.exec(
-      name,
-    );
+    const match =
+      /^(\d{12})\.dkr\.ecr\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?\/([a-z0-9._/-]+?)(?::([\w][\w.-]{0,127})|@(sha256:[a-f0-9]{64}))?$/.exec(
+        name,
+      );
     if (!match) return ecs.ContainerImage.fromRegistry(name);
     const [, account, region, china, repositoryName, tag, digest] = match;
     const repository = ecr.Repository.fromRepositoryAttributes(this, 'GameImageRepository', {
@@ -314,7 +354,9 @@ export class GameServerFleet extends Construct {
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagArn(this.tasksArn)}]`,
       reason:
-        (access === 'run' ? 'Tags the game server tasks RunTask starts (ecs:CreateAction condition) and stops them' : 'Stops game server tasks') +
+        (access === 'run'
+          ? 'Tags the game server tasks RunTask starts (ecs:CreateAction condition) and stops them'
+          : 'Stops game server tasks') +
         `; task ids are only known at run time, and the ARN is limited to tasks of the ${this.clusterName} cluster.`,
     });
   }

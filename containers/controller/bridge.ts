@@ -1,0 +1,269 @@
+import { randomBytes } from 'node:crypto';
+import {
+  CreateQueueCommand,
+  DeleteMessageBatchCommand,
+  DeleteQueueCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  type Message,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import {
+  controllerReplySchema,
+  controllerRequestSchema,
+  type ControllerReply,
+  type ControllerRequest,
+} from '../../core/protocol/controller-messages';
+import type { GameMethod } from '../../core/protocol/game-methods';
+import { rpcErrorCodes } from '../../core/protocol/jsonrpc';
+import { Correlations } from './correlations';
+import { failure, type Outcome } from './rpc/dispatcher';
+
+/** An outcome, and whether the platform decided it or the controller had to (timeout, no SQS). */
+export type ForwardOutcome = Outcome & { readonly decidedBy: 'platform' | 'controller' };
+
+export type PlatformReply = Extract<ControllerReply, { type: 'reply' }>;
+export type PlatformCommand = Extract<ControllerReply, { type: 'command' }>;
+type WithoutEnvelope<T> = T extends unknown ? Omit<T, 'roomId' | 'sentAt'> : never;
+/** What the sidecar reports on its own (no answer expected). */
+export type PlatformReport = WithoutEnvelope<Extract<ControllerRequest, { type: 'heartbeat' | 'exited' }>>;
+
+export interface BridgeOptions {
+  readonly sqs: SQSClient;
+  readonly roomId: string;
+  /** The FIFO queue every sidecar sends to (message group = room id). */
+  readonly requestQueueUrl: string;
+  /** `${REPLY_QUEUE_PREFIX}${ROOM_ID}`: created at start, deleted at exit. */
+  readonly replyQueueName: string;
+  /** PLATFORM_REPLY_TIMEOUT_S in ms: how long a forwarded request waits for its answer. */
+  readonly replyTimeoutMs: number;
+  readonly log: Logger;
+  readonly now?: () => Date;
+  /** Long-poll wait per receive; 20 s (the SQS maximum) costs least, and stopping aborts it. */
+  readonly pollWaitS?: number;
+  /** Forwarded requests allowed to wait at once; more are refused rather than queued without bound. */
+  readonly maxInFlight?: number;
+}
+
+/** 128 random bits: unguessable, so no other room's reply can be made to match. */
+export const newCorrelationId = (): string => randomBytes(16).toString('base64url');
+
+/**
+ * The sidecar's side of SQS. Requests go to the platform's FIFO queue with the room id as
+ * message group and the correlation id as deduplication id; answers and commands come back
+ * on the sidecar's own reply queue, long-polled until `close()`.
+ *
+ *   game ─inited─► call() ─SendMessage(rpc, correlationId, replyTo)─► controller-requests.fifo
+ *   game ◄─result─ call() ◄─settle(correlationId)◄─ poll() ◄─ reply queue ◄─ platform
+ *
+ * SQS delivers at least once: an answer whose correlation id was already settled is a
+ * duplicate and is dropped; every handled message is deleted.
+ */
+export class PlatformBridge {
+  private readonly waits = new Correlations<string, PlatformReply>();
+  private readonly stopPolling = new AbortController();
+  private polling: Promise<void> | undefined;
+  private closed = false;
+  private queueUrl: string | undefined;
+
+  constructor(private readonly options: BridgeOptions) {}
+
+  /** Creates the reply queue; requests can carry it as `replyTo` from then on. */
+  async createReplyQueue(): Promise<string> {
+    const { QueueUrl } = await this.options.sqs.send(
+      new CreateQueueCommand({
+        QueueName: this.options.replyQueueName,
+        Attributes: { MessageRetentionPeriod: '3600', VisibilityTimeout: '30' },
+      }),
+    );
+    if (!QueueUrl) throw new Error(`SQS returned no URL for ${this.options.replyQueueName}.`);
+    this.queueUrl = QueueUrl;
+    return QueueUrl;
+  }
+
+  get replyQueueUrl(): string {
+    if (!this.queueUrl) throw new Error('The reply queue has not been created.');
+    return this.queueUrl;
+  }
+
+  /** Forwards one game call and waits for the answer (or the reply timeout). Never throws. */
+  async call(method: GameMethod, params: unknown): Promise<ForwardOutcome> {
+    if (this.closed || !this.queueUrl) return local(rpcErrorCodes.roomClosed, 'The controller is stopping.');
+    if (this.waits.waiting >= (this.options.maxInFlight ?? 64)) {
+      return local(rpcErrorCodes.notAllowed, 'Too many requests are waiting for the platform; retry later.');
+    }
+    const correlationId = newCorrelationId();
+    const answer = this.waits.wait(correlationId, this.options.replyTimeoutMs);
+    // A hung SendMessage must not hold the game past the reply timeout either. SDK retries
+    // reuse the deduplication id, so a retried send is still one request.
+    const sent = await this.send(
+      { type: 'rpc', correlationId, replyTo: this.replyQueueUrl, method, params },
+      correlationId,
+      AbortSignal.timeout(this.options.replyTimeoutMs),
+    );
+    if (!sent) {
+      this.waits.cancel(correlationId);
+      await answer;
+      return local(rpcErrorCodes.internalError, 'The platform could not be reached.');
+    }
+    const settlement = await answer;
+    switch (settlement.kind) {
+      case 'answered': {
+        const { error, result } = settlement.value;
+        return error ? { error, decidedBy: 'platform' } : { result: result ?? null, decidedBy: 'platform' };
+      }
+      case 'timeout':
+        this.options.log.warn('platform reply timed out', { method, correlationId });
+        return local(
+          rpcErrorCodes.platformTimeout,
+          `The platform did not answer within ${this.options.replyTimeoutMs / 1000} s.`,
+        );
+      case 'cancelled':
+        return local(rpcErrorCodes.roomClosed, 'The controller is stopping.');
+    }
+  }
+
+  /** Sends a heartbeat or the exit report. Resolves whether SQS took it within `timeoutMs`. */
+  report(message: PlatformReport, timeoutMs = 5_000): Promise<boolean> {
+    return this.send(message, newCorrelationId(), AbortSignal.timeout(timeoutMs));
+  }
+
+  /** Starts long-polling the reply queue; commands go to `onCommand` (not awaited). */
+  consume(onCommand: (command: PlatformCommand) => void): void {
+    this.polling ??= this.poll(onCommand);
+  }
+
+  /** Stops polling, ends every wait, and deletes the reply queue. */
+  async close(timeoutMs = 5_000): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stopPolling.abort();
+    this.waits.cancelAll();
+    await this.polling;
+    if (!this.queueUrl) return;
+    try {
+      await this.options.sqs.send(new DeleteQueueCommand({ QueueUrl: this.queueUrl }), {
+        abortSignal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      this.options.log.error('could not delete the reply queue', { error, queue: this.options.replyQueueName });
+    }
+  }
+
+  private async send(
+    partial: WithoutEnvelope<ControllerRequest>,
+    deduplicationId: string,
+    abortSignal?: AbortSignal,
+  ): Promise<boolean> {
+    const now = this.options.now?.() ?? new Date();
+    const message = controllerRequestSchema.safeParse({
+      ...partial,
+      roomId: this.options.roomId,
+      sentAt: now.toISOString(),
+    });
+    if (!message.success) {
+      this.options.log.error('refusing to send a malformed platform message', {
+        type: partial.type,
+        issue: message.error.issues[0]?.message,
+      });
+      return false;
+    }
+    try {
+      await this.options.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: this.options.requestQueueUrl,
+          MessageBody: JSON.stringify(message.data),
+          MessageGroupId: this.options.roomId,
+          MessageDeduplicationId: deduplicationId,
+        }),
+        abortSignal ? { abortSignal } : {},
+      );
+      return true;
+    } catch (error) {
+      this.options.log.error('could not send to the platform', { error, type: partial.type });
+      return false;
+    }
+  }
+
+  private async poll(onCommand: (command: PlatformCommand) => void): Promise<void> {
+    const signal = this.stopPolling.signal;
+    while (!signal.aborted) {
+      let messages: Message[];
+      try {
+        const received = await this.options.sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: this.replyQueueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: this.options.pollWaitS ?? 20,
+          }),
+          { abortSignal: signal },
+        );
+        messages = received.Messages ?? [];
+      } catch (error) {
+        if (signal.aborted) return;
+        this.options.log.warn('polling the reply queue failed', { error });
+        await pause(1_000, signal);
+        continue;
+      }
+      for (const message of messages) this.handle(message, onCommand);
+      await this.remove(messages);
+    }
+  }
+
+  private handle(message: Message, onCommand: (command: PlatformCommand) => void): void {
+    let body: unknown;
+    try {
+      body = JSON.parse(message.Body ?? '');
+    } catch {
+      body = undefined;
+    }
+    const parsed = controllerReplySchema.safeParse(body);
+    if (!parsed.success) {
+      this.options.log.warn('dropped a malformed reply queue message', { messageId: message.MessageId });
+      return;
+    }
+    if (parsed.data.type === 'command') {
+      onCommand(parsed.data);
+      return;
+    }
+    const outcome = this.waits.settle(parsed.data.correlationId, parsed.data);
+    if (outcome === 'duplicate') {
+      this.options.log.info('dropped a repeated reply', { correlationId: parsed.data.correlationId });
+    } else if (outcome === 'unknown') {
+      this.options.log.warn('dropped a reply nobody waits for (late or foreign)', {
+        correlationId: parsed.data.correlationId,
+      });
+    }
+  }
+
+  private async remove(messages: readonly Message[]): Promise<void> {
+    const entries = messages.flatMap((m, i) =>
+      m.ReceiptHandle ? [{ Id: String(i), ReceiptHandle: m.ReceiptHandle }] : [],
+    );
+    if (entries.length === 0) return;
+    try {
+      await this.options.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: this.replyQueueUrl, Entries: entries }));
+    } catch (error) {
+      // Redelivered later, and then recognised as a duplicate.
+      this.options.log.warn('could not delete handled reply messages', { error });
+    }
+  }
+}
+
+const local = (code: number, message: string): ForwardOutcome => ({
+  ...failure(code, message),
+  decidedBy: 'controller',
+});
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,95 @@
+/**
+ * The sample game server: a tiny chat room that follows GAME_SERVER_PROTOCOL.md.
+ *
+ *   sample-game <zeromq endpoint> <ports> [other…]
+ *
+ * Players connect with WebSocket on the first port, send their registration key, then chat.
+ * Environment: the protocol's variables (`room_settings`, `game_max_players`, …) and, from
+ * the configuration, `SAMPLE_GAME_HOST` (listen address, default 0.0.0.0).
+ */
+import { WebSocketServer } from 'ws';
+import { z } from 'zod';
+import { ControllerClient } from './controller-client';
+import { log } from './log';
+import { ChatRoom } from './room';
+
+const argsSchema = z.tuple([z.string().regex(/^(ipc|tcp):\/\//), z.string().regex(/^\d+(,\d+)*$/)]).rest(z.string());
+const jsonObject = z
+  .string()
+  .default('{}')
+  .transform((text) => z.record(z.string(), z.unknown()).catch({}).parse(safeJson(text)));
+const envSchema = z.object({
+  room_settings: jsonObject,
+  game_max_players: z.coerce.number().int().min(1).default(8),
+  SAMPLE_GAME_HOST: z.string().default('0.0.0.0'),
+});
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+async function main(): Promise<void> {
+  const args = argsSchema.safeParse(process.argv.slice(2));
+  if (!args.success) {
+    log('error', 'usage: sample-game <zeromq endpoint> <ports> [other…]');
+    process.exit(2);
+  }
+  const [endpoint, ports] = args.data;
+  const env = envSchema.parse(process.env);
+  const port = Number(ports.split(',')[0]);
+
+  const controller = new ControllerClient(endpoint);
+  const room = new ChatRoom({
+    joined: (key) => controller.call('joined', { key }),
+    left: (key) => controller.call('left', { key }),
+  });
+  const server = new WebSocketServer({ host: env.SAMPLE_GAME_HOST, port, maxPayload: 4096 });
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  room.attach(server);
+
+  let stopping = false;
+  const stop = async (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    log('info', 'shutting down', { reason });
+    await room.closeAll(reason);
+    server.close();
+    controller.close();
+    process.exit(0);
+  };
+  controller
+    .handle('status', () => ({ status: 'ok' }))
+    .handle('shutdown', (params) => {
+      // Answer first, then close: the controller is waiting for neither.
+      setImmediate(
+        () => void stop(z.object({ reason: z.string() }).catch({ reason: 'shutdown' }).parse(params).reason),
+      );
+      return {};
+    })
+    .handle('say', (params) => {
+      const text = z.object({ text: z.string().max(500) }).parse(params).text;
+      return { delivered: room.broadcast({ type: 'announce', text }) };
+    });
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+
+  const settings = { ...env.room_settings, map: env.room_settings.map ?? 'harbor', maxPlayers: env.game_max_players };
+  const inited = await controller.call('inited', { settings });
+  if ('error' in inited) {
+    // The protocol: an error result to inited means the game must exit.
+    log('error', 'inited refused', { code: inited.error.code, message: inited.error.message });
+    controller.close();
+    server.close();
+    process.exit(1);
+  }
+  log('info', 'ready', { port, map: settings.map, sinceProcessStartMs: Math.round(performance.now()) });
+}
+
+void main();

@@ -1,0 +1,235 @@
+import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
+import {
+  acceptAll,
+  closeHarness,
+  expectNoLeftovers,
+  externalEndpoint,
+  sleep,
+  TestGame,
+  withSidecar,
+  type Answerer,
+  type SidecarOptions,
+  type SidecarRun,
+} from './harness';
+
+/**
+ * The SQS side of the sidecar: correlation of answers, duplicates, timeouts, heartbeats and
+ * relayed commands. The test plays both the platform (SQS) and the game (GAME_LAUNCH=external,
+ * a PAIR socket on the sidecar's fixed endpoint), so it sees every frame.
+ */
+afterAll(() => {
+  expectNoLeftovers();
+  closeHarness();
+});
+
+async function withGame(
+  options: SidecarOptions,
+  scenario: (run: SidecarRun, game: TestGame) => Promise<void>,
+): Promise<void> {
+  const socketDir = externalEndpoint();
+  await withSidecar(
+    {
+      ...options,
+      env: { GAME_LAUNCH: 'external', ZMQ_ENDPOINT: socketDir.endpoint, STATUS_INTERVAL_S: '60', ...options.env },
+    },
+    async (run) => {
+      const game = new TestGame(socketDir.endpoint);
+      try {
+        await scenario(run, game);
+      } finally {
+        // Stop the sidecar while the game still listens, so its shutdown notice is taken at once.
+        if (run.child.exitCode === null && run.child.signalCode === null) await run.signal('SIGTERM');
+        game.close();
+        socketDir.cleanup();
+      }
+    },
+  );
+}
+
+const keyed =
+  (byKey: Record<string, 'ok' | 'rejected'>): Answerer =>
+  (request) => {
+    const key = (request.params as { key?: string }).key ?? '';
+    if (request.method === 'inited' || byKey[key] === 'ok') return acceptAll(request);
+    return { error: { code: rpcErrorCodes.keyRejected, message: 'Registration key rejected (unknown).' } };
+  };
+
+describe('controller sidecar: platform answers', () => {
+  it.concurrent('applies an answer delivered twice only once', async () => {
+    const twice: Answerer = (request) => {
+      const answer = acceptAll(request) as { result: unknown };
+      return request.method === 'joined'
+        ? [answer, { error: { code: rpcErrorCodes.keyRejected, message: 'a second, different answer' } }]
+        : answer;
+    };
+    await withGame({ answer: twice, env: { HEARTBEAT_INTERVAL_S: '0.3' } }, async (run, game) => {
+      expect(await game.call('inited', {})).toMatchObject({ result: { status: 'OK' } });
+      const joined = await game.call('joined', { key: 'key-one' });
+      expect(joined).toMatchObject({ result: { account: 'account-key-one' } });
+      await run.until(
+        () => run.logs.find((l) => l.message === 'dropped a repeated reply'),
+        3_000,
+        'the duplicate to be dropped',
+      );
+      expect(game.pending).toEqual([]);
+      const beat = await run.until(
+        () => run.messages('heartbeat').find((h) => h.load?.players === 1),
+        3_000,
+        'a heartbeat',
+      );
+      expect(beat.load).toEqual({ players: 1 });
+      expect(run.messages('heartbeat').every((h) => (h.load?.players ?? 0) <= 1)).toBe(true);
+    });
+  });
+
+  it.concurrent(
+    'answers -32004 when the platform does not answer within PLATFORM_REPLY_TIMEOUT_S, and drops the late answer',
+    async () => {
+      const silentOnJoined: Answerer = (request) => (request.method === 'joined' ? undefined : acceptAll(request));
+      await withGame({ answer: silentOnJoined, env: { PLATFORM_REPLY_TIMEOUT_S: '1' } }, async (run, game) => {
+        expect(await game.call('inited', {})).toMatchObject({ result: { status: 'OK' } });
+        const asked = Date.now();
+        const answer = await game.call('joined', { key: 'slow-key' });
+        const waited = Date.now() - asked;
+        process.stdout.write(`platform timeout: expected 1000 ms, the game got -32004 after ${waited} ms\n`);
+        expect(answer).toMatchObject({ error: { code: rpcErrorCodes.platformTimeout } });
+        expect(waited).toBeGreaterThanOrEqual(950);
+        expect(waited).toBeLessThan(2_000);
+
+        const late = run.messages('rpc').find((m) => m.method === 'joined');
+        await run.sendReply({ type: 'reply', correlationId: late?.correlationId ?? '', result: { late: true } });
+        await run.sendReply({ type: 'reply', correlationId: 'never-asked', result: {} });
+        await run.until(
+          () => run.logs.filter((l) => l.message === 'dropped a reply nobody waits for (late or foreign)').length >= 2,
+          3_000,
+          'the late and foreign answers to be dropped',
+        );
+        expect(game.pending).toEqual([]);
+        // Still working.
+        expect(await game.call('left', { key: 'slow-key' })).toMatchObject({ result: { status: 'OK' } });
+      });
+    },
+  );
+
+  it.concurrent(
+    'lets the game retry inited after a platform timeout, and stops a game the platform refuses',
+    async () => {
+      let initeds = 0;
+      const answer: Answerer = () => {
+        initeds += 1;
+        return initeds === 1
+          ? undefined
+          : { error: { code: rpcErrorCodes.roomClosed, message: 'The room is failed.' } };
+      };
+      await withGame({ answer, env: { PLATFORM_REPLY_TIMEOUT_S: '0.5' } }, async (run, game) => {
+        expect(await game.call('inited', {})).toMatchObject({ error: { code: rpcErrorCodes.platformTimeout } });
+        expect(await game.call('inited', {})).toMatchObject({ error: { code: rpcErrorCodes.roomClosed } });
+        expect(await run.exitReport()).toMatchObject({ reason: 'inited-refused' });
+        expect((await run.exited).code).toBe(1);
+      });
+    },
+  );
+});
+
+describe('controller sidecar: heartbeats', () => {
+  it.concurrent('carry the players the platform confirmed: joined minus left', async () => {
+    const answer = keyed({ a: 'ok', b: 'ok', c: 'rejected' });
+    await withGame({ answer, env: { HEARTBEAT_INTERVAL_S: '0.3' } }, async (run, game) => {
+      const first = await run.until(() => run.messages('heartbeat')[0], 3_000, 'a first heartbeat');
+      expect(first).toEqual({
+        type: 'heartbeat',
+        roomId: run.roomId,
+        sentAt: expect.any(String),
+        load: { players: 0 },
+      });
+      await game.call('inited', {});
+      expect(await game.call('joined', { key: 'a' })).toHaveProperty('result');
+      expect(await game.call('joined', { key: 'b' })).toHaveProperty('result');
+      expect(await game.call('joined', { key: 'c' })).toMatchObject({ error: { code: rpcErrorCodes.keyRejected } });
+      await run.until(
+        () => run.messages('heartbeat').find((h) => h.load?.players === 2),
+        3_000,
+        'a heartbeat with 2 players',
+      );
+      expect(await game.call('left', { key: 'a' })).toHaveProperty('result');
+      const beat = await run.until(
+        () =>
+          run
+            .messages('heartbeat')
+            .slice(-1)
+            .find((h) => h.load?.players === 1),
+        3_000,
+        'a heartbeat with 1 player',
+      );
+      expect(beat.load).toEqual({ players: 1 });
+      // Heartbeats never carry a key.
+      expect(JSON.stringify(run.messages('heartbeat'))).not.toMatch(/"(a|b|c)"/);
+      const times = run.received.filter((r) => r.message.type === 'heartbeat').map((r) => r.receivedAt);
+      const gaps = times.slice(1).map((t, i) => t - (times[i] ?? 0));
+      process.stdout.write(
+        `heartbeats: ${times.length} at a median gap of ${gaps.sort((x, y) => x - y)[gaps.length >> 1]} ms (interval 300 ms)\n`,
+      );
+    });
+  });
+});
+
+describe('controller sidecar: commands', () => {
+  it.concurrent('relays whitelisted commands once, and drops the others', async () => {
+    await withGame({}, async (run, game) => {
+      await game.call('inited', {});
+      await run.sendReply({ type: 'command', commandId: 'c-1', method: 'say', params: { text: 'hello' } });
+      await run.sendReply({ type: 'command', commandId: 'c-1', method: 'say', params: { text: 'hello' } });
+      await run.sendReply({ type: 'command', commandId: 'c-2', method: 'format-disk', params: {} });
+      const relayed = (await game.next((m) => (m as { method?: string }).method === 'say')) as Record<string, unknown>;
+      expect(relayed).toEqual({ jsonrpc: '2.0', id: expect.any(Number), method: 'say', params: { text: 'hello' } });
+      await game.send(JSON.stringify({ jsonrpc: '2.0', id: relayed.id, result: { said: 'hello' } }));
+      await run.until(
+        () => run.logs.find((l) => l.message === 'dropped a command outside the whitelist'),
+        3_000,
+        'the refusal',
+      );
+      await run.until(() => run.logs.find((l) => l.message === 'dropped a repeated command'), 3_000, 'the duplicate');
+      await run.until(
+        () => run.logs.find((l) => l.message === 'relayed a command' && l.answer === 'result'),
+        3_000,
+        'the answer',
+      );
+      await sleep(200);
+      expect(game.pending).toEqual([]);
+    });
+  });
+
+  it.concurrent('a relayed command makes a protocol-only game join a player, which the heartbeat counts', async () => {
+    await withSidecar({ args: ['ok'], env: { HEARTBEAT_INTERVAL_S: '0.3' } }, async (run) => {
+      await run.until(() => run.gameEvents('answer')[0], 5_000, 'the inited answer');
+      await run.sendReply({ type: 'command', commandId: 'join-1', method: 'join', params: { key: 'player-key' } });
+      const joined = await run.until(
+        () => run.gameEvents('answer').find((e) => e.method === 'joined'),
+        5_000,
+        'the joined answer',
+      );
+      expect(joined.response).toMatchObject({ result: { account: 'account-player-key' } });
+      await run.until(
+        () => run.messages('heartbeat').find((h) => h.load?.players === 1),
+        3_000,
+        'a heartbeat with 1 player',
+      );
+    });
+  });
+});
+
+describe('controller sidecar: SQS trouble', () => {
+  it.concurrent('answers -32603 when the request queue cannot be reached, and does not crash', async () => {
+    await withGame(
+      { env: { CONTROLLER_REQUEST_QUEUE_URL: 'http://127.0.0.1:1/000000000000/nowhere.fifo' } },
+      async (run, game) => {
+        const answer = await game.call('inited', {}, 10_000);
+        expect(answer).toMatchObject({
+          error: { code: rpcErrorCodes.internalError, message: 'The platform could not be reached.' },
+        });
+        expect(run.child.exitCode).toBeNull();
+        expect(await game.call('inited', {}, 10_000)).toMatchObject({ error: { code: rpcErrorCodes.internalError } });
+      },
+    );
+  });
+});

@@ -1,0 +1,133 @@
+import WebSocket from 'ws';
+import { bundle } from '../../../containers/build';
+import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
+import { freePort } from '../../../local/free-port';
+import { processTreeAlive } from '../../helpers/processes';
+import { acceptAll, closeHarness, expectNoLeftovers, sampleGame, withSidecar, type Answerer } from './harness';
+
+/**
+ * The sample game behind the real sidecar, with real WebSocket players: keys confirmed
+ * through the platform (this test), chat relayed, leaving reported, shutdown honoured.
+ */
+afterAll(() => {
+  expectNoLeftovers();
+  closeHarness();
+});
+
+interface Player {
+  readonly socket: WebSocket;
+  readonly inbox: Array<Record<string, unknown>>;
+  readonly closed: Promise<{ code: number; reason: string }>;
+  next(type: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+}
+
+async function connect(port: number, key: string): Promise<Player> {
+  const socket = new WebSocket(`ws://127.0.0.1:${port}`);
+  const inbox: Array<Record<string, unknown>> = [];
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
+  socket.on('message', (data) => inbox.push(JSON.parse(data.toString()) as Record<string, unknown>));
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+  });
+  socket.send(key);
+  const next = async (type: string, timeoutMs = 5_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const index = inbox.findIndex((m) => m.type === type);
+      if (index >= 0) return inbox.splice(index, 1)[0] as Record<string, unknown>;
+      if (Date.now() > deadline)
+        throw new Error(`No ${type} message within ${timeoutMs} ms (got ${JSON.stringify(inbox)}).`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  return { socket, inbox, closed, next };
+}
+
+const platform: Answerer = (request) => {
+  const key = (request.params as { key?: string }).key;
+  if (request.method === 'joined' && key === 'stolen-key') {
+    return { error: { code: rpcErrorCodes.keyRejected, message: 'Registration key rejected (used).' } };
+  }
+  if (request.method === 'joined') {
+    return { result: { access_token: 'player-token', account: key?.replace('-key', '') ?? '', info: {}, scopes: [] } };
+  }
+  return acceptAll(request);
+};
+
+describe('sample game behind the controller sidecar', () => {
+  it('confirms players with joined, relays chat, reports left, and shuts down on SIGTERM', async () => {
+    await bundle('sample-game');
+    const port = await freePort();
+    await withSidecar(
+      {
+        binary: sampleGame,
+        args: [],
+        answer: platform,
+        gameEnv: { SAMPLE_GAME_HOST: '127.0.0.1' },
+        env: { GAME_PORTS: String(port), HEARTBEAT_INTERVAL_S: '0.3' },
+      },
+      async (run) => {
+        const inited = await run.until(() => run.messages('rpc').find((m) => m.method === 'inited'), 5_000, 'inited');
+        expect(inited.params).toEqual({ settings: { map: 'harbor', mode: 'duel', maxPlayers: 4 } });
+        const ready = await run.until(
+          () => run.logs.find((l) => l.message === 'game output' && String(l.line).includes('"ready"')),
+          5_000,
+          'the game to be ready',
+        );
+        const started = run.logs.find((l) => l.message === 'game started');
+        const gameToReady = (JSON.parse(String(ready.line)) as { sinceProcessStartMs: number }).sinceProcessStartMs;
+        const spawnToInited = Date.parse(inited.sentAt) - Date.parse(String(started?.timestamp));
+        process.stdout.write(
+          `sample game: sidecar process start → game spawned ${String(started?.sinceProcessStartMs)} ms; ` +
+            `spawn (bin/sample-game) → inited sent ${spawnToInited} ms; game process start → inited answered ${gameToReady} ms\n`,
+        );
+
+        const alice = await connect(port, 'alice-key');
+        expect(await alice.next('welcome')).toEqual({ type: 'welcome', account: 'alice', players: ['alice'] });
+
+        const thief = await connect(port, 'stolen-key');
+        expect(await thief.next('error')).toEqual({
+          type: 'error',
+          code: rpcErrorCodes.keyRejected,
+          message: 'Registration key rejected (used).',
+        });
+        expect((await thief.closed).code).toBe(4001);
+
+        const bob = await connect(port, 'bob-key');
+        expect(await bob.next('welcome')).toMatchObject({ players: ['alice', 'bob'] });
+        expect(await alice.next('joined')).toEqual({ type: 'joined', account: 'bob' });
+        bob.socket.send('hello harbor');
+        expect(await alice.next('chat')).toEqual({ type: 'chat', from: 'bob', text: 'hello harbor' });
+
+        await run.sendReply({ type: 'command', commandId: 'say-1', method: 'say', params: { text: 'restart soon' } });
+        expect(await alice.next('announce')).toEqual({ type: 'announce', text: 'restart soon' });
+
+        alice.socket.close();
+        expect(await bob.next('left')).toEqual({ type: 'left', account: 'alice' });
+        const left = await run.until(() => run.messages('rpc').find((m) => m.method === 'left'), 5_000, 'left');
+        expect(left.params).toEqual({ key: 'alice-key' });
+        await run.until(
+          () =>
+            run
+              .messages('heartbeat')
+              .slice(-1)
+              .find((h) => h.load?.players === 1),
+          3_000,
+          'load 1',
+        );
+        // The platform never saw the rejected player's slot confirmed, and logs carry no key.
+        expect(run.stdout.join('\n')).not.toMatch(/alice-key|bob-key|stolen-key/);
+
+        const gamePid = run.gamePid ?? 0;
+        const exit = await run.signal('SIGTERM');
+        expect(exit.code).toBe(0);
+        expect(await bob.closed).toEqual({ code: 1001, reason: 'SIGTERM' });
+        expect(processTreeAlive(gamePid)).toBe(false);
+        expect(run.messages('exited')).toEqual([expect.objectContaining({ reason: 'exited', exitCode: 0 })]);
+      },
+    );
+  });
+});

@@ -22,7 +22,14 @@ async function gameStartToInited(): Promise<number> {
   await socket.bind(endpoint);
   const started = performance.now();
   const game = spawn(sampleGame, [endpoint, String(await freePort())], {
-    env: { PATH: process.env.PATH, room_settings: '{}', server_settings: '{}', game_max_players: '8', discovery_services: '{}', login_access_token: '' },
+    env: {
+      PATH: process.env.PATH,
+      room_settings: '{}',
+      server_settings: '{}',
+      game_max_players: '8',
+      discovery_services: '{}',
+      login_access_token: '',
+    },
     stdio: 'ignore',
   });
   try {
@@ -54,7 +61,8 @@ export async function benchCreateToReady(rounds = 20): Promise<void> {
     for (let i = 0; i < rounds; i++) {
       const started = performance.now();
       const response = await call('POST', '/v1/rooms', { token, body: { gameId: 'sample', version: '1.0.0' } });
-      if (response.status !== 201) throw new Error(`create answered ${response.status}: ${JSON.stringify(response.body)}`);
+      if (response.status !== 201)
+        throw new Error(`create answered ${response.status}: ${JSON.stringify(response.body)}`);
       samples.push(performance.now() - started);
       process.stdout.write('.');
       await cloud.fleet.stopAll('bench round done');

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ECSClient } from '@aws-sdk/client-ecs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { JWK } from 'jose';
 import { createTokenSigner, type TokenSigner } from '../core/auth/tokens';
 import { GameConfigurationStore } from '../core/gameservers/configuration-store';
 import { EcsSpawner } from '../core/gameservers/ecs-spawner';
@@ -46,6 +48,43 @@ function sidecarSettings(settings: PlatformConfig): SidecarPlatformSettings {
   };
 }
 
+/**
+ * The platform's own signing key: inline in the local cloud, from Secrets Manager when
+ * deployed (fetched on first use, once per cold start).
+ */
+function platformTokenSigner(settings: PlatformConfig): TokenSigner {
+  let signer: Promise<TokenSigner> | undefined;
+  const load = async (): Promise<TokenSigner> => {
+    let text = settings.tokenSigningJwk;
+    if (!text && settings.tokenSigningJwkSecretArn) {
+      const client = new SecretsManagerClient({ region: settings.region });
+      text = (await client.send(new GetSecretValueCommand({ SecretId: settings.tokenSigningJwkSecretArn })))
+        .SecretString;
+      client.destroy();
+    }
+    if (!text)
+      throw new ConfigInvalidError(
+        ['TOKEN_SIGNING_JWK', 'TOKEN_SIGNING_JWK_SECRET_ARN'],
+        'needed to issue platform tokens',
+      );
+    let jwk: JWK;
+    try {
+      jwk = JSON.parse(text) as JWK;
+    } catch {
+      throw new ConfigInvalidError(['TOKEN_SIGNING_JWK'], 'the signing key is not an Ed25519 private JWK (not JSON)');
+    }
+    if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.d !== 'string') {
+      throw new ConfigInvalidError(['TOKEN_SIGNING_JWK'], 'the signing key is not an Ed25519 private JWK');
+    }
+    return createTokenSigner(jwk, settings.auth.issuer);
+  };
+  return async (claims) => {
+    signer ??= load();
+    signer.catch(() => (signer = undefined));
+    return (await signer)(claims);
+  };
+}
+
 function ecsSpawner(settings: PlatformConfig, sidecar: () => SidecarPlatformSettings): Spawner {
   const { cluster, taskDefinition } = settings.ecs;
   if (!cluster || !taskDefinition) {
@@ -59,7 +98,10 @@ function ecsSpawner(settings: PlatformConfig, sidecar: () => SidecarPlatformSett
     ...settings.ecs,
     cluster,
     taskDefinition,
-    sidecar: sidecar(),
+    // Read when spawning only: the sweeper stops tasks without knowing the controller queue.
+    get sidecar() {
+      return sidecar();
+    },
   });
 }
 
@@ -67,7 +109,6 @@ export function platform(): Platform {
   if (!current) {
     const settings = config();
     const db = createDocumentClient(settings);
-    const signingJwk = settings.tokenSigningJwk;
     const base: Omit<Platform, 'spawner'> = {
       config: settings,
       db,
@@ -75,9 +116,7 @@ export function platform(): Platform {
       rooms: new RoomStore(db, settings.tableName),
       gameConfigurations: new GameConfigurationStore(db, settings.tableName),
       sidecarSettings: () => sidecarSettings(settings),
-      signToken: signingJwk
-        ? createTokenSigner(JSON.parse(signingJwk), settings.auth.issuer)
-        : () => Promise.reject(new ConfigInvalidError(['TOKEN_SIGNING_JWK'], 'needed to issue platform tokens')),
+      signToken: platformTokenSigner(settings),
       now: () => new Date(),
       newId: () => randomUUID(),
     };

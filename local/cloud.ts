@@ -141,7 +141,8 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
         sidecar: p.sidecarSettings(),
         controllerEntry: () => bundle('controller'),
         output: options.gameOutput ?? 'inherit',
-        stopGraceMs: 3_000,
+        // The sidecar's own kill grace is 3 s; give it time to report and clean up first.
+        stopGraceMs: 4_000,
       });
       return fleet;
     });

@@ -50,6 +50,11 @@ export class LocalFleet implements Spawner {
     return [...this.tasks.values()].flatMap((t) => (t.child.pid ? [t.child.pid] : []));
   }
 
+  /** Ports held by each live task. */
+  get placements(): { taskId: string; ports: readonly number[] }[] {
+    return [...this.tasks.entries()].map(([taskId, task]) => ({ taskId, ports: task.ports }));
+  }
+
   async spawn(request: SpawnRequest): Promise<Placement> {
     const binary = request.configuration.binary;
     if (!binary) {

@@ -27,6 +27,8 @@ const environmentSchema = z.object({
     .default(64 * 1024),
   /** Private JWK with which the platform mints game-server and joined-player tokens. */
   TOKEN_SIGNING_JWK: z.string().min(2).optional(),
+  /** The same key kept in Secrets Manager (deployed): read once per cold start. */
+  TOKEN_SIGNING_JWK_SECRET_ARN: z.string().min(1).optional(),
   /** The region name rooms of this deployment get (defaults to AWS_REGION). */
   ROOM_REGION: z.string().min(1).max(32).optional(),
   SPAWNER: z.enum(['ecs', 'local']).default('ecs'),
@@ -60,6 +62,7 @@ export type PlatformConfig = Readonly<{
   }>;
   maxBodyBytes: number;
   tokenSigningJwk?: string;
+  tokenSigningJwkSecretArn?: string;
   roomRegion: string;
   spawner: 'ecs' | 'local';
   replyQueuePrefix: string;
@@ -113,6 +116,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): PlatformConfig {
     },
     maxBodyBytes: e.MAX_BODY_BYTES,
     tokenSigningJwk: e.TOKEN_SIGNING_JWK,
+    tokenSigningJwkSecretArn: e.TOKEN_SIGNING_JWK_SECRET_ARN,
     roomRegion: e.ROOM_REGION ?? e.AWS_REGION,
     spawner: e.SPAWNER,
     replyQueuePrefix: e.REPLY_QUEUE_PREFIX,

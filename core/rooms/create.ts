@@ -25,8 +25,8 @@ export interface CreateRoomDependencies {
   readonly newRoomId: () => string;
   readonly mintServerToken: (roomId: string) => Promise<string>;
   readonly sleep: (ms: number) => Promise<void>;
-  /** How long to hold the caller before answering "still spawning" (API Gateway stops at 30 s). */
-  readonly waitBudgetMs: number;
+  /** When to stop holding the caller and answer "still spawning" (API Gateway stops at 30 s). */
+  readonly answerBy: Date;
 }
 
 export type CreateRoomResult =
@@ -125,7 +125,6 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
 }
 
 async function waitWhileSpawning(roomId: string, deps: CreateRoomDependencies): Promise<Room> {
-  const started = deps.now().getTime();
   let pause = 10;
   for (;;) {
     const room = await deps.rooms.get(roomId);
@@ -136,8 +135,8 @@ async function waitWhileSpawning(roomId: string, deps: CreateRoomDependencies): 
       if (failed.applied && room.placement) await deps.spawner.stop(room.placement.taskId, 'spawn-timeout');
       continue;
     }
-    if (now.getTime() - started >= deps.waitBudgetMs) return room;
-    await deps.sleep(pause);
-    pause = Math.min(pause * 2, 50);
+    if (now.getTime() >= deps.answerBy.getTime()) return room;
+    await deps.sleep(Math.min(pause, Math.max(1, deps.answerBy.getTime() - now.getTime())));
+    pause = Math.min(pause * 2, 100);
   }
 }

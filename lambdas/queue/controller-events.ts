@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { QueueDoesNotExist, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { handleControllerRequest } from '../../core/gameservers/controller-events';
 import { childLogger } from '../../core/infra/logger';
@@ -26,7 +26,19 @@ export async function processControllerEvents(event: SQSEvent): Promise<SQSBatch
   const p = platform();
   const members = new MemberStore(p.db, p.config.tableName);
   const reply = async (replyTo: string, message: ControllerReply) => {
-    await p.sqs.send(new SendMessageCommand({ QueueUrl: replyTo, MessageBody: JSON.stringify(message) }));
+    try {
+      await p.sqs.send(new SendMessageCommand({ QueueUrl: replyTo, MessageBody: JSON.stringify(message) }));
+    } catch (error) {
+      // The sidecar deleted its queue when it ended: nobody is left to answer. The state
+      // change is applied; retrying the message could never deliver the reply.
+      if (error instanceof QueueDoesNotExist) {
+        log.info('reply dropped: the sidecar is gone', {
+          correlationId: message.type === 'reply' ? message.correlationId : undefined,
+        });
+        return;
+      }
+      throw error;
+    }
   };
   const groups = new Map<string, SQSRecord[]>();
   for (const record of event.Records) {

@@ -10,6 +10,8 @@ const serverTokenTtlS = 24 * 3600;
 
 export const handler = httpHandler({ auth: {}, body: createRoomRequestSchema }, async ({ body, principal }) => {
   const p = platform();
+  // The caller's wait counts from the request, not from the spawn: the gateway's 30 s include both.
+  const answerBy = new Date(p.now().getTime() + p.config.createWaitS * 1000);
   const configuration = await p.gameConfigurations.get(body.gameId, body.version);
   const region = resolveRegion(body, [p.config.roomRegion], p.config.roomRegion);
   const result = await createRoom(
@@ -36,7 +38,7 @@ export const handler = httpHandler({ auth: {}, body: createRoomRequestSchema }, 
           extra: { room: roomId },
         }),
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-      waitBudgetMs: p.config.createWaitS * 1000,
+      answerBy,
     },
   );
   if (result.state === 'Spawning') {

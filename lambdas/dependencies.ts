@@ -4,7 +4,8 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { JWK } from 'jose';
-import { createTokenSigner, type TokenSigner } from '../core/auth/tokens';
+import { createAbuseGuard, type AbuseGuard } from '../core/abuse/guard';
+import { createTokenSigner, createTokenVerifier, type TokenSigner, type TokenVerifier } from '../core/auth/tokens';
 import { GameConfigurationStore } from '../core/gameservers/configuration-store';
 import { EcsSpawner } from '../core/gameservers/ecs-spawner';
 import type { SidecarPlatformSettings } from '../core/gameservers/sidecar-launch';
@@ -23,11 +24,15 @@ export interface Platform {
   readonly sqs: SQSClient;
   readonly rooms: RoomStore;
   readonly gameConfigurations: GameConfigurationStore;
+  /** Bans and per-account join/create rate limits: `assertJoinAllowed`, `assertCreateAllowed`. */
+  readonly abuse: AbuseGuard;
   readonly spawner: Spawner;
   /** Settings every sidecar gets; fails if the controller queue is not configured. */
   sidecarSettings(): SidecarPlatformSettings;
   /** Signs tokens the platform itself issues (game server and joined-player tokens). */
   readonly signToken: TokenSigner;
+  /** Verifies tokens the platform issued (a game server's `login_access_token`). */
+  readonly verifyPlatformToken: TokenVerifier;
   readonly now: () => Date;
   readonly newId: () => string;
 }
@@ -52,9 +57,9 @@ function sidecarSettings(settings: PlatformConfig): SidecarPlatformSettings {
  * The platform's own signing key: inline in the local cloud, from Secrets Manager when
  * deployed (fetched on first use, once per cold start).
  */
-function platformTokenSigner(settings: PlatformConfig): TokenSigner {
-  let signer: Promise<TokenSigner> | undefined;
-  const load = async (): Promise<TokenSigner> => {
+function platformTokens(settings: PlatformConfig): { sign: TokenSigner; verify: TokenVerifier } {
+  let loaded: Promise<{ sign: TokenSigner; verify: TokenVerifier }> | undefined;
+  const load = async (): Promise<{ sign: TokenSigner; verify: TokenVerifier }> => {
     let text = settings.tokenSigningJwk;
     if (!text && settings.tokenSigningJwkSecretArn) {
       const client = new SecretsManagerClient({ region: settings.region });
@@ -76,12 +81,21 @@ function platformTokenSigner(settings: PlatformConfig): TokenSigner {
     if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.d !== 'string') {
       throw new ConfigInvalidError(['TOKEN_SIGNING_JWK'], 'the signing key is not an Ed25519 private JWK');
     }
-    return createTokenSigner(jwk, settings.auth.issuer);
+    const { d: _private, ...publicJwk } = jwk;
+    return {
+      sign: createTokenSigner(jwk, settings.auth.issuer),
+      // Tokens the platform issued itself (game servers'), checked against the public half of its key.
+      verify: createTokenVerifier({ issuer: settings.auth.issuer, jwks: JSON.stringify({ keys: [publicJwk] }) }),
+    };
   };
-  return async (claims) => {
-    signer ??= load();
-    signer.catch(() => (signer = undefined));
-    return (await signer)(claims);
+  const get = () => {
+    loaded ??= load();
+    loaded.catch(() => (loaded = undefined));
+    return loaded;
+  };
+  return {
+    sign: async (claims) => (await get()).sign(claims),
+    verify: async (token) => (await get()).verify(token),
   };
 }
 
@@ -115,8 +129,12 @@ export function platform(): Platform {
       sqs: createSqsClient(settings),
       rooms: new RoomStore(db, settings.tableName),
       gameConfigurations: new GameConfigurationStore(db, settings.tableName),
+      abuse: createAbuseGuard(db, settings.tableName, settings.abuse),
       sidecarSettings: () => sidecarSettings(settings),
-      signToken: platformTokenSigner(settings),
+      ...(() => {
+        const tokens = platformTokens(settings);
+        return { signToken: tokens.sign, verifyPlatformToken: tokens.verify };
+      })(),
       now: () => new Date(),
       newId: () => randomUUID(),
     };

@@ -32,6 +32,8 @@ export interface LocalCloudOptions {
   readonly sidecar?: { heartbeatIntervalS?: number; statusIntervalS?: number; statusTimeoutS?: number };
   readonly heartbeatTimeoutS?: number;
   readonly sweepIntervalMs?: number;
+  /** Per-account limits; tests and benchmarks that play many rooms from one account raise them. */
+  readonly rateLimits?: { joinsPerMinute?: number; createsPerMinute?: number };
 }
 
 export interface LocalCloud {
@@ -123,6 +125,8 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       REPLY_QUEUE_PREFIX: `${localQueuePrefix}-reply-`,
       ...optionalNumbers({
         HEARTBEAT_TIMEOUT_S: options.heartbeatTimeoutS,
+        JOIN_RATE_LIMIT_PER_MINUTE: options.rateLimits?.joinsPerMinute,
+        CREATE_RATE_LIMIT_PER_MINUTE: options.rateLimits?.createsPerMinute,
         HEARTBEAT_INTERVAL_S: options.sidecar?.heartbeatIntervalS,
         STATUS_INTERVAL_S: options.sidecar?.statusIntervalS,
         STATUS_TIMEOUT_S: options.sidecar?.statusTimeoutS,

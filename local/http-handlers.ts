@@ -2,9 +2,16 @@ import type { RouteId } from '../lambdas/http/routes';
 import type { HttpHandler } from '../lambdas/http/middleware';
 import { handler as createRoom } from '../lambdas/http/rooms/create';
 import { handler as getRoom } from '../lambdas/http/rooms/get';
+import { handler as joinRoom } from '../lambdas/http/rooms/join';
+import { handler as leaveRoom } from '../lambdas/http/rooms/leave';
+import { handler as listRooms } from '../lambdas/http/rooms/list';
+import { handler as matchmakingJoin } from '../lambdas/http/matchmaking/join';
 import { handler as putGameConfiguration } from '../lambdas/http/admin/games/put';
 import { handler as getGameConfiguration } from '../lambdas/http/admin/games/get';
 import { handler as deleteGameConfiguration } from '../lambdas/http/admin/games/delete';
+import { handler as createBan } from '../lambdas/http/admin/bans/create';
+import { handler as getBan } from '../lambdas/http/admin/bans/get';
+import { handler as deleteBan } from '../lambdas/http/admin/bans/delete';
 import { handler as issueDevToken } from '../lambdas/http/dev/tokens';
 
 /**
@@ -14,8 +21,15 @@ import { handler as issueDevToken } from '../lambdas/http/dev/tokens';
 export const httpHandlers: Record<RouteId, HttpHandler> = {
   createRoom,
   getRoom,
+  joinRoom,
+  leaveRoom,
+  listRooms,
+  matchmakingJoin,
   putGameConfiguration,
   getGameConfiguration,
   deleteGameConfiguration,
+  createBan,
+  getBan,
+  deleteBan,
   issueDevToken,
 };

@@ -1,4 +1,4 @@
-import type { TokenSigner } from '../auth/tokens';
+import type { TokenSigner, TokenVerifier } from '../auth/tokens';
 import type { ControllerReply, ControllerRequest } from '../protocol/controller-messages';
 import { gameMethods } from '../protocol/game-methods';
 import { rpcErrorCodes, type RpcError } from '../protocol/jsonrpc';
@@ -11,6 +11,8 @@ export interface ControllerEventDependencies {
   readonly rooms: RoomStore;
   readonly members: MemberStore;
   readonly signToken: TokenSigner;
+  /** Verifies a game server's own token (for `extend_token`). */
+  readonly verifyServerToken: TokenVerifier;
   readonly reply: (replyTo: string, reply: ControllerReply) => Promise<void>;
   readonly now: () => Date;
 }
@@ -84,9 +86,8 @@ async function inited(request: RpcRequest, deps: ControllerEventDependencies, no
 async function joined(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
   const params = gameMethods.joined.params.safeParse(request.params ?? {});
   if (!params.success) return fail(rpcErrorCodes.invalidParams, `Invalid params: ${params.error.issues[0]?.message}`);
-  if (params.data.extend_token !== undefined || params.data.extend_scopes !== undefined) {
-    return fail(rpcErrorCodes.scopeRefused, 'Token extension is not available on this platform yet.');
-  }
+  const extension = await extendedScopes(request.roomId, params.data, deps);
+  if ('error' in extension) return extension;
   const room = await deps.rooms.find(request.roomId);
   if (!room || !isLive(room.state)) return fail(rpcErrorCodes.roomClosed, 'The room is not open.');
   const outcome = await deps.members.confirm(
@@ -100,14 +101,15 @@ async function joined(request: RpcRequest, deps: ControllerEventDependencies, no
   }
   const { member } = outcome;
   // Signed with the confirmation time: a redelivered joined gets a byte-identical token.
+  const scopes = [...new Set([...member.scopes, ...extension.scopes])];
   const accessToken = await deps.signToken({
     account: member.account,
-    scopes: member.scopes,
+    scopes,
     ttlS: playerTokenTtlS,
     audience: `room:${request.roomId}`,
     issuedAt: new Date(member.confirmedAt ?? now.toISOString()),
   });
-  return { result: { access_token: accessToken, account: member.account, info: {}, scopes: [...member.scopes] } };
+  return { result: { access_token: accessToken, account: member.account, info: {}, scopes } };
 }
 
 async function left(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
@@ -122,4 +124,48 @@ async function left(request: RpcRequest, deps: ControllerEventDependencies, now:
   return outcome.state === 'Left'
     ? { result: { status: 'OK' } }
     : fail(rpcErrorCodes.keyRejected, 'Registration key rejected.');
+}
+
+/**
+ * `extend_token` + `extend_scopes`: the game server's own token must be valid, belong to
+ * this room's server, and hold every scope it grants. Only the token returned here carries
+ * the extra scopes; the player's own token is untouched. Checked before the key is used, so
+ * a refused extension leaves the slot as it was.
+ */
+async function extendedScopes(
+  roomId: string,
+  params: { extend_token?: string; extend_scopes?: string },
+  deps: ControllerEventDependencies,
+): Promise<{ scopes: string[] } | { error: RpcError }> {
+  if (params.extend_token === undefined && params.extend_scopes === undefined) return { scopes: [] };
+  if (params.extend_token === undefined || params.extend_scopes === undefined) {
+    return fail(rpcErrorCodes.invalidParams, 'extend_token and extend_scopes go together.') as { error: RpcError };
+  }
+  const wanted = params.extend_scopes.split(/[\s,]+/).filter(Boolean);
+  let server;
+  try {
+    server = await deps.verifyServerToken(params.extend_token);
+  } catch {
+    return fail(rpcErrorCodes.scopeRefused, 'Token extension refused: extend_token is not a valid server token.') as {
+      error: RpcError;
+    };
+  }
+  if (server.account !== `server:${roomId}`) {
+    return fail(
+      rpcErrorCodes.scopeRefused,
+      "Token extension refused: extend_token is not this room's server token.",
+    ) as {
+      error: RpcError;
+    };
+  }
+  const missing = wanted.filter((scope) => !server.scopes.includes(scope));
+  if (missing.length > 0) {
+    return fail(
+      rpcErrorCodes.scopeRefused,
+      `Token extension refused: the server token lacks ${missing.join(', ')}.`,
+    ) as {
+      error: RpcError;
+    };
+  }
+  return { scopes: wanted };
 }

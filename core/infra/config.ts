@@ -45,6 +45,10 @@ const environmentSchema = z.object({
   HEARTBEAT_INTERVAL_S: z.coerce.number().positive().optional(),
   STATUS_INTERVAL_S: z.coerce.number().positive().optional(),
   STATUS_TIMEOUT_S: z.coerce.number().positive().optional(),
+  /** Joins (room join and matchmaking) one account may start per fixed minute window. */
+  JOIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(20),
+  /** Rooms one account may create per fixed minute window. */
+  CREATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
 });
 
 export type PlatformConfig = Readonly<{
@@ -76,6 +80,7 @@ export type PlatformConfig = Readonly<{
   createWaitS: number;
   heartbeatTimeoutS: number;
   sidecar: Readonly<{ heartbeatIntervalS?: number; statusIntervalS?: number; statusTimeoutS?: number }>;
+  abuse: Readonly<{ joinsPerMinute: number; createsPerMinute: number }>;
 }>;
 
 export class ConfigInvalidError extends Error {
@@ -134,6 +139,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): PlatformConfig {
       statusIntervalS: e.STATUS_INTERVAL_S,
       statusTimeoutS: e.STATUS_TIMEOUT_S,
     },
+    abuse: { joinsPerMinute: e.JOIN_RATE_LIMIT_PER_MINUTE, createsPerMinute: e.CREATE_RATE_LIMIT_PER_MINUTE },
   };
 }
 

@@ -8,6 +8,9 @@
  * | registration key       | ROOM#<roomId>          | KEY#<sha256(key)>  |
  * | processed request      | ROOM#<roomId>          | REQUEST#<corrId>   |
  * | game configuration     | GAME#<gameId>          | VERSION#<version>  |
+ * | filling-room pointer   | BUCKET#<bucketHash>    | FILLING            |
+ * | account ban            | ACCOUNT#<account>      | BAN                |
+ * | rate window counter    | ACCOUNT#<account>      | RATE#<action>#<windowStartEpochS> |
  */
 export interface ItemKey {
   readonly pk: string;
@@ -24,5 +27,25 @@ export const keys = {
     pk: roomPk(roomId),
     sk: `REQUEST#${correlationId}`,
   }),
+  fillingRoom: (bucket: string): ItemKey => ({ pk: `BUCKET#${bucket}`, sk: 'FILLING' }),
+  /** Index keys of a live room: matchmaking bucket (gsi1) and game listing (gsi2). */
+  roomIndexes: (room: {
+    gameId: string;
+    version: string;
+    region: string;
+    createdAt: string;
+    roomId: string;
+    bucket?: string;
+  }) => ({
+    ...(room.bucket ? { gsi1pk: `OPEN#${room.bucket}`, gsi1sk: `${room.createdAt}#${room.roomId}` } : {}),
+    gsi2pk: `LIVE#${room.gameId}#${room.version}#${room.region}`,
+    gsi2sk: `${room.createdAt}#${room.roomId}`,
+  }),
   gameConfiguration: (gameId: string, version: string): ItemKey => ({ pk: `GAME#${gameId}`, sk: `VERSION#${version}` }),
+  ban: (account: string): ItemKey => ({ pk: `ACCOUNT#${account}`, sk: 'BAN' }),
+  /** One counter per account, action and fixed window (its start, epoch seconds). */
+  rateWindow: (account: string, action: string, windowStartS: number): ItemKey => ({
+    pk: `ACCOUNT#${account}`,
+    sk: `RATE#${action}#${windowStartS}`,
+  }),
 };

@@ -11,10 +11,16 @@ export const tableDefinition = {
   timeToLiveAttribute: 'ttl',
   globalSecondaryIndexes: [
     {
-      /** Open rooms of one game/version/region bucket, ordered for packing. */
+      /** Live rooms of one matchmaking bucket (game, version, region, criteria), oldest first for packing. */
       indexName: 'gsi1',
       partitionKey: 'gsi1pk',
       sortKey: 'gsi1sk',
+    },
+    {
+      /** Live rooms of one game version in one region, for listing. */
+      indexName: 'gsi2',
+      partitionKey: 'gsi2pk',
+      sortKey: 'gsi2sk',
     },
   ],
 } as const;

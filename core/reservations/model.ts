@@ -9,6 +9,8 @@ export interface Member {
   readonly scopes: readonly string[];
   /** Reserved slots only: past this instant the slot is free, whatever the item says. */
   readonly expiresAt?: string;
+  /** The `joined` request that consumed the current key (keys are single use). */
+  readonly keyUsedBy?: string;
   /** The `joined` request that confirmed the slot. */
   readonly confirmedBy?: string;
   readonly confirmedAt?: string;

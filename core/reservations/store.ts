@@ -1,5 +1,11 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../infra/keys';
 import type { Member } from './model';
@@ -12,9 +18,33 @@ export type ConfirmResult =
 
 export type LeaveResult = { readonly state: 'Left'; readonly account: string } | { readonly state: 'Rejected' };
 
+/** A slot claim: Agones-style outcomes, contention is a result, not an exception. */
+export type ClaimResult =
+  | { readonly state: 'Claimed' }
+  | { readonly state: 'Full' }
+  | { readonly state: 'NotJoinable' }
+  | { readonly state: 'AlreadyMember'; readonly member: Member }
+  | { readonly state: 'Contention' };
+
 interface KeyItem {
   readonly account: string;
   readonly leftBy?: string;
+}
+
+const ttlOf = (iso: string | undefined) => (iso ? { ttl: Math.ceil(Date.parse(iso) / 1000) + 86_400 } : {});
+
+/** Whether a reservation still holds its slot at `now`. Active members always do. */
+export function holdsSlot(member: Member, now: Date): boolean {
+  return member.state === 'active' || (member.expiresAt !== undefined && Date.parse(member.expiresAt) > now.getTime());
+}
+
+/** Why a transaction was cancelled: a failed condition is an answer, a conflict is contention. */
+function cancellation(error: TransactionCanceledException): { conflict: boolean; failedIndexes: number[] } {
+  const reasons = error.CancellationReasons ?? [];
+  return {
+    conflict: reasons.some((r) => r.Code === 'TransactionConflict' || r.Code === 'ThrottlingError'),
+    failedIndexes: reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : [])),
+  };
 }
 
 /** Members and registration keys of rooms. */
@@ -31,6 +61,199 @@ export class MemberStore {
     return Item as KeyItem | undefined;
   }
 
+  async find(roomId: string, account: string): Promise<Member | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.member(roomId, account), ConsistentRead: true }),
+    );
+    return Item ? toMember(Item) : undefined;
+  }
+
+  async list(roomId: string): Promise<Member[]> {
+    const { Items = [] } = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :member)',
+        ExpressionAttributeValues: { ':pk': keys.room(roomId).pk, ':member': 'MEMBER#' },
+        ConsistentRead: true,
+      }),
+    );
+    return Items.map(toMember);
+  }
+
+  /**
+   * Claims one slot for a new member, all or nothing:
+   *
+   *   room:   players = players + 1   IF roomIsLive AND roomHasFreeSlot
+   *   member: put                     IF accountHoldsNoSlotHere
+   *   key:    put                     IF keyIsNew
+   *
+   * When N players race for K free slots, exactly K transactions succeed; the room's count
+   * never exceeds maxPlayers, not for a moment. Expired reservations still count until
+   * `reclaimExpired` removes them (the caller does that when the room looks full).
+   */
+  async claim(member: Member): Promise<ClaimResult> {
+    const now = member.createdAt;
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: keys.room(member.roomId),
+                UpdateExpression: 'SET players = players + :one, changeNumber = changeNumber + :one, updatedAt = :now',
+                // roomIsLive AND roomHasFreeSlot
+                ConditionExpression: '#state IN (:spawning, :ready) AND players < maxPlayers',
+                ExpressionAttributeNames: { '#state': 'state' },
+                ExpressionAttributeValues: { ':one': 1, ':now': now, ':spawning': 'spawning', ':ready': 'ready' },
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              },
+            },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: {
+                  ...keys.member(member.roomId, member.account),
+                  type: 'member',
+                  ...member,
+                  ...ttlOf(member.expiresAt),
+                },
+                // accountHoldsNoSlotHere
+                ConditionExpression: 'attribute_not_exists(pk)',
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              },
+            },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: {
+                  ...keys.registrationKey(member.roomId, member.keyHash),
+                  type: 'registrationKey',
+                  account: member.account,
+                  ...ttlOf(member.expiresAt),
+                },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      );
+      return { state: 'Claimed' };
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const { conflict, failedIndexes } = cancellation(error);
+      const reasons = error.CancellationReasons ?? [];
+      if (failedIndexes.includes(1)) {
+        const old = reasons[1]?.Item;
+        if (old) return { state: 'AlreadyMember', member: toMember(unmarshall(old as never)) };
+      }
+      if (failedIndexes.includes(0)) {
+        const room = reasons[0]?.Item ? unmarshall(reasons[0].Item as never) : undefined;
+        if (!room || (room.state !== 'spawning' && room.state !== 'ready')) return { state: 'NotJoinable' };
+        return { state: 'Full' };
+      }
+      if (conflict || failedIndexes.length === 0) return { state: 'Contention' };
+      return { state: 'Contention' };
+    }
+  }
+
+  /**
+   * Gives a member who joins again the same slot with a fresh key (the old key stops
+   * working): no second slot, count unchanged. Conditional on the slot still being held.
+   */
+  async reissueKey(member: Member, newKeyHash: string, now: Date): Promise<'Reissued' | 'Gone'> {
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: keys.member(member.roomId, member.account),
+                UpdateExpression: 'SET keyHash = :new REMOVE keyUsedBy',
+                // sameSlotStillHeld
+                ConditionExpression: 'keyHash = :old AND (#state = :active OR expiresAt > :now)',
+                ExpressionAttributeNames: { '#state': 'state' },
+                ExpressionAttributeValues: {
+                  ':new': newKeyHash,
+                  ':old': member.keyHash,
+                  ':active': 'active',
+                  ':now': now.toISOString(),
+                },
+              },
+            },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: {
+                  ...keys.registrationKey(member.roomId, newKeyHash),
+                  type: 'registrationKey',
+                  account: member.account,
+                  ...ttlOf(member.expiresAt),
+                },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            { Delete: { TableName: this.tableName, Key: keys.registrationKey(member.roomId, member.keyHash) } },
+          ],
+        }),
+      );
+      return 'Reissued';
+    } catch (error) {
+      if (error instanceof TransactionCanceledException && !cancellation(error).conflict) return 'Gone';
+      throw error;
+    }
+  }
+
+  /**
+   * Frees the slots of reservations that expired before `now` (lazy expiry: no timer, no
+   * TTL). Each removal is conditional on the reservation being the same, still reserved and
+   * expired, so a confirmation racing with it wins or loses cleanly. Returns how many it freed.
+   */
+  async reclaimExpired(roomId: string, now: Date): Promise<number> {
+    const expired = (await this.list(roomId)).filter((m) => !holdsSlot(m, now));
+    let freed = 0;
+    for (const member of expired) {
+      try {
+        await this.db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Delete: {
+                  TableName: this.tableName,
+                  Key: keys.member(roomId, member.account),
+                  // reservationStillExpired
+                  ConditionExpression: '#state = :reserved AND keyHash = :keyHash AND expiresAt <= :now',
+                  ExpressionAttributeNames: { '#state': 'state' },
+                  ExpressionAttributeValues: {
+                    ':reserved': 'reserved',
+                    ':keyHash': member.keyHash,
+                    ':now': now.toISOString(),
+                  },
+                },
+              },
+              {
+                Update: {
+                  TableName: this.tableName,
+                  Key: keys.room(roomId),
+                  UpdateExpression:
+                    'SET players = players - :one, changeNumber = changeNumber + :one, updatedAt = :now',
+                  ConditionExpression: 'players > :zero',
+                  ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':now': now.toISOString() },
+                },
+              },
+              { Delete: { TableName: this.tableName, Key: keys.registrationKey(roomId, member.keyHash) } },
+            ],
+          }),
+        );
+        freed += 1;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+      }
+    }
+    return freed;
+  }
+
   /**
    * reserved → active, once, for the holder of the key, before the reservation expires
    * (judged against `now`, the platform's clock). The confirming request id is written in
@@ -45,13 +268,14 @@ export class MemberStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.member(roomId, key.account),
-          UpdateExpression: 'SET #state = :active, confirmedBy = :request, confirmedAt = :now REMOVE expiresAt, #ttl',
-          // memberIsReserved AND keyMatches AND reservationNotExpired
-          ConditionExpression: '#state = :reserved AND keyHash = :keyHash AND expiresAt > :now',
+          UpdateExpression:
+            'SET #state = :active, keyUsedBy = :request, confirmedBy = :request, confirmedAt = :now REMOVE expiresAt, #ttl',
+          // keyMatches AND keyUnused AND (memberIsActive OR reservationNotExpired)
+          ConditionExpression:
+            'keyHash = :keyHash AND attribute_not_exists(keyUsedBy) AND (#state = :active OR expiresAt > :now)',
           ExpressionAttributeNames: { '#state': 'state', '#ttl': 'ttl' },
           ExpressionAttributeValues: {
             ':active': 'active',
-            ':reserved': 'reserved',
             ':request': requestId,
             ':now': now.toISOString(),
             ':keyHash': keyHash,
@@ -64,19 +288,39 @@ export class MemberStore {
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const old = error.Item ? toMember(unmarshall(error.Item)) : undefined;
-      if (old?.keyHash === keyHash && old.state === 'active' && old.confirmedBy === requestId) {
-        return { state: 'AlreadyConfirmed', member: old };
-      }
-      return { state: 'Rejected', reason: old?.keyHash === keyHash && old.state === 'reserved' ? 'expired' : 'used' };
+      if (old?.keyHash === keyHash && old.keyUsedBy === requestId) return { state: 'AlreadyConfirmed', member: old };
+      return {
+        state: 'Rejected',
+        reason: old?.keyHash === keyHash && old.keyUsedBy === undefined ? 'expired' : 'used',
+      };
     }
   }
 
-  /** Frees the key holder's slot at once. A redelivered `left` gets the same answer. */
+  /** Frees the key holder's slot at once (the game's `left`). A redelivery gets the same answer. */
   async leave(roomId: string, keyHash: string, requestId: string, now: Date): Promise<LeaveResult> {
     const key = await this.keyItem(roomId, keyHash);
     if (!key) return { state: 'Rejected' };
     if (key.leftBy === requestId) return { state: 'Left', account: key.account };
     if (key.leftBy !== undefined) return { state: 'Rejected' };
+    const left = await this.removeMember(roomId, key.account, now, { keyHash, leftBy: requestId });
+    if (left) return { state: 'Left', account: key.account };
+    const again = await this.keyItem(roomId, keyHash);
+    return again?.leftBy === requestId ? { state: 'Left', account: key.account } : { state: 'Rejected' };
+  }
+
+  /** The player's own cancel or leave (`DELETE …/members/me`): only ever their own slot. */
+  async leaveAsPlayer(roomId: string, account: string, now: Date): Promise<boolean> {
+    const member = await this.find(roomId, account);
+    if (!member) return false;
+    return this.removeMember(roomId, account, now, { keyHash: member.keyHash, leftBy: `player:${account}` });
+  }
+
+  private async removeMember(
+    roomId: string,
+    account: string,
+    now: Date,
+    key: { keyHash: string; leftBy: string },
+  ): Promise<boolean> {
     try {
       await this.db.send(
         new TransactWriteCommand({
@@ -84,9 +328,9 @@ export class MemberStore {
             {
               Delete: {
                 TableName: this.tableName,
-                Key: keys.member(roomId, key.account),
+                Key: keys.member(roomId, account),
                 ConditionExpression: 'keyHash = :keyHash',
-                ExpressionAttributeValues: { ':keyHash': keyHash },
+                ExpressionAttributeValues: { ':keyHash': key.keyHash },
               },
             },
             {
@@ -101,21 +345,18 @@ export class MemberStore {
             {
               Update: {
                 TableName: this.tableName,
-                Key: keys.registrationKey(roomId, keyHash),
+                Key: keys.registrationKey(roomId, key.keyHash),
                 UpdateExpression: 'SET leftBy = :request',
-                ConditionExpression: 'attribute_not_exists(leftBy)',
-                ExpressionAttributeValues: { ':request': requestId },
+                ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(leftBy)',
+                ExpressionAttributeValues: { ':request': key.leftBy },
               },
             },
           ],
         }),
       );
-      return { state: 'Left', account: key.account };
+      return true;
     } catch (error) {
-      if (error instanceof TransactionCanceledException) {
-        const again = await this.keyItem(roomId, keyHash);
-        return again?.leftBy === requestId ? { state: 'Left', account: key.account } : { state: 'Rejected' };
-      }
+      if (error instanceof TransactionCanceledException && !cancellation(error).conflict) return false;
       throw error;
     }
   }

@@ -15,6 +15,8 @@ export interface CreateRoomCommand {
   readonly settings: RoomSettings;
   readonly maxPlayers?: number;
   readonly region: string;
+  /** Set when matchmaking creates the room for a criteria bucket. */
+  readonly bucket?: string;
 }
 
 export interface CreateRoomDependencies {
@@ -31,7 +33,7 @@ export interface CreateRoomDependencies {
 
 export type CreateRoomResult =
   | { readonly state: 'Ready'; readonly room: Room; readonly reservation: Reservation }
-  | { readonly state: 'Spawning'; readonly room: Room };
+  | { readonly state: 'Spawning'; readonly room: Room; readonly reservation: Reservation };
 
 /** Grace past the spawn deadline before the platform, not the sidecar, declares the spawn dead. */
 const spawnDeadlineGraceMs = 2_000;
@@ -76,6 +78,7 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
     owner: command.account,
     reservationTimeoutS: configuration.reservationTimeoutS,
     spawnDeadline: spawnDeadline.toISOString(),
+    ...(command.bucket ? { bucket: command.bucket } : {}),
   };
   const member: Member = {
     roomId,
@@ -106,14 +109,9 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
   await deps.rooms.recordPlacement(roomId, placement, deps.now());
 
   const current = await waitWhileSpawning(roomId, deps);
-  if (current.state === 'ready') {
-    return {
-      state: 'Ready',
-      room: current,
-      reservation: { key, host: placement.host, ports: placement.ports, expiresAt },
-    };
-  }
-  if (current.state === 'spawning') return { state: 'Spawning', room: current };
+  const reservation: Reservation = { key, host: placement.host, ports: placement.ports, expiresAt };
+  if (current.state === 'ready') return { state: 'Ready', room: current, reservation };
+  if (current.state === 'spawning') return { state: 'Spawning', room: current, reservation };
   if (current.failureReason === 'spawn-timeout') {
     throw new SpawnTimeoutError(`The game server did not call inited within ${configuration.spawnTimeoutS} s.`, {
       details: { roomId },

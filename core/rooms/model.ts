@@ -36,6 +36,8 @@ export interface Room {
   readonly placement?: Placement;
   readonly failureReason?: FailureReason | 'spawn-failed';
   readonly lastHeartbeatAt?: string;
+  /** Matchmaking bucket (hash of game, version, region and criteria) the room was made for. */
+  readonly bucket?: string;
   /** The `inited` request that made the room ready, so a redelivery gets the same answer. */
   readonly initedBy?: string;
 }

@@ -51,3 +51,14 @@ export const createRoomRequestSchema = z
 export const reservationSchema = z
   .object({ key: z.string(), host: z.string(), ports: z.array(z.number().int()), expiresAt: z.iso.datetime() })
   .meta({ id: 'Reservation' });
+
+export const matchmakingRequestSchema = z
+  .strictObject({
+    gameId: gameIdSchema,
+    version: gameVersionSchema,
+    criteria: roomSettingsSchema.default({}),
+    settings: roomSettingsSchema.default({}),
+    region: regionSchema.optional(),
+    latencies: z.record(regionSchema, z.number().min(0).max(60_000)).optional(),
+  })
+  .meta({ id: 'MatchmakingRequest' });

@@ -31,7 +31,9 @@ export class RoomStore {
    * nothing: a room is never visible with a slot count its members do not back.
    */
   async createWithMember(room: Room, member?: Member): Promise<void> {
-    const puts: Record<string, unknown>[] = [{ ...keys.room(room.roomId), type: 'room', ...room }];
+    const puts: Record<string, unknown>[] = [
+      { ...keys.room(room.roomId), type: 'room', ...room, ...keys.roomIndexes(room) },
+    ];
     if (member) {
       const ttl = member.expiresAt ? { ttl: epochSeconds(member.expiresAt) + 86_400 } : {};
       puts.push({ ...keys.member(room.roomId, member.account), type: 'member', ...member, ...ttl });
@@ -106,6 +108,7 @@ export class RoomStore {
   async markFailed(roomId: string, reason: FailureReason | 'spawn-failed', now: Date): Promise<TransitionResult> {
     return this.update(roomId, {
       set: { state: 'failed', failureReason: reason, updatedAt: now.toISOString() },
+      unindex: true,
       condition: '#state IN (:spawning, :ready)',
       values: { ':spawning': 'spawning', ':ready': 'ready' },
     });
@@ -115,6 +118,7 @@ export class RoomStore {
   async markClosed(roomId: string, now: Date): Promise<TransitionResult> {
     return this.update(roomId, {
       set: { state: 'closed', updatedAt: now.toISOString() },
+      unindex: true,
       condition: '#state = :ready',
       values: { ':ready': 'ready' },
     });
@@ -132,7 +136,14 @@ export class RoomStore {
 
   private async update(
     roomId: string,
-    spec: { set: Record<string, unknown>; condition: string; values?: Record<string, unknown>; bump?: boolean },
+    spec: {
+      set: Record<string, unknown>;
+      condition: string;
+      values?: Record<string, unknown>;
+      bump?: boolean;
+      /** Dead rooms leave the indexes: no lookup ever offers them again. */
+      unindex?: boolean;
+    },
   ): Promise<TransitionResult> {
     const names: Record<string, string> = spec.condition.includes('#state') ? { '#state': 'state' } : {};
     const values: Record<string, unknown> = { ...spec.values };
@@ -151,7 +162,7 @@ export class RoomStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.room(roomId),
-          UpdateExpression: `SET ${assignments.join(', ')}`,
+          UpdateExpression: `SET ${assignments.join(', ')}${spec.unindex ? ' REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk' : ''}`,
           ConditionExpression: `attribute_exists(pk) AND (${spec.condition})`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
@@ -170,6 +181,16 @@ export class RoomStore {
 }
 
 function fromItem(item: Record<string, unknown>): Room {
-  const { pk: _pk, sk: _sk, type: _type, gsi1pk: _g1, gsi1sk: _g2, ttl: _ttl, ...room } = item;
+  const {
+    pk: _pk,
+    sk: _sk,
+    type: _type,
+    gsi1pk: _g1,
+    gsi1sk: _g2,
+    gsi2pk: _g3,
+    gsi2sk: _g4,
+    ttl: _ttl,
+    ...room
+  } = item;
   return room as unknown as Room;
 }

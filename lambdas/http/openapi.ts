@@ -1,10 +1,19 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { banRequestSchema, banSchema } from '../../core/abuse/bans';
 import { errorStatus } from '../../core/errors';
 import { gameServerConfigurationBodySchema } from '../../core/gameservers/schema';
-import { createRoomRequestSchema, reservationSchema, roomViewSchema } from '../../core/rooms/schema';
+import {
+  createRoomRequestSchema,
+  matchmakingRequestSchema,
+  reservationSchema,
+  roomViewSchema,
+} from '../../core/rooms/schema';
 import { devTokenRequestSchema } from './dev/tokens';
 import { gameVersionParamsSchema } from './admin/games/params';
+import { banAccountParamsSchema } from './admin/bans/params';
+import { joinRoomRequestSchema } from './rooms/join';
+import { listRoomsQuerySchema } from './rooms/list';
 import { routes, type RouteId } from './routes';
 
 const errorSchema = z
@@ -30,6 +39,7 @@ const roomAndReservation = z
   .object({ room: roomViewSchema, reservation: reservationSchema })
   .meta({ id: 'RoomWithReservation' });
 const configurationView = z.object({ configuration: gameServerConfigurationBodySchema });
+const banView = z.object({ ban: banSchema });
 
 /** Every route's operation, checked against the route table so none can be forgotten. */
 const operations: Record<RouteId, ZodOpenApiOperationObject> = {
@@ -39,13 +49,66 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
     responses: {
       '201': json(roomAndReservation, 'The server is ready; the creator holds the first slot.'),
       '202': json(z.object({ room: roomViewSchema }), 'Still spawning; poll GET /v1/rooms/{roomId}.'),
-      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'SPAWN_FAILED', 'NO_HEALTHY_HOST', 'SPAWN_TIMEOUT'),
+      ...errors(
+        'BAD_REQUEST',
+        'UNAUTHORIZED',
+        'BANNED',
+        'NOT_FOUND',
+        'RATE_LIMITED',
+        'SPAWN_FAILED',
+        'NO_HEALTHY_HOST',
+        'SPAWN_TIMEOUT',
+      ),
     },
   },
   getRoom: {
     summary: 'Read a room',
     requestParams: { path: roomIdParams },
     responses: { '200': json(z.object({ room: roomViewSchema }), 'The room.'), ...errors('UNAUTHORIZED', 'NOT_FOUND') },
+  },
+  joinRoom: {
+    summary: 'Join a named room: claim a slot and get a registration key',
+    requestParams: { path: roomIdParams },
+    requestBody: { content: { 'application/json': { schema: joinRoomRequestSchema } } },
+    responses: {
+      '200': json(roomAndReservation, 'A slot is reserved for the caller; connect with the key before expiresAt.'),
+      '202': json(roomAndReservation, 'Reserved in a room that is still spawning; poll GET /v1/rooms/{roomId}.'),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'BANNED', 'NOT_FOUND', 'ROOM_FULL', 'NOT_JOINABLE', 'RATE_LIMITED'),
+    },
+  },
+  matchmakingJoin: {
+    summary: 'Find an open room matching every criteria key, else create one (rooms are packed densely)',
+    requestBody: { content: { 'application/json': { schema: matchmakingRequestSchema } } },
+    responses: {
+      '200': json(roomAndReservation, 'A slot is reserved for the caller.'),
+      '202': json(roomAndReservation, 'Reserved in a room still spawning; poll GET /v1/rooms/{roomId}.'),
+      ...errors(
+        'BAD_REQUEST',
+        'UNAUTHORIZED',
+        'BANNED',
+        'NOT_FOUND',
+        'RATE_LIMITED',
+        'SPAWN_FAILED',
+        'NO_HEALTHY_HOST',
+        'SPAWN_TIMEOUT',
+      ),
+    },
+  },
+  listRooms: {
+    summary: 'List open rooms of a game version in a region (paginated)',
+    requestParams: { query: listRoomsQuerySchema },
+    responses: {
+      '200': json(
+        z.object({ rooms: z.array(roomViewSchema), nextToken: z.string().optional() }),
+        'A page of open rooms.',
+      ),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED'),
+    },
+  },
+  leaveRoom: {
+    summary: "Cancel the caller's reservation or leave the room",
+    requestParams: { path: roomIdParams },
+    responses: { '204': { description: 'The slot is free.' }, ...errors('UNAUTHORIZED', 'NOT_FOUND') },
   },
   putGameConfiguration: {
     summary: 'Install or replace a game server configuration (admin)',
@@ -65,6 +128,21 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
     summary: 'Delete a game server configuration (admin); running rooms keep theirs',
     requestParams: { path: gameVersionParamsSchema },
     responses: { '204': { description: 'Deleted.' }, ...errors('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND') },
+  },
+  createBan: {
+    summary: 'Ban an account, or replace its ban (admin); its joins and creations answer 403 BANNED',
+    requestBody: { content: { 'application/json': { schema: banRequestSchema } } },
+    responses: { '201': json(banView, 'The ban in force.'), ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN') },
+  },
+  getBan: {
+    summary: 'Read the ban in force on an account (admin); an expired ban is absent',
+    requestParams: { path: banAccountParamsSchema },
+    responses: { '200': json(banView, 'The ban in force.'), ...errors('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND') },
+  },
+  deleteBan: {
+    summary: 'Lift the ban on an account (admin)',
+    requestParams: { path: banAccountParamsSchema },
+    responses: { '204': { description: 'Lifted.' }, ...errors('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND') },
   },
   issueDevToken: {
     summary: 'Issue a token (local cloud only)',

@@ -21,6 +21,7 @@ export interface RouteDefinition {
 }
 
 const gameVersionPath = '/v1/admin/games/{gameId}/versions/{version}';
+const banPath = '/v1/admin/bans/{account}';
 
 export const routes = [
   {
@@ -31,7 +32,31 @@ export const routes = [
     auth: 'jwt',
     timeoutS: 29,
   },
+  { id: 'listRooms', method: 'GET', path: '/v1/rooms', entry: 'lambdas/http/rooms/list.ts', auth: 'jwt' },
   { id: 'getRoom', method: 'GET', path: '/v1/rooms/{roomId}', entry: 'lambdas/http/rooms/get.ts', auth: 'jwt' },
+  {
+    id: 'joinRoom',
+    method: 'POST',
+    path: '/v1/rooms/{roomId}/join',
+    entry: 'lambdas/http/rooms/join.ts',
+    auth: 'jwt',
+    timeoutS: 29,
+  },
+  {
+    id: 'matchmakingJoin',
+    method: 'POST',
+    path: '/v1/matchmaking/join',
+    entry: 'lambdas/http/matchmaking/join.ts',
+    auth: 'jwt',
+    timeoutS: 29,
+  },
+  {
+    id: 'leaveRoom',
+    method: 'DELETE',
+    path: '/v1/rooms/{roomId}/members/me',
+    entry: 'lambdas/http/rooms/leave.ts',
+    auth: 'jwt',
+  },
   {
     id: 'putGameConfiguration',
     method: 'PUT',
@@ -53,6 +78,23 @@ export const routes = [
     method: 'DELETE',
     path: gameVersionPath,
     entry: 'lambdas/http/admin/games/delete.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    id: 'createBan',
+    method: 'POST',
+    path: '/v1/admin/bans',
+    entry: 'lambdas/http/admin/bans/create.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  { id: 'getBan', method: 'GET', path: banPath, entry: 'lambdas/http/admin/bans/get.ts', auth: 'jwt', scope: 'admin' },
+  {
+    id: 'deleteBan',
+    method: 'DELETE',
+    path: banPath,
+    entry: 'lambdas/http/admin/bans/delete.ts',
     auth: 'jwt',
     scope: 'admin',
   },

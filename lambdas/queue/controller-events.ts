@@ -60,6 +60,7 @@ export async function processControllerEvents(event: SQSEvent): Promise<SQSBatch
             rooms: p.rooms,
             members,
             signToken: p.signToken,
+            verifyServerToken: p.verifyPlatformToken,
             reply,
             now: p.now,
           });

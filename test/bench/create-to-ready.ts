@@ -51,7 +51,7 @@ export async function benchCreateToReady(rounds = 20): Promise<void> {
   const baseline: number[] = [];
   for (let i = 0; i < rounds; i++) baseline.push(await gameStartToInited());
 
-  const cloud = await startLocalCloud({ port: 0, gameOutput: 'ignore' });
+  const cloud = await startLocalCloud({ port: 0, gameOutput: 'ignore', rateLimits: { createsPerMinute: 1000 } });
   try {
     const call = jsonClient(cloud.apiUrl);
     const token = (await call('POST', '/v1/dev/tokens', { body: { account: 'bench' } })).body.access_token;

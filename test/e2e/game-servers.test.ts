@@ -45,6 +45,7 @@ beforeAll(async () => {
     port: 0,
     configPath,
     gameOutput: 'ignore',
+    rateLimits: { createsPerMinute: 1000 },
     sidecar: { heartbeatIntervalS: 0.5, statusIntervalS: 0.5, statusTimeoutS: 1 },
     heartbeatTimeoutS: 3,
     sweepIntervalMs: 500,

@@ -31,7 +31,7 @@ beforeAll(async () => {
       ],
     }),
   );
-  cloud = await startLocalCloud({ port: 0, configPath, gameOutput: 'ignore' });
+  cloud = await startLocalCloud({ port: 0, configPath, gameOutput: 'ignore', rateLimits: { createsPerMinute: 1000 } });
 }, 60_000);
 
 afterAll(async () => {

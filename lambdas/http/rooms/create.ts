@@ -10,6 +10,7 @@ const serverTokenTtlS = 24 * 3600;
 
 export const handler = httpHandler({ auth: {}, body: createRoomRequestSchema }, async ({ body, principal }) => {
   const p = platform();
+  await p.abuse.assertCreateAllowed(principal.account, p.now());
   // The caller's wait counts from the request, not from the spawn: the gateway's 30 s include both.
   const answerBy = new Date(p.now().getTime() + p.config.createWaitS * 1000);
   const configuration = await p.gameConfigurations.get(body.gameId, body.version);
@@ -33,7 +34,7 @@ export const handler = httpHandler({ auth: {}, body: createRoomRequestSchema }, 
       mintServerToken: (roomId) =>
         p.signToken({
           account: `server:${roomId}`,
-          scopes: ['game-server'],
+          scopes: ['game-server', ...configuration.serverScopes],
           ttlS: serverTokenTtlS,
           extra: { room: roomId },
         }),

@@ -1,10 +1,16 @@
 import { z } from 'zod';
-import { toRoomView } from '../../../core/rooms/model';
+import { MemberStore } from '../../../core/reservations/store';
 import { roomIdSchema } from '../../../core/rooms/schema';
+import { roomViewAt } from '../../../core/rooms/view';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 
 export const handler = httpHandler(
   { auth: {}, params: z.strictObject({ roomId: roomIdSchema }) },
-  async ({ params }) => ({ status: 200, body: { room: toRoomView(await platform().rooms.get(params.roomId)) } }),
+  async ({ params }) => {
+    const p = platform();
+    const room = await p.rooms.get(params.roomId);
+    const members = await new MemberStore(p.db, p.config.tableName).list(room.roomId);
+    return { status: 200, body: { room: roomViewAt(room, members, p.now()) } };
+  },
 );

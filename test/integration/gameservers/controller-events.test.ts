@@ -182,6 +182,57 @@ describe('joined', () => {
   });
 });
 
+describe('joined with token extension', () => {
+  async function joinWith(extension: (roomId: string) => Promise<Record<string, string>>) {
+    const { room, key } = await spawningRoomWithCreator();
+    await deliver(
+      rpc(room.roomId, 'inited', {}),
+      rpc(room.roomId, 'joined', { key, ...(await extension(room.roomId)) }),
+    );
+    const [, answer] = await replies(2);
+    return { room, answer: answer?.type === 'reply' ? answer : undefined };
+  }
+
+  it("adds the scopes the room's server token holds to the player's token only", async () => {
+    const { room, answer } = await joinWith(async (roomId) => ({
+      extend_token: await platform.token(`server:${roomId}`, ['game-server', 'chat', 'trade']),
+      extend_scopes: 'chat,trade',
+    }));
+    expect((answer?.result as { scopes: string[] }).scopes).toEqual(['play', 'chat', 'trade']);
+    const verify = createTokenVerifier({ issuer: testIssuer, audience: `room:${room.roomId}`, jwks: platform.jwks });
+    await expect(verify((answer?.result as { access_token: string }).access_token)).resolves.toEqual({
+      account: 'alice',
+      scopes: ['play', 'chat', 'trade'],
+    });
+  });
+
+  it.each([
+    [
+      'a scope the server token lacks',
+      async (roomId: string) => ({
+        extend_token: await platform.token(`server:${roomId}`, ['chat']),
+        extend_scopes: 'admin',
+      }),
+    ],
+    [
+      "another room's server token",
+      async () => ({ extend_token: await platform.token('server:other-room', ['chat']), extend_scopes: 'chat' }),
+    ],
+    ['a forged token', async () => ({ extend_token: 'not.a.jwt', extend_scopes: 'chat' })],
+  ])('refuses %s, leaving the key unused', async (_name, extension) => {
+    const { room, key } = await spawningRoomWithCreator();
+    await deliver(
+      rpc(room.roomId, 'inited', {}),
+      rpc(room.roomId, 'joined', { key, ...(await extension(room.roomId)) }),
+    );
+    const [, refused] = await replies(2);
+    expect(refused?.type === 'reply' && refused.error?.code).toBe(rpcErrorCodes.scopeRefused);
+    await deliver(rpc(room.roomId, 'joined', { key }));
+    const [plain] = await replies(1);
+    expect(plain?.type === 'reply' && plain.result).toMatchObject({ account: 'alice', scopes: ['play'] });
+  });
+});
+
 describe('left', () => {
   it('frees the slot at once and answers a redelivery the same', async () => {
     const { room, key } = await spawningRoomWithCreator();

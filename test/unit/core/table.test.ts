@@ -5,7 +5,7 @@ describe('createTableInput', () => {
   it('declares every key attribute of the table and its indexes exactly once', () => {
     const input = createTableInput('t');
     const names = input.AttributeDefinitions?.map((a) => a.AttributeName);
-    expect(names).toEqual(['pk', 'sk', 'gsi1pk', 'gsi1sk']);
+    expect(names).toEqual(['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk']);
     expect(input.GlobalSecondaryIndexes?.map((i) => i.IndexName)).toEqual(
       tableDefinition.globalSecondaryIndexes.map((i) => i.indexName),
     );

@@ -27,6 +27,7 @@ const request: SpawnRequest = {
     spawnTimeoutS: 10,
     reservationTimeoutS: 30,
     commands: ['kick'],
+    serverScopes: [],
   },
 };
 

@@ -1,0 +1,149 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { childLogger } from '../infra/logger';
+import { BanStore } from './ban-store';
+import { banInForce, newBan, type Ban, type BanRequest } from './bans';
+import { AccountBannedError, BanNotFoundError, CreateRateLimitedError, JoinRateLimitedError } from './errors';
+import { RateLimitStore } from './rate-limit-store';
+import type { RateLimitPolicy } from './rate-limit';
+
+export interface AbuseLimits {
+  /** Joins (room join and matchmaking) per account per minute. */
+  readonly joinsPerMinute: number;
+  /** Room creations per account per minute. */
+  readonly createsPerMinute: number;
+}
+
+export interface AbuseGuardDependencies {
+  readonly bans: BanStore;
+  readonly rates: RateLimitStore;
+  readonly limits: AbuseLimits;
+}
+
+const log = childLogger('abuse');
+
+/**
+ * Keeps one account from hurting the others: bans, and per-account rate limits on joining
+ * and creating rooms. Handlers call an `assert…Allowed` method first thing after
+ * validation, before any room is read or written; it returns nothing or throws a
+ * `PlatformError` that the HTTP middleware maps to the API.md body:
+ *
+ * - `AccountBannedError`: 403 `BANNED`, message says until when (if the ban expires);
+ * - `JoinRateLimitedError` / `CreateRateLimitedError`: 429 `RATE_LIMITED` with `Retry-After`
+ *   (whole seconds until the window ends, ≥ 1).
+ *
+ * Each check is one strongly consistent GetItem (the ban) and then, only if not banned, one
+ * conditional UpdateItem (the window's counter): a banned account spends no allowance, and a
+ * refused request counts nothing, so hammering never pushes the next window back.
+ */
+export class AbuseGuard {
+  private readonly joinPolicy: RateLimitPolicy;
+  private readonly createPolicy: RateLimitPolicy;
+
+  constructor(private readonly deps: AbuseGuardDependencies) {
+    this.joinPolicy = { action: 'join', limit: deps.limits.joinsPerMinute, windowS: 60 };
+    this.createPolicy = { action: 'create', limit: deps.limits.createsPerMinute, windowS: 60 };
+  }
+
+  /**
+   * Call before `POST /v1/rooms/{roomId}/join` and `POST /v1/matchmaking/join` do anything.
+   * Counts the attempt against the account's join allowance (`JOIN_RATE_LIMIT_PER_MINUTE`).
+   *
+   * @throws AccountBannedError 403 `BANNED` while a ban is in force.
+   * @throws JoinRateLimitedError 429 `RATE_LIMITED`, `Retry-After` set.
+   * @example
+   * export const handler = httpHandler({ auth: {}, params }, async ({ params, principal }) => {
+   *   const { abuse, now } = platform();
+   *   await abuse.assertJoinAllowed(principal.account, now());
+   *   // … join the room
+   * });
+   */
+  async assertJoinAllowed(account: string, now: Date): Promise<void> {
+    await this.assertAllowed(account, now, this.joinPolicy, JoinRateLimitedError);
+  }
+
+  /**
+   * Call before `POST /v1/rooms` creates anything, and in matchmaking right before it falls
+   * back to creating a room (the join was already counted; this bounds the rooms an account
+   * can make through either path). Counts against `CREATE_RATE_LIMIT_PER_MINUTE`.
+   *
+   * @throws AccountBannedError 403 `BANNED` while a ban is in force.
+   * @throws CreateRateLimitedError 429 `RATE_LIMITED`, `Retry-After` set.
+   * @example
+   * const { abuse, now } = platform();
+   * await abuse.assertCreateAllowed(principal.account, now());
+   */
+  async assertCreateAllowed(account: string, now: Date): Promise<void> {
+    await this.assertAllowed(account, now, this.createPolicy, CreateRateLimitedError);
+  }
+
+  /**
+   * Throws `AccountBannedError` if a ban is in force at `now`; a check without counting,
+   * for paths that are not rate limited.
+   *
+   * @example
+   * await platform().abuse.assertNotBanned(principal.account, platform().now());
+   */
+  async assertNotBanned(account: string, now: Date): Promise<void> {
+    const ban = await this.deps.bans.find(account);
+    if (ban && banInForce(ban, now)) throw new AccountBannedError(account, ban.expiresAt);
+  }
+
+  /**
+   * Places (or replaces) a ban. Takes effect on the account's next request; rooms it already
+   * holds are left alone.
+   *
+   * @throws RequestInvalidError 400 when `expiresAt` is not after `now`.
+   * @example
+   * const ban = await platform().abuse.ban({ account: 'mallory', reason: 'spam' }, principal.account, now);
+   */
+  async ban(request: BanRequest, by: string, now: Date): Promise<Ban> {
+    const ban = newBan(request, by, now);
+    await this.deps.bans.put(ban);
+    log.info('ban placed', { account: ban.account, by, expiresAt: ban.expiresAt ?? 'never' });
+    return ban;
+  }
+
+  /**
+   * The ban in force at `now`.
+   *
+   * @throws BanNotFoundError 404 when there is none (or only an expired one).
+   */
+  async getBan(account: string, now: Date): Promise<Ban> {
+    const ban = await this.deps.bans.find(account);
+    if (!ban || !banInForce(ban, now)) throw new BanNotFoundError(account);
+    return ban;
+  }
+
+  /**
+   * Lifts the account's ban. An expired item is removed as well, but answers as absent.
+   *
+   * @throws BanNotFoundError 404 when no ban was in force.
+   */
+  async liftBan(account: string, by: string, now: Date): Promise<void> {
+    const ban = await this.deps.bans.delete(account);
+    if (!ban || !banInForce(ban, now)) throw new BanNotFoundError(account);
+    log.info('ban lifted', { account, by });
+  }
+
+  private async assertAllowed(
+    account: string,
+    now: Date,
+    policy: RateLimitPolicy,
+    RateLimited: typeof JoinRateLimitedError | typeof CreateRateLimitedError,
+  ): Promise<void> {
+    await this.assertNotBanned(account, now);
+    const result = await this.deps.rates.count(account, policy, now);
+    if (result.state === 'Counted') return;
+    const details = { action: policy.action, limit: policy.limit, windowS: policy.windowS };
+    throw new RateLimited(
+      account,
+      { ...details, retryAfterS: result.retryAfterS },
+      result.state === 'Contention' ? { cause: result.cause } : {},
+    );
+  }
+}
+
+/** The guard on the single table, as `platform().abuse` builds it. */
+export function createAbuseGuard(db: DynamoDBDocumentClient, tableName: string, limits: AbuseLimits): AbuseGuard {
+  return new AbuseGuard({ bans: new BanStore(db, tableName), rates: new RateLimitStore(db, tableName), limits });
+}

@@ -1,0 +1,33 @@
+import { createHash } from 'node:crypto';
+
+export interface BucketSpec {
+  readonly gameId: string;
+  readonly version: string;
+  readonly region: string;
+  readonly criteria: Readonly<Record<string, unknown>>;
+}
+
+/** JSON with object keys sorted at every level, so equal criteria hash equally. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The bucket of rooms a find-or-create request may share: same game, version, region and criteria. */
+export function bucketOf(spec: BucketSpec): string {
+  return createHash('sha256')
+    .update(canonicalJson([spec.gameId, spec.version, spec.region, spec.criteria]))
+    .digest('base64url');
+}
+
+/** Whether a room's settings equal every key of the criteria. Pure. */
+export function matchesCriteria(
+  settings: Readonly<Record<string, unknown>>,
+  criteria: Readonly<Record<string, unknown>>,
+): boolean {
+  return Object.entries(criteria).every(([key, value]) => canonicalJson(settings[key]) === canonicalJson(value));
+}

@@ -1,0 +1,96 @@
+import { RoomNotFoundError } from '../rooms/errors';
+import { RoomFullError, RoomNotJoinableError } from '../rooms/join-errors';
+import type { Room } from '../rooms/model';
+import type { Reservation } from '../reservations/model';
+import { matchesCriteria } from './bucket';
+import type { FillingRoomStore } from './store';
+
+export interface MatchResult {
+  readonly room: Room;
+  readonly reservation?: Reservation;
+  readonly spawning: boolean;
+  readonly created: boolean;
+}
+
+export interface FindOrCreateDependencies {
+  readonly pointers: FillingRoomStore;
+  readonly findRoom: (roomId: string) => Promise<Room | undefined>;
+  /** Joins a named room; throws RoomFullError / RoomNotJoinableError / RoomNotFoundError. */
+  readonly join: (roomId: string) => Promise<MatchResult>;
+  /** Creates a room with this id for the bucket, the caller holding its first slot. */
+  readonly create: (roomId: string) => Promise<MatchResult>;
+  readonly newRoomId: () => string;
+  readonly now: () => Date;
+  readonly sleep: (ms: number) => Promise<void>;
+}
+
+/** A pointer whose room never appeared (its creator died between the two writes) is abandoned after this. */
+const abandonedPointerMs = 10_000;
+const maxRounds = 60;
+
+/**
+ * Find-or-create that packs rooms densely under any concurrency:
+ *
+ *   pointer → room R ── join R ─ ok ────────────────► done
+ *                          └─ full / closed / not matching
+ *                               ├─ an older room of the bucket has a free slot → join it
+ *                               └─ move pointer R → new id (one racer wins) → winner creates it
+ *                                                                            → the others join it
+ *
+ * Only the racer that moves the pointer spawns a server, so a stampede of 80 players for
+ * rooms of 8 makes about 10 rooms, never one per player, and never over-fills one (every
+ * slot is still a conditional claim).
+ */
+export async function findOrCreate(
+  bucket: string,
+  criteria: Readonly<Record<string, unknown>>,
+  deps: FindOrCreateDependencies,
+): Promise<MatchResult> {
+  for (let round = 0; round < maxRounds; round++) {
+    const pointer = await deps.pointers.get(bucket);
+    if (!pointer) {
+      const roomId = deps.newRoomId();
+      if (await deps.pointers.move(bucket, roomId, undefined, deps.now())) return deps.create(roomId);
+      continue;
+    }
+    const room = await deps.findRoom(pointer.roomId);
+    if (!room) {
+      // Its creator is between moving the pointer and writing the room: wait briefly.
+      if (deps.now().getTime() - Date.parse(pointer.since) < abandonedPointerMs) {
+        await deps.sleep(20);
+        continue;
+      }
+    } else if (matchesCriteria(room.settings, criteria)) {
+      try {
+        return await deps.join(room.roomId);
+      } catch (error) {
+        if (!(
+          error instanceof RoomFullError ||
+          error instanceof RoomNotJoinableError ||
+          error instanceof RoomNotFoundError
+        )) {
+          throw error;
+        }
+      }
+    }
+    for (const roomId of await deps.pointers.roomsWithFreeSlots(bucket)) {
+      if (roomId === pointer.roomId) continue;
+      const candidate = await deps.findRoom(roomId);
+      if (!candidate || !matchesCriteria(candidate.settings, criteria)) continue;
+      try {
+        return await deps.join(roomId);
+      } catch (error) {
+        if (!(
+          error instanceof RoomFullError ||
+          error instanceof RoomNotJoinableError ||
+          error instanceof RoomNotFoundError
+        )) {
+          throw error;
+        }
+      }
+    }
+    const next = deps.newRoomId();
+    if (await deps.pointers.move(bucket, next, pointer.roomId, deps.now())) return deps.create(next);
+  }
+  throw new RoomFullError(bucket);
+}

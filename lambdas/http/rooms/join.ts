@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { MemberStore } from '../../../core/reservations/store';
+import { joinRoom } from '../../../core/rooms/join';
+import { toRoomView } from '../../../core/rooms/model';
+import { roomIdSchema } from '../../../core/rooms/schema';
+import { platform } from '../../dependencies';
+import { httpHandler } from '../middleware';
+
+export const joinRoomRequestSchema = z.strictObject({}).meta({ id: 'JoinRoomRequest' });
+
+export const handler = httpHandler(
+  { auth: {}, params: z.strictObject({ roomId: roomIdSchema }), body: joinRoomRequestSchema },
+  async ({ params, principal }) => {
+    const p = platform();
+    await p.abuse.assertJoinAllowed(principal.account, p.now());
+    const result = await joinRoom(
+      { roomId: params.roomId, account: principal.account, scopes: principal.scopes },
+      {
+        rooms: p.rooms,
+        members: new MemberStore(p.db, p.config.tableName),
+        now: p.now,
+        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        answerBy: new Date(p.now().getTime() + p.config.createWaitS * 1000),
+      },
+    );
+    return {
+      status: result.spawning ? 202 : 200,
+      body: { room: toRoomView(result.room), reservation: result.reservation },
+    };
+  },
+);

@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalCloud, type LocalCloud } from '../../local/cloud';
+import { jsonClient } from '../helpers/http';
+import { processTreeAlive } from '../helpers/processes';
+
+/**
+ * Find-or-create on the local cloud with real game servers: a stampede must pack rooms
+ * densely (one server per 8 players, not one per player) and never over-fill one.
+ */
+const fixtureGame = join(__dirname, '../fixtures/games/protocol-game.mjs');
+
+let cloud: LocalCloud;
+let configDir: string;
+let call: ReturnType<typeof jsonClient>;
+
+beforeAll(async () => {
+  configDir = mkdtempSync(join(tmpdir(), 'roomkeeper-mm-'));
+  const configPath = join(configDir, 'roomkeeper.local.json');
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      games: [
+        {
+          gameId: 'pack',
+          version: '1',
+          configuration: { binary: fixtureGame, args: ['ok'], maxPlayers: 8, spawnTimeoutS: 60 },
+        },
+      ],
+    }),
+  );
+  cloud = await startLocalCloud({ port: 0, configPath, gameOutput: 'ignore' });
+  call = jsonClient(cloud.apiUrl);
+}, 60_000);
+
+afterAll(async () => {
+  const pids = cloud?.fleet.pids ?? [];
+  await cloud?.stop();
+  rmSync(configDir, { recursive: true, force: true });
+  expect(pids.filter(processTreeAlive)).toEqual([]);
+});
+
+const tokenFor = async (account: string) =>
+  (await call('POST', '/v1/dev/tokens', { body: { account } })).body.access_token as string;
+
+it('packs 80 simultaneous find-or-create calls into about 10 rooms of 8, never over-filling one', async () => {
+  const tokens = await Promise.all(Array.from({ length: 80 }, (_, i) => tokenFor(`mm-${i}`)));
+  const started = Date.now();
+  const responses = await Promise.all(
+    tokens.map((token) =>
+      call('POST', '/v1/matchmaking/join', {
+        token,
+        body: { gameId: 'pack', version: '1', criteria: { mode: 'duel' } },
+      }),
+    ),
+  );
+  const rooms = new Map<string, number>();
+  for (const r of responses) rooms.set(r.body.room?.roomId, (rooms.get(r.body.room?.roomId) ?? 0) + 1);
+  process.stdout.write(
+    `80 find-or-create in ${Date.now() - started} ms: ${rooms.size} rooms created (expected 10, at most 11); sizes ${JSON.stringify([...rooms.values()])}\n`,
+  );
+  expect(responses.filter((r) => r.status !== 200 && r.status !== 202).map((r) => r.body)).toEqual([]);
+  expect(responses.every((r) => typeof r.body.reservation?.key === 'string')).toBe(true);
+  expect(rooms.size).toBeGreaterThanOrEqual(10);
+  expect(rooms.size).toBeLessThanOrEqual(11);
+  for (const [roomId, count] of rooms) {
+    expect(count).toBeLessThanOrEqual(8);
+    const view = await call('GET', `/v1/rooms/${roomId}`, { token: tokens[0] });
+    expect(view.body.room.players).toBe(count);
+    expect(view.body.room.settings).toMatchObject({ mode: 'duel' });
+  }
+}, 120_000);
+
+it('puts players with other criteria into other rooms', async () => {
+  const [a, b] = await Promise.all([tokenFor('crit-a'), tokenFor('crit-b')]);
+  const first = await call('POST', '/v1/matchmaking/join', {
+    token: a,
+    body: { gameId: 'pack', version: '1', criteria: { mode: 'ffa' } },
+  });
+  const second = await call('POST', '/v1/matchmaking/join', {
+    token: b,
+    body: { gameId: 'pack', version: '1', criteria: { mode: 'ctf' } },
+  });
+  expect(first.body.room.roomId).not.toBe(second.body.room.roomId);
+  const third = await call('POST', '/v1/matchmaking/join', {
+    token: await tokenFor('crit-c'),
+    body: { gameId: 'pack', version: '1', criteria: { mode: 'ffa' } },
+  });
+  expect(third.body.room.roomId).toBe(first.body.room.roomId);
+}, 60_000);

@@ -1,0 +1,122 @@
+import { AbuseGuard } from '../../../../core/abuse/guard';
+import type { BanStore } from '../../../../core/abuse/ban-store';
+import type { Ban } from '../../../../core/abuse/bans';
+import {
+  AccountBannedError,
+  BanNotFoundError,
+  CreateRateLimitedError,
+  JoinRateLimitedError,
+} from '../../../../core/abuse/errors';
+import type { RateCountResult, RateLimitStore } from '../../../../core/abuse/rate-limit-store';
+import type { RateLimitPolicy } from '../../../../core/abuse/rate-limit';
+
+const now = new Date('2026-01-01T12:00:30.000Z');
+
+/** Stores that answer what the case says and record what they were asked. */
+function guardWith(options: { ban?: Ban; count?: RateCountResult } = {}) {
+  const counted: { account: string; policy: RateLimitPolicy }[] = [];
+  const bans = {
+    find: jest.fn(async () => options.ban),
+    put: jest.fn(async () => undefined),
+    delete: jest.fn(async () => options.ban),
+  };
+  const rates = {
+    count: jest.fn(async (account: string, policy: RateLimitPolicy) => {
+      counted.push({ account, policy });
+      return options.count ?? { state: 'Counted', count: 1 };
+    }),
+  };
+  const guard = new AbuseGuard({
+    bans: bans as unknown as BanStore,
+    rates: rates as unknown as RateLimitStore,
+    limits: { joinsPerMinute: 20, createsPerMinute: 10 },
+  });
+  return { guard, bans, counted };
+}
+
+const ban = (expiresAt?: string): Ban => ({
+  account: 'mallory',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  createdBy: 'ops',
+  ...(expiresAt ? { expiresAt } : {}),
+});
+
+describe('AbuseGuard.assertJoinAllowed / assertCreateAllowed', () => {
+  it.each([
+    ['assertJoinAllowed', 'join', 20],
+    ['assertCreateAllowed', 'create', 10],
+  ] as const)('%s counts against the %s limit of %i per 60 s', async (method, action, limit) => {
+    const { guard, counted } = guardWith();
+    await expect(guard[method]('alice', now)).resolves.toBeUndefined();
+    expect(counted).toEqual([{ account: 'alice', policy: { action, limit, windowS: 60 } }]);
+  });
+
+  it.each([
+    ['assertJoinAllowed', JoinRateLimitedError, 'join'],
+    ['assertCreateAllowed', CreateRateLimitedError, 'create'],
+  ] as const)('%s throws %p: 429 RATE_LIMITED with Retry-After', async (method, type, action) => {
+    const { guard } = guardWith({ count: { state: 'Exhausted', retryAfterS: 30 } });
+    const error = await guard[method]('alice', now).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(type);
+    expect(error).toMatchObject({
+      code: 'RATE_LIMITED',
+      status: 429,
+      headers: { 'Retry-After': '30' },
+      details: { action, retryAfterS: 30, windowS: 60 },
+    });
+  });
+
+  it('answers contention as RATE_LIMITED with Retry-After 1, keeping the cause', async () => {
+    const cause = new Error('ThrottlingException');
+    const { guard } = guardWith({ count: { state: 'Contention', retryAfterS: 1, cause } });
+    const error = await guard.assertJoinAllowed('alice', now).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'RATE_LIMITED', headers: { 'Retry-After': '1' }, cause });
+  });
+
+  it.each([
+    ['a permanent ban', undefined, 'This account is banned.'],
+    ['a ban until tomorrow', '2026-01-02T00:00:00.000Z', 'This account is banned until 2026-01-02T00:00:00.000Z.'],
+  ])('refuses %s with 403 BANNED before counting anything', async (_name, expiresAt, message) => {
+    const { guard, counted } = guardWith({ ban: ban(expiresAt) });
+    const error = await guard.assertJoinAllowed('mallory', now).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AccountBannedError);
+    expect(error).toMatchObject({ code: 'BANNED', status: 403, message });
+    expect(counted).toEqual([]);
+  });
+
+  it('lets an expired ban through (TTL may not have collected it yet)', async () => {
+    const { guard, counted } = guardWith({ ban: ban('2026-01-01T12:00:30.000Z') });
+    await expect(guard.assertCreateAllowed('mallory', now)).resolves.toBeUndefined();
+    expect(counted).toHaveLength(1);
+  });
+});
+
+describe('AbuseGuard bans', () => {
+  it('places a ban built from the request, by the admin, at now', async () => {
+    const { guard, bans } = guardWith();
+    const placed = await guard.ban({ account: 'mallory', reason: 'spam' }, 'ops', now);
+    expect(placed).toEqual({ account: 'mallory', reason: 'spam', createdAt: now.toISOString(), createdBy: 'ops' });
+    expect(bans.put).toHaveBeenCalledWith(placed);
+  });
+
+  const read = (guard: AbuseGuard) => guard.getBan('mallory', now);
+  const lift = (guard: AbuseGuard) => guard.liftBan('mallory', 'ops', now);
+  it.each([
+    ['getBan', read, 'no ban', undefined],
+    ['getBan', read, 'an expired ban', ban('2026-01-01T12:00:00.000Z')],
+    ['liftBan', lift, 'no ban', undefined],
+    ['liftBan', lift, 'an expired ban', ban('2026-01-01T12:00:00.000Z')],
+  ])('%s with %s is 404 NOT_FOUND', async (_method, act, _name, stored) => {
+    const { guard } = guardWith({ ban: stored });
+    await expect(act(guard)).rejects.toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    await expect(act(guard)).rejects.toBeInstanceOf(BanNotFoundError);
+  });
+
+  it('reads back and lifts a ban in force', async () => {
+    const inForce = ban('2026-01-02T00:00:00.000Z');
+    const { guard, bans } = guardWith({ ban: inForce });
+    await expect(guard.getBan('mallory', now)).resolves.toEqual(inForce);
+    await expect(guard.liftBan('mallory', 'ops', now)).resolves.toBeUndefined();
+    expect(bans.delete).toHaveBeenCalledWith('mallory');
+  });
+});

@@ -172,6 +172,8 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
         functionName: `${id}Consumer`,
         handler,
         batchSize: definition.batchSize,
+        // Lambda scales consumers with the number of message groups; a few loops stand in for that.
+        concurrency: 4,
       });
     });
     started.push({ stop: async () => void (await Promise.all(pollers.map((p) => p.stop()))) });

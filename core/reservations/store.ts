@@ -54,6 +54,19 @@ export class MemberStore {
     private readonly tableName: string,
   ) {}
 
+  /** The room side of freeing a slot, for a transaction: one player fewer, never below zero. */
+  private releaseSlot(roomId: string, now: Date) {
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: keys.room(roomId),
+        UpdateExpression: 'SET players = players - :one, changeNumber = changeNumber + :one, updatedAt = :now',
+        ConditionExpression: 'players > :zero',
+        ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':now': now.toISOString() },
+      },
+    };
+  }
+
   private async keyItem(roomId: string, keyHash: string): Promise<KeyItem | undefined> {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: keys.registrationKey(roomId, keyHash), ConsistentRead: true }),
@@ -232,16 +245,7 @@ export class MemberStore {
                   },
                 },
               },
-              {
-                Update: {
-                  TableName: this.tableName,
-                  Key: keys.room(roomId),
-                  UpdateExpression:
-                    'SET players = players - :one, changeNumber = changeNumber + :one, updatedAt = :now',
-                  ConditionExpression: 'players > :zero',
-                  ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':now': now.toISOString() },
-                },
-              },
+              this.releaseSlot(roomId, now),
               { Delete: { TableName: this.tableName, Key: keys.registrationKey(roomId, member.keyHash) } },
             ],
           }),
@@ -333,15 +337,7 @@ export class MemberStore {
                 ExpressionAttributeValues: { ':keyHash': key.keyHash },
               },
             },
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: keys.room(roomId),
-                UpdateExpression: 'SET players = players - :one, changeNumber = changeNumber + :one, updatedAt = :now',
-                ConditionExpression: 'players > :zero',
-                ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':now': now.toISOString() },
-              },
-            },
+            this.releaseSlot(roomId, now),
             {
               Update: {
                 TableName: this.tableName,

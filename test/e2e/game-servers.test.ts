@@ -1,17 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startLocalCloud, type LocalCloud } from '../../local/cloud';
+import type { LocalCloud } from '../../local/cloud';
 import { jsonClient } from '../helpers/http';
-import { processTreeAlive } from '../helpers/processes';
+import { fixtureGame, startTestCloud, type TestCloud } from '../helpers/local-cloud';
 
 /**
  * Rooms on real game servers: the local cloud in this process (DynamoDB Local, SQS
  * emulator, pollers, gateway, fleet), real controller sidecars, and a game written from
  * the protocol page alone (test/fixtures/games/protocol-game.mjs).
  */
-const fixtureGame = join(__dirname, '../fixtures/games/protocol-game.mjs');
-
 const games = {
   ok: { args: ['ok'], spawnTimeoutS: 10 },
   never: { args: ['never-inited'], spawnTimeoutS: 2 },
@@ -22,43 +17,31 @@ const games = {
   exit: { args: ['exit-before-inited'], spawnTimeoutS: 10 },
 } as const;
 
+let test: TestCloud;
 let cloud: LocalCloud;
 let call: ReturnType<typeof jsonClient>;
 let token: string;
-let configDir: string;
 
 beforeAll(async () => {
-  configDir = mkdtempSync(join(tmpdir(), 'roomkeeper-e2e-'));
-  const configPath = join(configDir, 'roomkeeper.local.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      region: 'local',
-      games: Object.entries(games).map(([gameId, game]) => ({
-        gameId,
-        version: '1',
-        configuration: { binary: fixtureGame, maxPlayers: 4, ports: 1, serverSettings: { tick: 20 }, ...game },
-      })),
-    }),
+  test = await startTestCloud(
+    Object.entries(games).map(([gameId, game]) => ({
+      gameId,
+      version: '1',
+      configuration: { binary: fixtureGame, maxPlayers: 4, ports: 1, serverSettings: { tick: 20 }, ...game },
+    })),
+    {
+      sidecar: { heartbeatIntervalS: 0.5, statusIntervalS: 0.5, statusTimeoutS: 1 },
+      heartbeatTimeoutS: 3,
+      sweepIntervalMs: 500,
+    },
   );
-  cloud = await startLocalCloud({
-    port: 0,
-    configPath,
-    gameOutput: 'ignore',
-    rateLimits: { createsPerMinute: 1000 },
-    sidecar: { heartbeatIntervalS: 0.5, statusIntervalS: 0.5, statusTimeoutS: 1 },
-    heartbeatTimeoutS: 3,
-    sweepIntervalMs: 500,
-  });
+  cloud = test.cloud;
   call = jsonClient(cloud.apiUrl);
   token = (await call('POST', '/v1/dev/tokens', { body: { account: 'alice' } })).body.access_token;
 }, 60_000);
 
 afterAll(async () => {
-  const pids = cloud?.fleet.pids ?? [];
-  await cloud?.stop();
-  rmSync(configDir, { recursive: true, force: true });
-  expect(pids.filter(processTreeAlive)).toEqual([]);
+  expect(await test?.stop()).toEqual([]);
 });
 
 const create = (gameId: keyof typeof games, settings: Record<string, unknown> = {}) =>

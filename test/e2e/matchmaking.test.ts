@@ -1,44 +1,26 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startLocalCloud, type LocalCloud } from '../../local/cloud';
 import { jsonClient } from '../helpers/http';
-import { processTreeAlive } from '../helpers/processes';
+import { fixtureGame, startTestCloud, type TestCloud } from '../helpers/local-cloud';
 
 /**
  * Find-or-create on the local cloud with real game servers: a stampede must pack rooms
  * densely (one server per 8 players, not one per player) and never over-fill one.
  */
-const fixtureGame = join(__dirname, '../fixtures/games/protocol-game.mjs');
-
-let cloud: LocalCloud;
-let configDir: string;
+let test: TestCloud;
 let call: ReturnType<typeof jsonClient>;
 
 beforeAll(async () => {
-  configDir = mkdtempSync(join(tmpdir(), 'roomkeeper-mm-'));
-  const configPath = join(configDir, 'roomkeeper.local.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      games: [
-        {
-          gameId: 'pack',
-          version: '1',
-          configuration: { binary: fixtureGame, args: ['ok'], maxPlayers: 8, spawnTimeoutS: 60 },
-        },
-      ],
-    }),
-  );
-  cloud = await startLocalCloud({ port: 0, configPath, gameOutput: 'ignore' });
-  call = jsonClient(cloud.apiUrl);
+  test = await startTestCloud([
+    {
+      gameId: 'pack',
+      version: '1',
+      configuration: { binary: fixtureGame, args: ['ok'], maxPlayers: 8, spawnTimeoutS: 60 },
+    },
+  ]);
+  call = jsonClient(test.cloud.apiUrl);
 }, 60_000);
 
 afterAll(async () => {
-  const pids = cloud?.fleet.pids ?? [];
-  await cloud?.stop();
-  rmSync(configDir, { recursive: true, force: true });
-  expect(pids.filter(processTreeAlive)).toEqual([]);
+  expect(await test?.stop()).toEqual([]);
 });
 
 const tokenFor = async (account: string) =>

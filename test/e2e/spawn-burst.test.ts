@@ -1,47 +1,53 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startLocalCloud, type LocalCloud } from '../../local/cloud';
+import type { LocalCloud } from '../../local/cloud';
 import { jsonClient } from '../helpers/http';
-import { processTreeAlive } from '../helpers/processes';
+import { fixtureGame, startTestCloud, type TestCloud } from '../helpers/local-cloud';
 
 /**
  * 50 rooms asked for at once on the local fleet, with the default health settings: every
  * create ends 201 (ready) or 202 (still spawning at the wait limit), never an error, and no
  * two live servers share a port.
  */
-const fixtureGame = join(__dirname, '../fixtures/games/protocol-game.mjs');
-
+let test: TestCloud;
 let cloud: LocalCloud;
-let configDir: string;
 
 beforeAll(async () => {
-  configDir = mkdtempSync(join(tmpdir(), 'roomkeeper-burst-'));
-  const configPath = join(configDir, 'roomkeeper.local.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      games: [
-        // 100 processes starting at once on 2 cores take a while: a generous deadline.
-        {
-          gameId: 'burst',
-          version: '1',
-          configuration: { binary: fixtureGame, args: ['ok'], maxPlayers: 4, spawnTimeoutS: 60 },
-        },
-      ],
-    }),
-  );
-  cloud = await startLocalCloud({ port: 0, configPath, gameOutput: 'ignore', rateLimits: { createsPerMinute: 1000 } });
+  test = await startTestCloud([
+    // 100 processes starting at once on 2 cores take a while: a generous deadline.
+    {
+      gameId: 'burst',
+      version: '1',
+      configuration: { binary: fixtureGame, args: ['ok'], maxPlayers: 4, spawnTimeoutS: 60 },
+    },
+  ]);
+  cloud = test.cloud;
 }, 60_000);
 
 afterAll(async () => {
-  const pids = cloud?.fleet.pids ?? [];
-  await cloud?.stop();
-  rmSync(configDir, { recursive: true, force: true });
-  expect(pids.filter(processTreeAlive)).toEqual([]);
+  expect(await test?.stop()).toEqual([]);
 });
 
-it('gives 50 rooms created at once 50 distinct ports, and frees them all when they end', async () => {
+it('never gives two live servers one port while 50 rooms are created at once, and frees them all when they end', async () => {
+  // Watch the real pool: every grant must be of ports no live server holds.
+  const pool = cloud.fleet.portPool;
+  const live = new Set<number>();
+  const doubleGrants: number[] = [];
+  let grants = 0;
+  const allocate = pool.allocate.bind(pool);
+  const release = pool.release.bind(pool);
+  pool.allocate = async (count, probe) => {
+    const ports = await allocate(count, probe);
+    grants += 1;
+    for (const port of ports) {
+      if (live.has(port)) doubleGrants.push(port);
+      live.add(port);
+    }
+    return ports;
+  };
+  pool.release = (ports) => {
+    for (const port of ports) live.delete(port);
+    release(ports);
+  };
+
   const call = jsonClient(cloud.apiUrl);
   const token = (await call('POST', '/v1/dev/tokens', { body: { account: 'alice' } })).body.access_token;
   const started = Date.now();
@@ -50,13 +56,13 @@ it('gives 50 rooms created at once 50 distinct ports, and frees them all when th
   );
   const statuses = responses.map((r) => r.status);
   process.stdout.write(
-    `50 concurrent creates answered within ${Date.now() - started} ms: ${statuses.filter((s) => s === 201).length} × 201, ${statuses.filter((s) => s === 202).length} × 202\n`,
+    `50 concurrent creates answered within ${Date.now() - started} ms: ${statuses.filter((s) => s === 201).length} × 201, ${statuses.filter((s) => s === 202).length} × 202; ${grants} port grants, ${doubleGrants.length} double grants (expected 0)\n`,
   );
   expect(responses.filter((r) => r.status !== 201 && r.status !== 202).map((r) => r.body)).toEqual([]);
-  const roomIds = new Set(responses.map((r) => `local:${r.body.room.roomId}`));
-  const held = cloud.fleet.placements.filter((p) => roomIds.has(p.taskId));
-  expect(held).toHaveLength(50);
-  expect(new Set(held.flatMap((p) => p.ports)).size).toBe(50);
+  expect(grants).toBe(50);
+  expect(doubleGrants).toEqual([]);
+  const held = cloud.fleet.placements.flatMap((p) => p.ports);
+  expect(new Set(held).size).toBe(held.length);
   await cloud.fleet.stopAll('test done');
-  expect(cloud.fleet.portPool.inUse).toBe(0);
+  expect(pool.inUse).toBe(0);
 }, 120_000);

@@ -1,0 +1,43 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalCloud, type LocalCloud, type LocalCloudOptions } from '../../local/cloud';
+import { processTreeAlive } from './processes';
+
+/** The protocol-only game (test/fixtures/games/protocol-game.mjs), as a configuration's binary. */
+export const fixtureGame = join(__dirname, '../fixtures/games/protocol-game.mjs');
+
+export interface TestCloud {
+  readonly cloud: LocalCloud;
+  /** Stops everything and returns the sidecar pids that are still alive (expected: none). */
+  stop(): Promise<number[]>;
+}
+
+/**
+ * A whole local cloud in this process, with these game configurations written to a
+ * temporary configuration file, game output silenced and per-account limits raised.
+ */
+export async function startTestCloud(
+  games: { gameId: string; version: string; configuration: Record<string, unknown> }[],
+  options: Omit<LocalCloudOptions, 'configPath' | 'port'> = {},
+): Promise<TestCloud> {
+  const configDir = mkdtempSync(join(tmpdir(), 'roomkeeper-test-cloud-'));
+  const configPath = join(configDir, 'roomkeeper.local.json');
+  writeFileSync(configPath, JSON.stringify({ region: 'local', games }));
+  const cloud = await startLocalCloud({
+    port: 0,
+    configPath,
+    gameOutput: 'ignore',
+    rateLimits: { createsPerMinute: 1000, joinsPerMinute: 1000 },
+    ...options,
+  });
+  return {
+    cloud,
+    stop: async () => {
+      const pids = cloud.fleet.pids;
+      await cloud.stop();
+      rmSync(configDir, { recursive: true, force: true });
+      return pids.filter(processTreeAlive);
+    },
+  };
+}

@@ -2,6 +2,7 @@ import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import type { Spawner } from '../gameservers/spawner';
 import type { FailureReason } from '../protocol/controller-messages';
 import type { Room } from './model';
+import type { MemberStore } from '../reservations/store';
 import type { RoomStore } from './store';
 
 export interface SweepPolicy {
@@ -26,6 +27,7 @@ export function overdue(room: Room, now: Date, policy: SweepPolicy): FailureReas
 }
 
 export interface SweepDependencies {
+  readonly members: Pick<MemberStore, 'reclaimExpired'>;
   readonly db: DynamoDBDocumentClient;
   readonly tableName: string;
   readonly rooms: RoomStore;
@@ -35,11 +37,15 @@ export interface SweepDependencies {
 
 /**
  * Fails live rooms whose server stopped reporting (sidecar or task died) or never came up,
- * and stops their tasks. Reads and writes judge time lazily anyway; this only makes the
+ * and stops their tasks; frees the slots of expired reservations in the others. Reads and writes judge time lazily anyway; this only makes the
  * cleanup prompt. One pass over live rooms: fine at the scale of one region's live rooms.
  */
-export async function sweepRooms(deps: SweepDependencies, policy: SweepPolicy): Promise<{ failed: string[] }> {
+export async function sweepRooms(
+  deps: SweepDependencies,
+  policy: SweepPolicy,
+): Promise<{ failed: string[]; freedSlots: number }> {
   const failed: string[] = [];
+  let freedSlots = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await deps.db.send(
@@ -55,7 +61,11 @@ export async function sweepRooms(deps: SweepDependencies, policy: SweepPolicy): 
       const room = item as unknown as Room;
       const now = deps.now();
       const reason = overdue(room, now, policy);
-      if (!reason) continue;
+      if (!reason) {
+        // Reads and joins already ignore expired reservations; this frees their slots for good.
+        if (room.players > 0) freedSlots += await deps.members.reclaimExpired(room.roomId, now);
+        continue;
+      }
       const change = await deps.rooms.markFailed(room.roomId, reason, now);
       if (!change.applied) continue;
       failed.push(room.roomId);
@@ -63,5 +73,5 @@ export async function sweepRooms(deps: SweepDependencies, policy: SweepPolicy): 
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);
-  return { failed };
+  return { failed, freedSlots };
 }

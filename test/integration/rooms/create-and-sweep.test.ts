@@ -1,0 +1,126 @@
+import { NoHealthyHostError, SpawnTimeoutError } from '../../../core/gameservers/errors';
+import type { SpawnRequest, Spawner } from '../../../core/gameservers/spawner';
+import { MemberStore } from '../../../core/reservations/store';
+import { createRoom, type CreateRoomDependencies } from '../../../core/rooms/create';
+import { joinRoom } from '../../../core/rooms/join';
+import { RoomStore } from '../../../core/rooms/store';
+import { sweepRooms } from '../../../core/rooms/sweep';
+import { aRoom } from '../../helpers/factories';
+import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
+
+/**
+ * The create use case and the sweeper against real DynamoDB Local. The spawner here is a
+ * recording stand-in for a server that never comes up (ECS has no local engine; the local
+ * fleet's real behaviour is covered end to end in test/e2e).
+ */
+let platform: TestPlatform;
+let rooms: RoomStore;
+let members: MemberStore;
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  rooms = new RoomStore(platform.db, platform.tableName);
+  members = new MemberStore(platform.db, platform.tableName);
+});
+afterAll(() => platform.close());
+
+class SilentSpawner implements Spawner {
+  readonly spawned: SpawnRequest[] = [];
+  readonly stopped: { taskId: string; reason: string }[] = [];
+  constructor(private readonly refuse?: Error) {}
+  async spawn(request: SpawnRequest) {
+    if (this.refuse) throw this.refuse;
+    this.spawned.push(request);
+    return { taskId: `silent:${request.roomId}`, host: '127.0.0.1', ports: [40001] };
+  }
+  async stop(taskId: string, reason: string) {
+    this.stopped.push({ taskId, reason });
+  }
+}
+
+function deps(spawner: Spawner, spawnTimeoutS: number, waitMs: number): CreateRoomDependencies {
+  return {
+    rooms,
+    spawner,
+    configuration: {
+      gameId: 'g',
+      version: '1',
+      updatedAt: new Date().toISOString(),
+      binary: '/bin/true',
+      args: [],
+      env: {},
+      ports: 1,
+      maxPlayers: 4,
+      serverSettings: {},
+      spawnTimeoutS,
+      reservationTimeoutS: 30,
+      commands: [],
+      serverScopes: [],
+    },
+    now: () => new Date(),
+    newRoomId: () => `room-${Math.floor(performance.now() * 1000)}`,
+    mintServerToken: async () => 'server-token',
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    answerBy: new Date(Date.now() + waitMs),
+  };
+}
+
+const command = { account: 'alice', scopes: [], gameId: 'g', version: '1', settings: {}, region: 'local' };
+
+describe('createRoom', () => {
+  it('answers "still spawning" with the room and the reservation when the wait runs out first (202)', async () => {
+    const result = await createRoom(command, deps(new SilentSpawner(), 30, 300));
+    expect(result.state).toBe('Spawning');
+    expect(result.room).toMatchObject({ state: 'spawning', players: 1 });
+    expect(result.reservation.key).toHaveLength(43);
+  });
+
+  it('enforces the spawn deadline itself when no sidecar reports it: room failed, task stopped, SPAWN_TIMEOUT', async () => {
+    const spawner = new SilentSpawner();
+    await expect(createRoom(command, deps(spawner, 1, 20_000))).rejects.toBeInstanceOf(SpawnTimeoutError);
+    const roomId = spawner.spawned[0]?.roomId ?? '';
+    expect(await rooms.get(roomId)).toMatchObject({ state: 'failed', failureReason: 'spawn-timeout' });
+    expect(spawner.stopped).toEqual([{ taskId: `silent:${roomId}`, reason: 'spawn-timeout' }]);
+  });
+
+  it('fails the room and answers NO_HEALTHY_HOST when the spawner has no capacity', async () => {
+    const error = new NoHealthyHostError('no ports left');
+    await expect(createRoom(command, deps(new SilentSpawner(error), 30, 1000))).rejects.toBe(error);
+  });
+});
+
+describe('sweepRooms', () => {
+  it('frees the slots of expired reservations in live rooms, and only those', async () => {
+    const room = aRoom({
+      state: 'ready',
+      players: 0,
+      maxPlayers: 4,
+      reservationTimeoutS: 1,
+      lastHeartbeatAt: new Date().toISOString(),
+    });
+    await rooms.create(room);
+    const join = (account: string) =>
+      joinRoom(
+        { roomId: room.roomId, account, scopes: [] },
+        { rooms, members, now: () => new Date(), sleep: async () => undefined, answerBy: new Date() },
+      );
+    await join('expires-1');
+    await join('expires-2');
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await join('fresh');
+    const result = await sweepRooms(
+      {
+        members,
+        db: platform.db,
+        tableName: platform.tableName,
+        rooms,
+        spawner: new SilentSpawner(),
+        now: () => new Date(),
+      },
+      { heartbeatTimeoutS: 60, spawnGraceS: 2 },
+    );
+    expect(result.freedSlots).toBeGreaterThanOrEqual(2);
+    expect((await rooms.get(room.roomId)).players).toBe(1);
+    expect((await members.list(room.roomId)).map((m) => m.account)).toEqual(['fresh']);
+  });
+});

@@ -61,36 +61,30 @@ export async function findOrCreate(
         continue;
       }
     } else if (matchesCriteria(room.settings, criteria)) {
-      try {
-        return await deps.join(room.roomId);
-      } catch (error) {
-        if (!(
-          error instanceof RoomFullError ||
-          error instanceof RoomNotJoinableError ||
-          error instanceof RoomNotFoundError
-        )) {
-          throw error;
-        }
-      }
+      const joined = await tryJoin(room.roomId, deps);
+      if (joined) return joined;
     }
     for (const roomId of await deps.pointers.roomsWithFreeSlots(bucket)) {
       if (roomId === pointer.roomId) continue;
       const candidate = await deps.findRoom(roomId);
       if (!candidate || !matchesCriteria(candidate.settings, criteria)) continue;
-      try {
-        return await deps.join(roomId);
-      } catch (error) {
-        if (!(
-          error instanceof RoomFullError ||
-          error instanceof RoomNotJoinableError ||
-          error instanceof RoomNotFoundError
-        )) {
-          throw error;
-        }
-      }
+      const joined = await tryJoin(roomId, deps);
+      if (joined) return joined;
     }
     const next = deps.newRoomId();
     if (await deps.pointers.move(bucket, next, pointer.roomId, deps.now())) return deps.create(next);
   }
   throw new RoomFullError(bucket);
+}
+
+/** Joins the room, or answers undefined when it filled, closed or vanished meanwhile. */
+async function tryJoin(roomId: string, deps: FindOrCreateDependencies): Promise<MatchResult | undefined> {
+  try {
+    return await deps.join(roomId);
+  } catch (error) {
+    if (error instanceof RoomFullError || error instanceof RoomNotJoinableError || error instanceof RoomNotFoundError) {
+      return undefined;
+    }
+    throw error;
+  }
 }

@@ -9,9 +9,7 @@ import { toRoomView } from '../../../core/rooms/model';
 import { matchmakingRequestSchema } from '../../../core/rooms/schema';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
-
-const serverTokenTtlS = 24 * 3600;
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+import { serverTokenMinter, sleep } from '../rooms/server-token';
 
 export const handler = httpHandler({ auth: {}, body: matchmakingRequestSchema }, async ({ body, principal }) => {
   const p = platform();
@@ -53,13 +51,7 @@ export const handler = httpHandler({ auth: {}, body: matchmakingRequestSchema },
           spawner: p.spawner,
           now: p.now,
           newRoomId: () => roomId,
-          mintServerToken: (id) =>
-            p.signToken({
-              account: `server:${id}`,
-              scopes: ['game-server', ...configuration.serverScopes],
-              ttlS: serverTokenTtlS,
-              extra: { room: id },
-            }),
+          mintServerToken: serverTokenMinter(p, configuration),
           sleep,
           answerBy,
         },

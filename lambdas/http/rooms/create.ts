@@ -4,9 +4,7 @@ import { toRoomView } from '../../../core/rooms/model';
 import { createRoomRequestSchema } from '../../../core/rooms/schema';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
-
-/** Server tokens live as long as a game may reasonably run; the sidecar never logs them. */
-const serverTokenTtlS = 24 * 3600;
+import { serverTokenMinter, sleep } from './server-token';
 
 export const handler = httpHandler({ auth: {}, body: createRoomRequestSchema }, async ({ body, principal }) => {
   const p = platform();
@@ -31,14 +29,8 @@ export const handler = httpHandler({ auth: {}, body: createRoomRequestSchema }, 
       spawner: p.spawner,
       now: p.now,
       newRoomId: p.newId,
-      mintServerToken: (roomId) =>
-        p.signToken({
-          account: `server:${roomId}`,
-          scopes: ['game-server', ...configuration.serverScopes],
-          ttlS: serverTokenTtlS,
-          extra: { room: roomId },
-        }),
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      mintServerToken: serverTokenMinter(p, configuration),
+      sleep,
       answerBy,
     },
   );

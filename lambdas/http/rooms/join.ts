@@ -5,6 +5,7 @@ import { toRoomView } from '../../../core/rooms/model';
 import { roomIdSchema } from '../../../core/rooms/schema';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
+import { sleep } from './server-token';
 
 export const joinRoomRequestSchema = z.strictObject({}).meta({ id: 'JoinRoomRequest' });
 
@@ -19,7 +20,7 @@ export const handler = httpHandler(
         rooms: p.rooms,
         members: new MemberStore(p.db, p.config.tableName),
         now: p.now,
-        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        sleep,
         answerBy: new Date(p.now().getTime() + p.config.createWaitS * 1000),
       },
     );

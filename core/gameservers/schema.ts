@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scopeListSchema } from '../auth/schema';
 
 export const gameIdSchema = z
   .string()
@@ -30,16 +31,7 @@ export const gameServerConfigurationBodySchema = z
     spawnTimeoutS: z.number().int().min(1).max(600).default(30),
     reservationTimeoutS: z.number().int().min(1).max(3600).default(30),
     /** Scopes the game server's own token holds, and so may grant players with `extend_scopes`. */
-    serverScopes: z
-      .array(
-        z
-          .string()
-          .min(1)
-          .max(64)
-          .regex(/^[A-Za-z0-9:_.-]+$/),
-      )
-      .max(32)
-      .default([]),
+    serverScopes: scopeListSchema,
     commands: z
       .array(
         z

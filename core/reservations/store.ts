@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../infra/keys';
+import { memberItem, registrationKeyItem } from './items';
 import type { Member } from './model';
 
 export type ConfirmResult =
@@ -30,8 +31,6 @@ interface KeyItem {
   readonly account: string;
   readonly leftBy?: string;
 }
-
-const ttlOf = (iso: string | undefined) => (iso ? { ttl: Math.ceil(Date.parse(iso) / 1000) + 86_400 } : {});
 
 /** Whether a reservation still holds its slot at `now`. Active members always do. */
 export function holdsSlot(member: Member, now: Date): boolean {
@@ -125,12 +124,7 @@ export class MemberStore {
             {
               Put: {
                 TableName: this.tableName,
-                Item: {
-                  ...keys.member(member.roomId, member.account),
-                  type: 'member',
-                  ...member,
-                  ...ttlOf(member.expiresAt),
-                },
+                Item: memberItem(member),
                 // accountHoldsNoSlotHere
                 ConditionExpression: 'attribute_not_exists(pk)',
                 ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -139,12 +133,7 @@ export class MemberStore {
             {
               Put: {
                 TableName: this.tableName,
-                Item: {
-                  ...keys.registrationKey(member.roomId, member.keyHash),
-                  type: 'registrationKey',
-                  account: member.account,
-                  ...ttlOf(member.expiresAt),
-                },
+                Item: registrationKeyItem(member),
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },
@@ -198,12 +187,7 @@ export class MemberStore {
             {
               Put: {
                 TableName: this.tableName,
-                Item: {
-                  ...keys.registrationKey(member.roomId, newKeyHash),
-                  type: 'registrationKey',
-                  account: member.account,
-                  ...ttlOf(member.expiresAt),
-                },
+                Item: registrationKeyItem(member, newKeyHash),
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },

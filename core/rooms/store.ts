@@ -3,6 +3,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentC
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../infra/keys';
 import type { FailureReason } from '../protocol/controller-messages';
+import { memberItem, registrationKeyItem } from '../reservations/items';
 import type { Member } from '../reservations/model';
 import type { Placement, Room, RoomSettings } from './model';
 import { RoomAlreadyExistsError, RoomNotFoundError } from './errors';
@@ -10,10 +11,6 @@ import { RoomAlreadyExistsError, RoomNotFoundError } from './errors';
 /** Outcome of a conditional state change: the room as written, or as it stood in the way. */
 export type TransitionResult =
   { readonly applied: true; readonly room: Room } | { readonly applied: false; readonly room?: Room };
-
-function epochSeconds(iso: string): number {
-  return Math.ceil(Date.parse(iso) / 1000);
-}
 
 /** Room persistence. Storage failures leave this module only as room errors or results. */
 export class RoomStore {
@@ -34,16 +31,7 @@ export class RoomStore {
     const puts: Record<string, unknown>[] = [
       { ...keys.room(room.roomId), type: 'room', ...room, ...keys.roomIndexes(room) },
     ];
-    if (member) {
-      const ttl = member.expiresAt ? { ttl: epochSeconds(member.expiresAt) + 86_400 } : {};
-      puts.push({ ...keys.member(room.roomId, member.account), type: 'member', ...member, ...ttl });
-      puts.push({
-        ...keys.registrationKey(room.roomId, member.keyHash),
-        type: 'registrationKey',
-        account: member.account,
-        ...ttl,
-      });
-    }
+    if (member) puts.push(memberItem(member), registrationKeyItem(member));
     try {
       await this.db.send(
         new TransactWriteCommand({

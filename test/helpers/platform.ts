@@ -7,6 +7,10 @@ import { resetConfig } from '../../core/infra/config';
 import { createTableInput } from '../../core/infra/table';
 import { resetHttpDependencies } from '../../lambdas/http/middleware';
 import { resetPlatform } from '../../lambdas/dependencies';
+import { routes } from '../../lambdas/http/routes';
+import { startApiGateway } from '../../local/api-gateway';
+import { httpHandlers } from '../../local/http-handlers';
+import { jsonClient } from './http';
 
 export const testIssuer = 'roomkeeper-test';
 
@@ -61,6 +65,29 @@ export async function startTestPlatform(extraEnv: Record<string, string> = {}): 
       resetPlatform();
       await db.send(new DeleteTableCommand({ TableName: tableName }));
       db.destroy();
+    },
+  };
+}
+
+export interface TestApi {
+  readonly platform: TestPlatform;
+  /** A JSON client for the local API gateway serving every route of the route table. */
+  readonly call: ReturnType<typeof jsonClient>;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** A fresh test platform behind the local API gateway, as integration tests of the HTTP routes use it. */
+export async function startTestApi(extraEnv: Record<string, string> = {}): Promise<TestApi> {
+  const platform = await startTestPlatform(extraEnv);
+  const gateway = await startApiGateway({ routes, handlers: httpHandlers, port: 0 });
+  return {
+    platform,
+    call: jsonClient(gateway.url),
+    url: gateway.url,
+    close: async () => {
+      await gateway.close();
+      await platform.close();
     },
   };
 }

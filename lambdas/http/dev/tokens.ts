@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scopeListSchema } from '../../../core/auth/schema';
 import { createTokenSigner, type TokenSigner } from '../../../core/auth/tokens';
 import { RouteNotFoundError } from '../../../core/errors';
 import { platform } from '../../dependencies';
@@ -11,16 +12,7 @@ export const devTokenRequestSchema = z
       .min(1)
       .max(128)
       .regex(/^[A-Za-z0-9_.@-]+$/, 'must be letters, digits, _ . @ or -'),
-    scopes: z
-      .array(
-        z
-          .string()
-          .min(1)
-          .max(64)
-          .regex(/^[A-Za-z0-9:_.-]+$/),
-      )
-      .max(32)
-      .default([]),
+    scopes: scopeListSchema,
     ttlS: z.number().int().min(1).max(86_400).default(3600),
   })
   .meta({ id: 'DevTokenRequest' });

@@ -3,29 +3,21 @@ import fc from 'fast-check';
 import { AccountBannedError } from '../../../core/abuse/errors';
 import { keys } from '../../../core/infra/keys';
 import { platform as platformAdapters } from '../../../lambdas/dependencies';
-import { routes } from '../../../lambdas/http/routes';
-import { startApiGateway, type LocalApiGateway } from '../../../local/api-gateway';
-import { httpHandlers } from '../../../local/http-handlers';
-import { jsonClient } from '../../helpers/http';
-import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
+import { startTestApi, type TestApi, type TestPlatform } from '../../helpers/platform';
 
+let api: TestApi;
 let platform: TestPlatform;
-let gateway: LocalApiGateway;
-let call: ReturnType<typeof jsonClient>;
+let call: TestApi['call'];
 let admin: string;
 let player: string;
 
 beforeAll(async () => {
-  platform = await startTestPlatform();
-  gateway = await startApiGateway({ routes, handlers: httpHandlers, port: 0 });
-  call = jsonClient(gateway.url);
+  api = await startTestApi();
+  ({ platform, call } = api);
   admin = await platform.token('ops', ['admin']);
   player = await platform.token('alice');
 });
-afterAll(async () => {
-  await gateway.close();
-  await platform.close();
-});
+afterAll(() => api.close());
 
 const inOneHour = () => new Date(Date.now() + 3_600_000).toISOString();
 const guard = () => platformAdapters().abuse;

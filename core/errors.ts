@@ -19,6 +19,7 @@ export const errorStatus = {
   INTERNAL: 500,
   SPAWN_FAILED: 502,
   NO_HEALTHY_HOST: 503,
+  UNAVAILABLE: 503,
   SPAWN_TIMEOUT: 504,
 } as const;
 
@@ -82,5 +83,21 @@ export class RouteNotFoundError extends PlatformError {
   readonly code = 'NOT_FOUND';
   constructor(method: string, path: string) {
     super(`No route for ${method} ${path}.`);
+  }
+}
+
+/**
+ * A dependency (DynamoDB, SQS, the spawner's API) is down, throttling, or did not answer in
+ * time, or the request ran out of its own deadline. Safe to retry after `Retry-After`.
+ */
+export class DependencyUnavailableError extends PlatformError {
+  override readonly name = 'DependencyUnavailableError';
+  readonly code = 'UNAVAILABLE';
+  constructor(message: string, options: { retryAfterS?: number; cause?: unknown; details?: unknown } = {}) {
+    super(message, {
+      cause: options.cause,
+      details: options.details,
+      headers: { 'retry-after': String(options.retryAfterS ?? 1) },
+    });
   }
 }

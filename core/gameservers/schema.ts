@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { scopeListSchema } from '../auth/schema';
+import { storableJsonObjectSchema } from '../protocol/storable-json';
 
 export const gameIdSchema = z
   .string()
@@ -27,7 +28,7 @@ export const gameServerConfigurationBodySchema = z
     env: z.record(environmentName, z.string().max(4096)).default({}),
     ports: z.number().int().min(1).max(16).default(1),
     maxPlayers: z.number().int().min(1).max(100),
-    serverSettings: z.record(z.string(), z.unknown()).default({}),
+    serverSettings: storableJsonObjectSchema(4 * 1024).default({}),
     spawnTimeoutS: z.number().int().min(1).max(600).default(30),
     reservationTimeoutS: z.number().int().min(1).max(3600).default(30),
     /** Scopes the game server's own token holds, and so may grant players with `extend_scopes`. */

@@ -1,17 +1,22 @@
 import { z } from 'zod';
+import { storableJsonObjectSchema } from './storable-json';
+
+/** The same bound as room settings (core/rooms/schema.ts), kept here so the protocol has no room import. */
+const maxSettingsBytes = 4 * 1024;
 
 /**
  * The game ↔ controller methods of GAME_SERVER_PROTOCOL.md: params and results, one
  * source for the sidecar, the controller-events consumer and the sample game.
  */
-const settingsSchema = z.record(z.string(), z.unknown());
+/** What a game may hand back as room settings: stored exactly, or refused with -32602. */
+const settingsSchema = storableJsonObjectSchema(maxSettingsBytes);
 
 /** Game → controller. */
 export const gameMethods = {
   inited: {
     params: z.object({
       settings: settingsSchema.optional(),
-      protocol: z.record(z.string(), z.unknown()).optional(),
+      protocol: storableJsonObjectSchema(maxSettingsBytes).optional(),
     }),
     result: z.object({ status: z.literal('OK') }),
   },

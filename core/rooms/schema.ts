@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableJsonObjectSchema } from '../protocol/storable-json';
 import { gameIdSchema, gameVersionSchema } from '../gameservers/schema';
 import { roomStates } from './model';
 
@@ -25,11 +26,7 @@ export const roomViewSchema = z
 
 /** Settings are a small JSON object; 4 KB keeps rooms cheap to read and index. */
 export const maxSettingsBytes = 4 * 1024;
-export const roomSettingsSchema = z
-  .record(z.string().max(64), z.unknown())
-  .refine((settings) => Buffer.byteLength(JSON.stringify(settings)) <= maxSettingsBytes, {
-    message: `must be at most ${maxSettingsBytes} bytes of JSON`,
-  });
+export const roomSettingsSchema = storableJsonObjectSchema(maxSettingsBytes);
 
 const regionSchema = z
   .string()

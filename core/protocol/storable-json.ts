@@ -1,0 +1,98 @@
+import { z } from 'zod';
+
+/**
+ * JSON that DynamoDB stores exactly and every reader parses back to the same value.
+ *
+ * `JSON.parse` accepts shapes that cannot be stored or round-tripped: integers beyond 2^53
+ * (already rounded when parsed), numbers outside DynamoDB's range (1e-130 … 9.9e125),
+ * keys that are empty or that name an object's prototype, and nesting deep enough to
+ * exhaust a recursive marshaller. Every object a caller or a game server hands us that we
+ * store (room settings, criteria, server settings, `inited` settings, custom properties)
+ * passes through here, so bad input is a 400 or a JSON-RPC -32602 naming the field, never
+ * a 500 from the store.
+ */
+export const storableJsonLimits = {
+  maxDepth: 32,
+  maxKeyLength: 256,
+  /** DynamoDB's number range: smaller magnitudes underflow, larger overflow. */
+  minMagnitude: 1e-130,
+  maxMagnitude: 9.9e125,
+} as const;
+
+const forbiddenKeys = new Set(['__proto__', 'constructor', 'prototype']);
+
+export interface StorableJsonIssue {
+  /** Path from the checked value (keys and array indexes). */
+  readonly path: (string | number)[];
+  readonly message: string;
+}
+
+/** The first reason a value cannot be stored exactly, or undefined when it can. */
+export function storableJsonIssue(
+  value: unknown,
+  path: (string | number)[] = [],
+  depth = 0,
+): StorableJsonIssue | undefined {
+  if (depth > storableJsonLimits.maxDepth) {
+    return { path, message: `nests deeper than ${storableJsonLimits.maxDepth} levels` };
+  }
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined;
+  if (typeof value === 'number') return numberIssue(value, path);
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const issue = storableJsonIssue(item, [...path, index], depth + 1);
+      if (issue) return issue;
+    }
+    return undefined;
+  }
+  if (typeof value === 'object') {
+    if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) {
+      return { path, message: 'must be plain JSON' };
+    }
+    for (const key of Object.keys(value)) {
+      if (key.length === 0) return { path, message: 'has an empty key' };
+      if (key.length > storableJsonLimits.maxKeyLength) {
+        return { path, message: `has a key longer than ${storableJsonLimits.maxKeyLength} characters` };
+      }
+      if (forbiddenKeys.has(key)) return { path, message: `has the reserved key '${key}'` };
+      const issue = storableJsonIssue((value as Record<string, unknown>)[key], [...path, key], depth + 1);
+      if (issue) return issue;
+    }
+    // `JSON.parse` makes `__proto__` an own key, which `Object.keys` lists; this catches objects built otherwise.
+    if (Object.hasOwn(value, '__proto__')) return { path, message: "has the reserved key '__proto__'" };
+    return undefined;
+  }
+  return { path, message: 'must be JSON' };
+}
+
+function numberIssue(value: number, path: (string | number)[]): StorableJsonIssue | undefined {
+  if (!Number.isFinite(value)) return { path, message: 'must be a finite number' };
+  if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    return { path, message: 'is an integer beyond ±2^53 and cannot be kept exactly; send it as a string' };
+  }
+  const magnitude = Math.abs(value);
+  if (magnitude !== 0 && magnitude < storableJsonLimits.minMagnitude) {
+    return { path, message: `is smaller in magnitude than ${storableJsonLimits.minMagnitude} and cannot be stored` };
+  }
+  if (magnitude > storableJsonLimits.maxMagnitude) {
+    return { path, message: `is larger in magnitude than ${storableJsonLimits.maxMagnitude} and cannot be stored` };
+  }
+  return undefined;
+}
+
+/**
+ * A JSON object whose every member can be stored exactly, at most `maxBytes` of JSON.
+ * Failures carry the path of the offending member, so a 400 names the field.
+ */
+export function storableJsonObjectSchema(maxBytes: number) {
+  return z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+    const issue = storableJsonIssue(value);
+    if (issue) {
+      ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+      return;
+    }
+    if (Buffer.byteLength(JSON.stringify(value)) > maxBytes) {
+      ctx.addIssue({ code: 'custom', message: `must be at most ${maxBytes} bytes of JSON` });
+    }
+  });
+}

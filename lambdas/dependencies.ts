@@ -5,7 +5,12 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { JWK } from 'jose';
 import { createAbuseGuard, type AbuseGuard } from '../core/abuse/guard';
-import { createTokenSigner, createTokenVerifier, type TokenSigner, type TokenVerifier } from '../core/auth/tokens';
+import {
+  createPlatformTokenVerifier,
+  createTokenSigner,
+  type PlatformTokenVerifier,
+  type TokenSigner,
+} from '../core/auth/tokens';
 import { GameConfigurationStore } from '../core/gameservers/configuration-store';
 import { EcsSpawner } from '../core/gameservers/ecs-spawner';
 import type { SidecarPlatformSettings } from '../core/gameservers/sidecar-launch';
@@ -29,10 +34,10 @@ export interface Platform {
   readonly spawner: Spawner;
   /** Settings every sidecar gets; fails if the controller queue is not configured. */
   sidecarSettings(): SidecarPlatformSettings;
-  /** Signs tokens the platform itself issues (game server and joined-player tokens). */
+  /** Signs tokens the platform itself issues (game server and joined-player tokens; core/auth/token-model.ts). */
   readonly signToken: TokenSigner;
-  /** Verifies tokens the platform issued (a game server's `login_access_token`). */
-  readonly verifyPlatformToken: TokenVerifier;
+  /** Verifies tokens the platform issued (a game server's `login_access_token`), for one platform audience. */
+  readonly verifyPlatformToken: PlatformTokenVerifier;
   readonly now: () => Date;
   readonly newId: () => string;
 }
@@ -57,9 +62,11 @@ function sidecarSettings(settings: PlatformConfig): SidecarPlatformSettings {
  * The platform's own signing key: inline in the local cloud, from Secrets Manager when
  * deployed (fetched on first use, once per cold start).
  */
-function platformTokens(settings: PlatformConfig): { sign: TokenSigner; verify: TokenVerifier } {
-  let loaded: Promise<{ sign: TokenSigner; verify: TokenVerifier }> | undefined;
-  const load = async (): Promise<{ sign: TokenSigner; verify: TokenVerifier }> => {
+type PlatformTokens = { sign: TokenSigner; verify: PlatformTokenVerifier };
+
+function platformTokens(settings: PlatformConfig): PlatformTokens {
+  let loaded: Promise<PlatformTokens> | undefined;
+  const load = async (): Promise<PlatformTokens> => {
     let text = settings.tokenSigningJwk;
     if (!text && settings.tokenSigningJwkSecretArn) {
       const client = new SecretsManagerClient({ region: settings.region });
@@ -83,9 +90,13 @@ function platformTokens(settings: PlatformConfig): { sign: TokenSigner; verify: 
     }
     const { d: _private, ...publicJwk } = jwk;
     return {
-      sign: createTokenSigner(jwk, settings.auth.issuer),
+      // The platform's own issuer, never the identity provider's: the player and admin API refuse these tokens.
+      sign: createTokenSigner(jwk, settings.auth.platformIssuer),
       // Tokens the platform issued itself (game servers'), checked against the public half of its key.
-      verify: createTokenVerifier({ issuer: settings.auth.issuer, jwks: JSON.stringify({ keys: [publicJwk] }) }),
+      verify: createPlatformTokenVerifier({
+        issuer: settings.auth.platformIssuer,
+        jwks: JSON.stringify({ keys: [publicJwk] }),
+      }),
     };
   };
   const get = () => {
@@ -95,7 +106,7 @@ function platformTokens(settings: PlatformConfig): { sign: TokenSigner; verify: 
   };
   return {
     sign: async (claims) => (await get()).sign(claims),
-    verify: async (token) => (await get()).verify(token),
+    verify: async (token, audience) => (await get()).verify(token, audience),
   };
 }
 

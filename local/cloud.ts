@@ -49,6 +49,8 @@ export interface LocalCloud {
 
 export const localTableName = 'roomkeeper-local';
 export const localIssuer = 'roomkeeper-local';
+/** The audience dev tokens carry and the local API demands, as a deployed API demands its own. */
+export const localAudience = 'roomkeeper-api';
 const localQueuePrefix = 'roomkeeper-local';
 
 async function createTable(db: DynamoDBDocumentClient, tableName: string): Promise<void> {
@@ -98,10 +100,14 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     for (const part of started.reverse()) await part.stop().catch(() => undefined);
   };
   try {
-    const [dynamo, sqsEmulator, keyPair] = await Promise.all([
+    // Two key pairs, as deployed: the dev tokens' stands in for the identity provider's
+    // (published in AUTH_JWKS), the platform's signs game-server and room tokens and is in no
+    // key set the player and admin API trusts.
+    const [dynamo, sqsEmulator, keyPair, platformKeyPair] = await Promise.all([
       startDynamoDbLocal({ dbPath: options.persistDir }).then((d: DynamoDbLocal) => (started.push(d), d)),
       startSqsEmulator().then((s: SqsEmulator) => (started.push(s), s)),
-      generateSigningKeyPair(),
+      generateSigningKeyPair(`local-dev-${Date.now()}`),
+      generateSigningKeyPair(`local-platform-${Date.now()}`),
     ]);
     const region = 'us-east-1';
     const db = createDocumentClient({ region, dynamodbEndpoint: dynamo.endpoint });
@@ -117,9 +123,10 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       DYNAMODB_ENDPOINT: dynamo.endpoint,
       SQS_ENDPOINT: sqsEmulator.endpoint,
       AUTH_ISSUER: localIssuer,
+      AUTH_AUDIENCE: localAudience,
       AUTH_JWKS: JSON.stringify(keyPair.jwks),
       DEV_SIGNING_JWK: JSON.stringify(keyPair.privateJwk),
-      TOKEN_SIGNING_JWK: JSON.stringify(keyPair.privateJwk),
+      TOKEN_SIGNING_JWK: JSON.stringify(platformKeyPair.privateJwk),
       ROOM_REGION: fileConfig.region,
       SPAWNER: 'local',
       REPLY_QUEUE_PREFIX: `${localQueuePrefix}-reply-`,

@@ -5,6 +5,8 @@ import { RoomkeeperStack, type RoomkeeperStackProps } from './roomkeeper-stack';
 /**
  * Placeholders that let `cdk synth` run offline. Deploy with real values:
  * `cdk deploy -c stage=prod -c authIssuer=https://idp.example/ -c authAudience=roomkeeper -c authJwksUrl=https://idp.example/.well-known/jwks.json`
+ * With Cognito, `authAudience` is the app client id: access tokens carry it as `client_id`
+ * (no `aud`), ID tokens as `aud`; the authorizer and the handlers accept both alike.
  */
 export const authPlaceholders = {
   authIssuer: 'https://auth.roomkeeper.invalid/',

@@ -15,6 +15,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { defaultPlatformIssuer, identityProviderConflict } from '../../core/auth/token-model';
 import { qualifiedQueueName, queueDefinitions, type QueueId } from '../../core/infra/queues';
 import { tableDefinition } from '../../core/infra/table';
 import { routes, type RouteDefinition, type RouteId } from '../../lambdas/http/routes';
@@ -119,6 +120,9 @@ export class RoomkeeperStack extends Stack {
 
   constructor(scope: Construct, id: string, props: RoomkeeperStackProps) {
     super(scope, id, props);
+    // The handlers would refuse to start with such settings; fail at synthesis instead.
+    const conflict = identityProviderConflict(props.auth, defaultPlatformIssuer);
+    if (conflict) throw new Error(`Invalid auth settings: ${conflict}.`);
     this.namePrefix = props.namePrefix;
     const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
 

@@ -1,6 +1,7 @@
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
+  decodeJwt,
   exportJWK,
   generateKeyPair,
   importJWK,
@@ -12,6 +13,7 @@ import {
   type JWTPayload,
 } from 'jose';
 import { AuthScopeMissingError, AuthTokenInvalidError } from '../errors';
+import { acceptsAudience, defaultPlatformIssuer, isPlatformMinted } from './token-model';
 
 /** Who is calling, as established by a verified bearer token. */
 export interface Principal {
@@ -23,15 +25,20 @@ export interface Principal {
 export type TokenVerifier = (token: string) => Promise<Principal>;
 
 export interface VerifierSettings {
+  /** The identity provider's `iss`. */
   readonly issuer: string;
+  /** The API's audience: `aud`, or `client_id` when `aud` is absent. Required of every token when set. */
   readonly audience?: string;
   readonly jwksUrl?: string;
   /** The key set as JSON, when it is known up front (local cloud, tests). */
   readonly jwks?: string;
+  /** `iss` of the platform's own tokens, refused here whatever the keys say. @default roomkeeper-platform */
+  readonly platformIssuer?: string;
 }
 
 /** Ed25519 signatures are deterministic: the same claims sign to the same token, so a redelivered `joined` can be answered identically without storing tokens. */
 const signingAlgorithm = 'EdDSA';
+const acceptedAlgorithms = [signingAlgorithm, 'ES256', 'RS256'];
 
 /**
  * Scopes travel the way API Gateway's JWT authorizer reads them: a space-separated `scope`
@@ -43,26 +50,86 @@ function scopesOf(payload: JWTPayload): string[] {
   return [];
 }
 
-export function createTokenVerifier(settings: VerifierSettings): TokenVerifier {
-  const keySet = settings.jwks
+function invalid(error: unknown): AuthTokenInvalidError {
+  const reason = error instanceof joseErrors.JWTExpired ? 'The token has expired.' : 'The token is not valid.';
+  return new AuthTokenInvalidError(reason, { cause: error });
+}
+
+function keySetOf(settings: { jwks?: string; jwksUrl?: string }) {
+  return settings.jwks
     ? createLocalJWKSet(JSON.parse(settings.jwks) as JSONWebKeySet)
     : createRemoteJWKSet(new URL(settings.jwksUrl ?? 'about:blank'));
+}
+
+const platformTokenRefused =
+  'The token was issued by the platform for a game server or a room; the player and admin API accept only tokens of the identity provider.';
+
+/**
+ * Verifies the tokens of the player and admin API: the identity provider's issuer and keys,
+ * and the API's audience read as API Gateway's JWT authorizer reads it. Tokens the platform
+ * minted for game servers and rooms are refused by their claims before any key is tried,
+ * so a key set that wrongly holds the platform's key still lets none of them in.
+ */
+export function createTokenVerifier(settings: VerifierSettings): TokenVerifier {
+  const keySet = keySetOf(settings);
+  const platformIssuer = settings.platformIssuer ?? defaultPlatformIssuer;
   return async (token) => {
+    let claimed: JWTPayload;
+    try {
+      claimed = decodeJwt(token);
+    } catch (error) {
+      throw invalid(error);
+    }
+    // Read before the signature is checked: used only to refuse, never to grant.
+    if (isPlatformMinted(claimed, platformIssuer)) throw new AuthTokenInvalidError(platformTokenRefused);
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, keySet, {
-        issuer: settings.issuer,
-        audience: settings.audience,
-        algorithms: [signingAlgorithm, 'ES256', 'RS256'],
-      }));
+      ({ payload } = await jwtVerify(token, keySet, { issuer: settings.issuer, algorithms: acceptedAlgorithms }));
     } catch (error) {
-      const reason = error instanceof joseErrors.JWTExpired ? 'The token has expired.' : 'The token is not valid.';
-      throw new AuthTokenInvalidError(reason, { cause: error });
+      throw invalid(error);
+    }
+    if (settings.audience !== undefined && !acceptsAudience(payload, settings.audience)) {
+      throw new AuthTokenInvalidError(
+        'The token is not for this API: its aud (or client_id, when it has no aud) must name the API audience.',
+      );
     }
     if (typeof payload.sub !== 'string' || payload.sub.length === 0) {
       throw new AuthTokenInvalidError('The token has no subject.');
     }
     return { account: payload.sub, scopes: scopesOf(payload) };
+  };
+}
+
+/** What a platform-minted token says, once its issuer, key and audience are checked. */
+export interface PlatformTokenClaims extends Principal {
+  /** The `room` claim, when the token names one. */
+  readonly room?: string;
+}
+
+/** Verifies a token the platform minted, for exactly one platform audience. */
+export type PlatformTokenVerifier = (token: string, audience: string) => Promise<PlatformTokenClaims>;
+
+export function createPlatformTokenVerifier(settings: { issuer: string; jwks: string }): PlatformTokenVerifier {
+  const keySet = keySetOf(settings);
+  return async (token, audience) => {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keySet, {
+        issuer: settings.issuer,
+        audience,
+        algorithms: [signingAlgorithm],
+      }));
+    } catch (error) {
+      throw invalid(error);
+    }
+    if (typeof payload.sub !== 'string' || payload.sub.length === 0) {
+      throw new AuthTokenInvalidError('The token has no subject.');
+    }
+    return {
+      account: payload.sub,
+      scopes: scopesOf(payload),
+      ...(typeof payload.room === 'string' ? { room: payload.room } : {}),
+    };
   };
 }
 

@@ -1,24 +1,28 @@
-import type { TokenSigner, TokenVerifier } from '../auth/tokens';
+import {
+  gameServerAccount,
+  gameServerAudience,
+  grantableScopes,
+  joinedTokenClaims,
+  joinedTokenScopes,
+} from '../auth/token-model';
+import type { PlatformTokenVerifier, TokenSigner } from '../auth/tokens';
 import type { ControllerReply, ControllerRequest } from '../protocol/controller-messages';
 import { gameMethods } from '../protocol/game-methods';
 import { rpcErrorCodes, type RpcError } from '../protocol/jsonrpc';
 import { hashRegistrationKey } from '../reservations/keys';
 import type { MemberStore } from '../reservations/store';
-import { isLive } from '../rooms/model';
+import { isLive, type Room } from '../rooms/model';
 import type { RoomStore } from '../rooms/store';
 
 export interface ControllerEventDependencies {
   readonly rooms: RoomStore;
   readonly members: MemberStore;
   readonly signToken: TokenSigner;
-  /** Verifies a game server's own token (for `extend_token`). */
-  readonly verifyServerToken: TokenVerifier;
+  /** Verifies a platform-minted token for one audience (a game server's own, for `extend_token`). */
+  readonly verifyServerToken: PlatformTokenVerifier;
   readonly reply: (replyTo: string, reply: ControllerReply) => Promise<void>;
   readonly now: () => Date;
 }
-
-/** Tokens handed to game servers for joined players: scoped to one room, short-lived. */
-const playerTokenTtlS = 3600;
 
 type RpcRequest = Extract<ControllerRequest, { type: 'rpc' }>;
 type Outcome = { readonly result: unknown } | { readonly error: RpcError };
@@ -86,10 +90,10 @@ async function inited(request: RpcRequest, deps: ControllerEventDependencies, no
 async function joined(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
   const params = gameMethods.joined.params.safeParse(request.params ?? {});
   if (!params.success) return fail(rpcErrorCodes.invalidParams, `Invalid params: ${params.error.issues[0]?.message}`);
-  const extension = await extendedScopes(request.roomId, params.data, deps);
-  if ('error' in extension) return extension;
   const room = await deps.rooms.find(request.roomId);
   if (!room || !isLive(room.state)) return fail(rpcErrorCodes.roomClosed, 'The room is not open.');
+  const extension = await extendedScopes(room, params.data, deps);
+  if ('error' in extension) return extension;
   const outcome = await deps.members.confirm(
     request.roomId,
     hashRegistrationKey(params.data.key),
@@ -100,15 +104,18 @@ async function joined(request: RpcRequest, deps: ControllerEventDependencies, no
     return fail(rpcErrorCodes.keyRejected, `Registration key rejected (${outcome.reason}).`);
   }
   const { member } = outcome;
-  // Signed with the confirmation time: a redelivered joined gets a byte-identical token.
-  const scopes = [...new Set([...member.scopes, ...extension.scopes])];
-  const accessToken = await deps.signToken({
-    account: member.account,
-    scopes,
-    ttlS: playerTokenTtlS,
-    audience: `room:${request.roomId}`,
-    issuedAt: new Date(member.confirmedAt ?? now.toISOString()),
-  });
+  // Never more than the room's configuration lets its server hold, never admin: the game
+  // server (perhaps hostile) holds this token, even when an admin joins.
+  const scopes = joinedTokenScopes(member.scopes, room.serverScopes ?? [], extension.scopes);
+  const accessToken = await deps.signToken(
+    joinedTokenClaims({
+      account: member.account,
+      roomId: request.roomId,
+      scopes,
+      // Signed with the confirmation time: a redelivered joined gets a byte-identical token.
+      issuedAt: new Date(member.confirmedAt ?? now.toISOString()),
+    }),
+  );
   return { result: { access_token: accessToken, account: member.account, info: {}, scopes } };
 }
 
@@ -127,16 +134,19 @@ async function left(request: RpcRequest, deps: ControllerEventDependencies, now:
 }
 
 /**
- * `extend_token` + `extend_scopes`: the game server's own token must be valid, belong to
- * this room's server, and hold every scope it grants. Only the token returned here carries
- * the extra scopes; the player's own token is untouched. Checked before the key is used, so
- * a refused extension leaves the slot as it was.
+ * `extend_token` + `extend_scopes`: the game server's own token must be valid (platform
+ * issuer, game-server audience), belong to this room's server, and hold every scope it
+ * grants, each within the room's `serverScopes`. Only the token returned here carries the
+ * extra scopes; the player's own token is untouched. Checked before the key is used, so a
+ * refused extension leaves the slot as it was.
  */
 async function extendedScopes(
-  roomId: string,
+  room: Room,
   params: { extend_token?: string; extend_scopes?: string },
   deps: ControllerEventDependencies,
 ): Promise<{ scopes: string[] } | { error: RpcError }> {
+  const refuse = (why: string) =>
+    fail(rpcErrorCodes.scopeRefused, `Token extension refused: ${why}`) as { error: RpcError };
   if (params.extend_token === undefined && params.extend_scopes === undefined) return { scopes: [] };
   if (params.extend_token === undefined || params.extend_scopes === undefined) {
     return fail(rpcErrorCodes.invalidParams, 'extend_token and extend_scopes go together.') as { error: RpcError };
@@ -144,28 +154,17 @@ async function extendedScopes(
   const wanted = params.extend_scopes.split(/[\s,]+/).filter(Boolean);
   let server;
   try {
-    server = await deps.verifyServerToken(params.extend_token);
+    server = await deps.verifyServerToken(params.extend_token, gameServerAudience);
   } catch {
-    return fail(rpcErrorCodes.scopeRefused, 'Token extension refused: extend_token is not a valid server token.') as {
-      error: RpcError;
-    };
+    return refuse('extend_token is not a valid game server token.');
   }
-  if (server.account !== `server:${roomId}`) {
-    return fail(
-      rpcErrorCodes.scopeRefused,
-      "Token extension refused: extend_token is not this room's server token.",
-    ) as {
-      error: RpcError;
-    };
+  if (server.account !== gameServerAccount(room.roomId) || server.room !== room.roomId) {
+    return refuse("extend_token is not this room's server token.");
   }
   const missing = wanted.filter((scope) => !server.scopes.includes(scope));
-  if (missing.length > 0) {
-    return fail(
-      rpcErrorCodes.scopeRefused,
-      `Token extension refused: the server token lacks ${missing.join(', ')}.`,
-    ) as {
-      error: RpcError;
-    };
-  }
+  if (missing.length > 0) return refuse(`the server token lacks ${missing.join(', ')}.`);
+  const grantable = grantableScopes(room.serverScopes ?? []);
+  const beyond = wanted.filter((scope) => !grantable.includes(scope));
+  if (beyond.length > 0) return refuse(`the configuration's serverScopes do not allow ${beyond.join(', ')}.`);
   return { scopes: wanted };
 }

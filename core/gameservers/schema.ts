@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { scopeListSchema } from '../auth/schema';
+import { privilegedScopes } from '../auth/token-model';
 import { storableJsonObjectSchema } from '../protocol/storable-json';
 
 export const gameIdSchema = z
@@ -31,8 +32,14 @@ export const gameServerConfigurationBodySchema = z
     serverSettings: storableJsonObjectSchema(4 * 1024).default({}),
     spawnTimeoutS: z.number().int().min(1).max(600).default(30),
     reservationTimeoutS: z.number().int().min(1).max(3600).default(30),
-    /** Scopes the game server's own token holds, and so may grant players with `extend_scopes`. */
-    serverScopes: scopeListSchema,
+    /**
+     * Scopes the game server's own token holds, and so may grant players with `extend_scopes`;
+     * also the ceiling of every joined-player token. Never `admin`: whoever runs the game
+     * server would hold it.
+     */
+    serverScopes: scopeListSchema.refine((scopes) => !scopes.some((scope) => privilegedScopes.has(scope)), {
+      message: `may not contain ${[...privilegedScopes].join(', ')}: a game server's token never holds a privileged scope`,
+    }),
     commands: z
       .array(
         z

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defaultPlatformIssuer, identityProviderConflict } from '../auth/token-model';
 
 /**
  * Platform settings, parsed once from the environment into a typed object. Every handler
@@ -13,7 +14,10 @@ const environmentSchema = z.object({
   SQS_ENDPOINT: z.url().optional(),
   QUEUE_URL_CONTROLLER_REQUESTS: z.string().min(1).optional(),
   AUTH_ISSUER: z.string().min(1),
+  /** The API's audience; every player and admin token must carry it (`aud`, or `client_id`). */
   AUTH_AUDIENCE: z.string().min(1).optional(),
+  /** `iss` of the tokens the platform mints for game servers and rooms; never the identity provider's. */
+  PLATFORM_TOKEN_ISSUER: z.string().min(1).default(defaultPlatformIssuer),
   /** Where the identity provider publishes its signing keys (deployed). */
   AUTH_JWKS_URL: z.url().optional(),
   /** The same key set inline, as JSON (local cloud and tests). */
@@ -63,6 +67,8 @@ export type PlatformConfig = Readonly<{
     jwksUrl?: string;
     jwks?: string;
     devSigningJwk?: string;
+    /** Issuer of platform-minted tokens, which the player and admin API refuse. */
+    platformIssuer: string;
   }>;
   maxBodyBytes: number;
   tokenSigningJwk?: string;
@@ -106,6 +112,11 @@ export function parseConfig(env: NodeJS.ProcessEnv): PlatformConfig {
   if (!e.AUTH_JWKS_URL && !e.AUTH_JWKS) {
     throw new ConfigInvalidError(['AUTH_JWKS_URL', 'AUTH_JWKS'], 'one of them must be set to verify tokens');
   }
+  const conflict = identityProviderConflict(
+    { issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE },
+    e.PLATFORM_TOKEN_ISSUER,
+  );
+  if (conflict) throw new ConfigInvalidError(['AUTH_ISSUER', 'AUTH_AUDIENCE', 'PLATFORM_TOKEN_ISSUER'], conflict);
   return {
     region: e.AWS_REGION,
     tableName: e.TABLE_NAME,
@@ -118,6 +129,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): PlatformConfig {
       jwksUrl: e.AUTH_JWKS_URL,
       jwks: e.AUTH_JWKS,
       devSigningJwk: e.DEV_SIGNING_JWK,
+      platformIssuer: e.PLATFORM_TOKEN_ISSUER,
     },
     maxBodyBytes: e.MAX_BODY_BYTES,
     tokenSigningJwk: e.TOKEN_SIGNING_JWK,

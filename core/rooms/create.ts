@@ -1,3 +1,4 @@
+import { grantableScopes } from '../auth/token-model';
 import type { GameServerConfiguration } from '../gameservers/configuration';
 import { NoHealthyHostError, SpawnFailedError, SpawnTimeoutError } from '../gameservers/errors';
 import type { Spawner } from '../gameservers/spawner';
@@ -78,6 +79,7 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
     owner: command.account,
     reservationTimeoutS: configuration.reservationTimeoutS,
     spawnDeadline: spawnDeadline.toISOString(),
+    serverScopes: grantableScopes(configuration.serverScopes),
     ...(command.bucket ? { bucket: command.bucket } : {}),
   };
   const member: Member = {

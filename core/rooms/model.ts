@@ -40,6 +40,11 @@ export interface Room {
   readonly bucket?: string;
   /** The `inited` request that made the room ready, so a redelivery gets the same answer. */
   readonly initedBy?: string;
+  /**
+   * The configuration's `serverScopes` the room was created with (privileged ones dropped):
+   * the ceiling of every token minted for this room. Absent on older rooms: no scopes.
+   */
+  readonly serverScopes?: readonly string[];
 }
 
 /** What every API answer shows of a room: never keys, tokens or internal bookkeeping. */

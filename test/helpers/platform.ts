@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { defaultPlatformIssuer, gameServerAccount, gameServerAudience } from '../../core/auth/token-model';
 import { createTokenSigner, generateSigningKeyPair } from '../../core/auth/tokens';
 import { createDocumentClient } from '../../core/infra/aws-clients';
 import { resetConfig } from '../../core/infra/config';
@@ -13,14 +14,20 @@ import { httpHandlers } from '../../local/http-handlers';
 import { jsonClient } from './http';
 
 export const testIssuer = 'roomkeeper-test';
+/** The API audience test platforms demand; `token()` carries it. */
+export const testAudience = 'roomkeeper-test-api';
 
 export interface TestPlatform {
   readonly tableName: string;
   readonly db: DynamoDBDocumentClient;
-  /** Verifies tokens against this run's key, as the platform does. */
+  /** The identity provider's key set of this run (AUTH_JWKS). */
   readonly jwks: string;
-  /** A bearer token for `account` signed by this test run's key. */
+  /** The public half of the platform's own signing key (TOKEN_SIGNING_JWK), in no set the API trusts. */
+  readonly platformJwks: string;
+  /** A bearer token for `account` from this run's identity provider, with the API audience. */
   token(account: string, scopes?: string[], ttlS?: number): Promise<string>;
+  /** A game server token for `roomId` (`sub` server:<roomId>) signed with the platform key. */
+  serverToken(roomId: string, scopes?: string[], options?: { account?: string; audience?: string }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -40,27 +47,39 @@ export async function startTestPlatform(extraEnv: Record<string, string> = {}): 
   const tableName = `rk-test-${randomUUID().slice(0, 12)}`;
   const db = createDocumentClient({ region: 'us-east-1', dynamodbEndpoint: endpoints.dynamodb });
   await db.send(new CreateTableCommand(createTableInput(tableName)));
-  const keyPair = await generateSigningKeyPair();
+  const keyPair = await generateSigningKeyPair('test-idp');
+  const platformKeyPair = await generateSigningKeyPair('test-platform');
   Object.assign(process.env, {
     AWS_REGION: 'us-east-1',
     TABLE_NAME: tableName,
     DYNAMODB_ENDPOINT: endpoints.dynamodb,
     SQS_ENDPOINT: endpoints.sqs,
     AUTH_ISSUER: testIssuer,
+    AUTH_AUDIENCE: testAudience,
     AUTH_JWKS: JSON.stringify(keyPair.jwks),
     DEV_SIGNING_JWK: JSON.stringify(keyPair.privateJwk),
-    TOKEN_SIGNING_JWK: JSON.stringify(keyPair.privateJwk),
+    TOKEN_SIGNING_JWK: JSON.stringify(platformKeyPair.privateJwk),
     ...extraEnv,
   });
   resetConfig();
   resetPlatform();
   resetHttpDependencies();
   const sign = createTokenSigner(keyPair.privateJwk, testIssuer);
+  const signAsPlatform = createTokenSigner(platformKeyPair.privateJwk, defaultPlatformIssuer);
   return {
     tableName,
     db,
     jwks: JSON.stringify(keyPair.jwks),
-    token: (account, scopes = [], ttlS = 600) => sign({ account, scopes, ttlS }),
+    platformJwks: JSON.stringify(platformKeyPair.jwks),
+    token: (account, scopes = [], ttlS = 600) => sign({ account, scopes, ttlS, audience: testAudience }),
+    serverToken: (roomId, scopes = [], options = {}) =>
+      signAsPlatform({
+        account: options.account ?? gameServerAccount(roomId),
+        scopes,
+        ttlS: 600,
+        audience: options.audience ?? gameServerAudience,
+        extra: { room: roomId },
+      }),
     close: async () => {
       resetPlatform();
       await db.send(new DeleteTableCommand({ TableName: tableName }));

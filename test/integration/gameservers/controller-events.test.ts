@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
-import { createTokenVerifier } from '../../../core/auth/tokens';
+import { defaultPlatformIssuer, roomAudience } from '../../../core/auth/token-model';
+import { createPlatformTokenVerifier } from '../../../core/auth/tokens';
 import { createSqsClient } from '../../../core/infra/aws-clients';
 import type { ControllerReply, ControllerRequest } from '../../../core/protocol/controller-messages';
 import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
@@ -9,7 +10,7 @@ import { generateRegistrationKey, hashRegistrationKey } from '../../../core/rese
 import { RoomStore } from '../../../core/rooms/store';
 import { processControllerEvents } from '../../../lambdas/queue/controller-events';
 import { aRoom } from '../../helpers/factories';
-import { emulatorEndpoints, startTestPlatform, testIssuer, type TestPlatform } from '../../helpers/platform';
+import { emulatorEndpoints, startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
 let platform: TestPlatform;
 let rooms: RoomStore;
@@ -83,15 +84,34 @@ const rpc = (
 
 const inFuture = (s: number) => new Date(Date.now() + s * 1000).toISOString();
 
-async function spawningRoomWithCreator(options: { reservationExpiresAt?: string; spawnDeadline?: string } = {}) {
-  const room = aRoom({ state: 'spawning', players: 1, spawnDeadline: options.spawnDeadline ?? inFuture(30) });
+/** The joined-player token as a service the game hands it to would check it. */
+const verifyJoinedToken = (token: string, roomId: string) =>
+  createPlatformTokenVerifier({ issuer: defaultPlatformIssuer, jwks: platform.platformJwks })(
+    token,
+    roomAudience(roomId),
+  );
+
+async function spawningRoomWithCreator(
+  options: {
+    reservationExpiresAt?: string;
+    spawnDeadline?: string;
+    serverScopes?: string[];
+    memberScopes?: string[];
+  } = {},
+) {
+  const room = aRoom({
+    state: 'spawning',
+    players: 1,
+    spawnDeadline: options.spawnDeadline ?? inFuture(30),
+    serverScopes: options.serverScopes ?? ['play', 'chat', 'trade'],
+  });
   const key = generateRegistrationKey();
   await rooms.createWithMember(room, {
     roomId: room.roomId,
     account: 'alice',
     state: 'reserved',
     keyHash: hashRegistrationKey(key),
-    scopes: ['play'],
+    scopes: options.memberScopes ?? ['play'],
     expiresAt: options.reservationExpiresAt ?? inFuture(60),
     createdAt: new Date().toISOString(),
   });
@@ -145,8 +165,32 @@ describe('joined', () => {
         ? (first.result as { access_token: string; account: string; scopes: string[] })
         : undefined;
     expect(result).toMatchObject({ account: 'alice', scopes: ['play'] });
-    const verify = createTokenVerifier({ issuer: testIssuer, audience: `room:${room.roomId}`, jwks: platform.jwks });
-    await expect(verify(result?.access_token ?? '')).resolves.toEqual({ account: 'alice', scopes: ['play'] });
+    await expect(verifyJoinedToken(result?.access_token ?? '', room.roomId)).resolves.toEqual({
+      account: 'alice',
+      scopes: ['play'],
+      room: room.roomId,
+    });
+  });
+
+  it("never gives the game a player's scopes beyond the configuration's serverScopes, nor admin for a joining admin", async () => {
+    const { room, key } = await spawningRoomWithCreator({
+      serverScopes: ['chat'],
+      memberScopes: ['admin', 'play', 'chat'],
+    });
+    await deliver(rpc(room.roomId, 'inited', {}), rpc(room.roomId, 'joined', { key }));
+    const [, answer] = await replies(2);
+    const result = answer?.type === 'reply' ? (answer.result as { access_token: string; scopes: string[] }) : undefined;
+    expect(result?.scopes).toEqual(['chat']);
+    await expect(verifyJoinedToken(result?.access_token ?? '', room.roomId)).resolves.toMatchObject({
+      scopes: ['chat'],
+    });
+  });
+
+  it('gives a room created before serverScopes were recorded no scopes at all (fails safe)', async () => {
+    const { room, key } = await spawningRoomWithCreator({ serverScopes: [], memberScopes: ['admin', 'play'] });
+    await deliver(rpc(room.roomId, 'inited', {}), rpc(room.roomId, 'joined', { key }));
+    const [, answer] = await replies(2);
+    expect(answer?.type === 'reply' && answer.result).toMatchObject({ scopes: [] });
   });
 
   it.each([
@@ -195,28 +239,54 @@ describe('joined with token extension', () => {
 
   it("adds the scopes the room's server token holds to the player's token only", async () => {
     const { room, answer } = await joinWith(async (roomId) => ({
-      extend_token: await platform.token(`server:${roomId}`, ['game-server', 'chat', 'trade']),
+      extend_token: await platform.serverToken(roomId, ['chat', 'trade']),
       extend_scopes: 'chat,trade',
     }));
     expect((answer?.result as { scopes: string[] }).scopes).toEqual(['play', 'chat', 'trade']);
-    const verify = createTokenVerifier({ issuer: testIssuer, audience: `room:${room.roomId}`, jwks: platform.jwks });
-    await expect(verify((answer?.result as { access_token: string }).access_token)).resolves.toEqual({
-      account: 'alice',
-      scopes: ['play', 'chat', 'trade'],
-    });
+    await expect(
+      verifyJoinedToken((answer?.result as { access_token: string }).access_token, room.roomId),
+    ).resolves.toEqual({ account: 'alice', scopes: ['play', 'chat', 'trade'], room: room.roomId });
   });
 
   it.each([
     [
       'a scope the server token lacks',
       async (roomId: string) => ({
-        extend_token: await platform.token(`server:${roomId}`, ['chat']),
+        extend_token: await platform.serverToken(roomId, ['chat']),
+        extend_scopes: 'trade',
+      }),
+    ],
+    [
+      "a scope the server token holds but the room's serverScopes do not allow",
+      async (roomId: string) => ({
+        extend_token: await platform.serverToken(roomId, ['chat', 'admin']),
         extend_scopes: 'admin',
       }),
     ],
     [
       "another room's server token",
-      async () => ({ extend_token: await platform.token('server:other-room', ['chat']), extend_scopes: 'chat' }),
+      async () => ({ extend_token: await platform.serverToken('other-room', ['chat']), extend_scopes: 'chat' }),
+    ],
+    [
+      "a token naming this room's server but signed for another room",
+      async (roomId: string) => ({
+        extend_token: await platform.serverToken('other-room', ['chat'], { account: `server:${roomId}` }),
+        extend_scopes: 'chat',
+      }),
+    ],
+    [
+      'a joined-player token of this room (room audience, not the game-server one)',
+      async (roomId: string) => ({
+        extend_token: await platform.serverToken(roomId, ['chat'], { audience: roomAudience(roomId) }),
+        extend_scopes: 'chat',
+      }),
+    ],
+    [
+      "an identity provider token with the server's account",
+      async (roomId: string) => ({
+        extend_token: await platform.token(`server:${roomId}`, ['chat']),
+        extend_scopes: 'chat',
+      }),
     ],
     ['a forged token', async () => ({ extend_token: 'not.a.jwt', extend_scopes: 'chat' })],
   ])('refuses %s, leaving the key unused', async (_name, extension) => {

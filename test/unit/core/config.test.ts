@@ -20,4 +20,17 @@ describe('parseConfig', () => {
     expect(() => parseConfig(env)).toThrow(ConfigInvalidError);
     expect(() => parseConfig(env)).toThrow(variable);
   });
+
+  it('names the platform token issuer, by default roomkeeper-platform', () => {
+    expect(parseConfig(minimal).auth.platformIssuer).toBe('roomkeeper-platform');
+    expect(parseConfig({ ...minimal, PLATFORM_TOKEN_ISSUER: 'rk-prod' }).auth.platformIssuer).toBe('rk-prod');
+  });
+
+  it.each([
+    ['an identity provider issuer equal to the platform issuer', { ...minimal, AUTH_ISSUER: 'roomkeeper-platform' }],
+    ['an API audience in the platform namespace', { ...minimal, AUTH_AUDIENCE: 'roomkeeper:room:r1' }],
+  ])('refuses %s', (_name, env) => {
+    expect(() => parseConfig(env)).toThrow(ConfigInvalidError);
+    expect(() => parseConfig(env)).toThrow('PLATFORM_TOKEN_ISSUER');
+  });
 });

@@ -1,11 +1,20 @@
 import {
+  defaultPlatformIssuer,
+  gameServerAudience,
+  gameServerTokenClaims,
+  joinedTokenClaims,
+  roomAudience,
+} from '../../../core/auth/token-model';
+import {
   bearerToken,
+  createPlatformTokenVerifier,
   createTokenSigner,
   createTokenVerifier,
   generateSigningKeyPair,
   requireScope,
 } from '../../../core/auth/tokens';
 import { AuthScopeMissingError, AuthTokenInvalidError } from '../../../core/errors';
+import { apiGatewayAccepts, audienceShapes } from '../../helpers/token-shapes';
 
 describe('tokens', () => {
   let pair: Awaited<ReturnType<typeof generateSigningKeyPair>>;
@@ -56,5 +65,104 @@ describe('tokens', () => {
   it('requireScope demands the scope', () => {
     expect(() => requireScope({ account: 'a', scopes: ['x'] }, 'admin')).toThrow(AuthScopeMissingError);
     expect(() => requireScope({ account: 'a', scopes: ['admin'] }, 'admin')).not.toThrow();
+  });
+
+  describe('the player and admin API verifier (identity provider tokens only)', () => {
+    const audience = 'roomkeeper-api';
+    const verifier = () => createTokenVerifier({ issuer: 'idp', audience, jwks: JSON.stringify(pair.jwks) });
+
+    it.each(audienceShapes(audience).map((shape) => [shape.name, shape] as const))(
+      'agrees with API Gateway on a token with %s',
+      async (_name, shape) => {
+        const token = await createTokenSigner(
+          pair.privateJwk,
+          'idp',
+        )({ account: 'alice', scopes: ['play'], ttlS: 60, extra: shape.claims });
+        const outcome = verifier()(token);
+        if (apiGatewayAccepts(shape.claims, [audience])) {
+          await expect(outcome).resolves.toEqual({ account: 'alice', scopes: ['play'] });
+        } else {
+          await expect(outcome).rejects.toThrow('The token is not for this API');
+        }
+      },
+    );
+
+    it('accepts a Cognito-style access token (client_id, no aud) and reads its scopes', async () => {
+      const token = await createTokenSigner(
+        pair.privateJwk,
+        'idp',
+      )({ account: 'alice', scopes: ['admin'], ttlS: 60, extra: { client_id: audience, token_use: 'access' } });
+      await expect(verifier()(token)).resolves.toEqual({ account: 'alice', scopes: ['admin'] });
+    });
+
+    it.each([
+      ['a game server token (platform issuer, game-server audience)', defaultPlatformIssuer, gameServerAudience],
+      ['a joined-player token (platform issuer, room audience)', defaultPlatformIssuer, roomAudience('r1')],
+      ['a platform-issued token that even names the API audience', defaultPlatformIssuer, audience],
+      ["a token of the identity provider's issuer with a room audience", 'idp', roomAudience('r1')],
+    ])('refuses %s even when its key is trusted by mistake', async (_name, issuer, tokenAudience) => {
+      const token = await createTokenSigner(
+        pair.privateJwk,
+        issuer,
+      )({ account: 'server:r1', scopes: ['admin'], ttlS: 60, audience: tokenAudience, extra: { room: 'r1' } });
+      // A verifier whose issuer is the platform's: keys and issuer both "match", yet it refuses.
+      for (const verify of [
+        verifier(),
+        createTokenVerifier({ issuer, audience: tokenAudience, jwks: JSON.stringify(pair.jwks) }),
+      ]) {
+        await expect(verify(token)).rejects.toThrow('issued by the platform');
+      }
+    });
+
+    it('refuses tokens of a platform issuer configured under another name', async () => {
+      const token = await createTokenSigner(
+        pair.privateJwk,
+        'rk-prod-platform',
+      )({ account: 'a', scopes: [], ttlS: 60, audience });
+      const verify = createTokenVerifier({
+        issuer: 'idp',
+        audience,
+        jwks: JSON.stringify(pair.jwks),
+        platformIssuer: 'rk-prod-platform',
+      });
+      await expect(verify(token)).rejects.toThrow('issued by the platform');
+    });
+
+    it.each(['not-a-jwt', 'a.b.c', ''])('refuses %p as not valid', async (token) => {
+      await expect(verifier()(token)).rejects.toThrow('The token is not valid.');
+    });
+  });
+
+  describe('the platform token verifier', () => {
+    const sign = () => createTokenSigner(pair.privateJwk, defaultPlatformIssuer);
+    const verify = () =>
+      createPlatformTokenVerifier({ issuer: defaultPlatformIssuer, jwks: JSON.stringify(pair.jwks) });
+
+    it("reads a game server token's account, scopes and room for the game-server audience", async () => {
+      const token = await sign()(gameServerTokenClaims('r1', ['chat', 'admin']));
+      await expect(verify()(token, gameServerAudience)).resolves.toEqual({
+        account: 'server:r1',
+        scopes: ['chat'],
+        room: 'r1',
+      });
+    });
+
+    it('refuses a joined-player token where a game server token is expected, and the reverse', async () => {
+      const joined = await sign()(
+        joinedTokenClaims({ account: 'alice', roomId: 'r1', scopes: [], issuedAt: new Date() }),
+      );
+      await expect(verify()(joined, gameServerAudience)).rejects.toBeInstanceOf(AuthTokenInvalidError);
+      await expect(verify()(joined, roomAudience('r1'))).resolves.toMatchObject({ account: 'alice', room: 'r1' });
+      const server = await sign()(gameServerTokenClaims('r1', []));
+      await expect(verify()(server, roomAudience('r1'))).rejects.toBeInstanceOf(AuthTokenInvalidError);
+    });
+
+    it("refuses an identity provider's token with the game-server audience", async () => {
+      const token = await createTokenSigner(
+        pair.privateJwk,
+        'idp',
+      )({ account: 'server:r1', scopes: ['chat'], ttlS: 60, audience: gameServerAudience, extra: { room: 'r1' } });
+      await expect(verify()(token, gameServerAudience)).rejects.toBeInstanceOf(AuthTokenInvalidError);
+    });
   });
 });

@@ -1,0 +1,81 @@
+import { Template } from 'aws-cdk-lib/assertions';
+import { addRoomkeeper } from '../../cdk/lib/roomkeeper-app';
+import { createTokenSigner, createTokenVerifier, generateSigningKeyPair } from '../../core/auth/tokens';
+import { parseConfig } from '../../core/infra/config';
+import { apiGatewayAccepts, audienceShapes } from '../helpers/token-shapes';
+import { auth, gameImage, renderedEnvironment, useScratch, type Json } from './support';
+
+/**
+ * Issue 8, point 1 (deployed): API Gateway's JWT authorizer and the handlers behind it trust
+ * the same issuer and audience, and judge every audience shape alike, so a token the
+ * authorizer lets through is never refused by the handler for its audience, nor the reverse.
+ */
+const { newApp, cleanUp } = useScratch();
+const configured = { authIssuer: 'https://idp.example/pool-1', authAudience: 'app-client-1234' };
+
+let template: Template;
+let authorizer: { Issuer: string; Audience: string[] };
+
+beforeAll(() => {
+  template = Template.fromStack(addRoomkeeper(newApp({ stage: 'auth', ...auth, ...configured, gameImage })));
+  const authorizers = Object.values(template.findResources('AWS::ApiGatewayV2::Authorizer'));
+  expect(authorizers).toHaveLength(1);
+  authorizer = authorizers[0]!.Properties.JwtConfiguration;
+});
+afterAll(cleanUp);
+
+/** Every function's environment as its handler parses it. */
+function functionConfigs() {
+  return Object.keys(template.findResources('AWS::Lambda::Function')).map((id) => ({
+    id,
+    config: parseConfig(renderedEnvironment(template, id)),
+  }));
+}
+
+describe('the JWT authorizer and the handlers', () => {
+  it('the authorizer trusts exactly the authIssuer and authAudience of the CDK context', () => {
+    expect(authorizer).toEqual({ Issuer: configured.authIssuer, Audience: [configured.authAudience] });
+  });
+
+  it('every function verifies tokens for the same issuer, audience and key set as the authorizer', () => {
+    const configs = functionConfigs();
+    expect(configs.length).toBeGreaterThan(5);
+    for (const { config } of configs) {
+      expect(config.auth).toMatchObject({
+        issuer: authorizer.Issuer,
+        audience: configured.authAudience,
+        jwksUrl: auth.authJwksUrl,
+      });
+      expect(authorizer.Audience).toEqual([config.auth.audience]);
+      expect(config.auth.platformIssuer).not.toBe(authorizer.Issuer);
+    }
+  });
+
+  it.each(audienceShapes(configured.authAudience).map((shape) => [shape.name, shape] as const))(
+    'a token with %s: the handler decides as the authorizer does',
+    async (_name, shape) => {
+      const keys = await generateSigningKeyPair('idp');
+      const token = await createTokenSigner(
+        keys.privateJwk,
+        authorizer.Issuer,
+      )({ account: 'alice', scopes: [], ttlS: 60, extra: shape.claims });
+      // A deployed route function's settings, with its remote key set stood in by a local one.
+      const { config } = functionConfigs()[0]!;
+      const verify = createTokenVerifier({ ...config.auth, jwksUrl: undefined, jwks: JSON.stringify(keys.jwks) });
+      const handlerAccepts = await verify(token).then(
+        () => true,
+        () => false,
+      );
+      expect(handlerAccepts).toBe(apiGatewayAccepts(shape.claims as Json, authorizer.Audience));
+    },
+  );
+
+  it.each([
+    ['an audience in the platform namespace', { authAudience: 'roomkeeper:game-server' }],
+    ["the platform's own issuer", { authIssuer: 'roomkeeper-platform' }],
+  ])('refuses to synthesize with %s', (_name, context) => {
+    expect(() => addRoomkeeper(newApp({ stage: 'bad', ...auth, ...context, gameImage }))).toThrow(
+      'Invalid auth settings',
+    );
+  });
+});

@@ -17,6 +17,7 @@ import {
 } from '../../core/protocol/controller-messages';
 import type { GameMethod } from '../../core/protocol/game-methods';
 import { rpcErrorCodes } from '../../core/protocol/jsonrpc';
+import { abandonDeduplicationId, abandonNotice } from './abandon';
 import { Correlations } from './correlations';
 import { failure, type Outcome } from './rpc/dispatcher';
 
@@ -105,6 +106,7 @@ export class PlatformBridge {
     if (!sent) {
       this.waits.cancel(correlationId);
       await answer;
+      await this.abandon(method, params, correlationId);
       return local(rpcErrorCodes.internalError, 'The platform could not be reached.');
     }
     const settlement = await answer;
@@ -115,12 +117,28 @@ export class PlatformBridge {
       }
       case 'timeout':
         this.options.log.warn('platform reply timed out', { method, correlationId });
+        await this.abandon(method, params, correlationId);
         return local(
           rpcErrorCodes.platformTimeout,
           `The platform did not answer within ${this.options.replyTimeoutMs / 1000} s.`,
         );
       case 'cancelled':
         return local(rpcErrorCodes.roomClosed, 'The controller is stopping.');
+    }
+  }
+
+  /**
+   * Tells the platform the game will never see this call's answer, before the game hears of
+   * the timeout: same message group, so the platform handles it after the call and before
+   * any retry the game makes. Best effort: if it is lost, the game's retry with the same key
+   * still gets the first answer.
+   */
+  private async abandon(method: GameMethod, params: unknown, correlationId: string): Promise<void> {
+    const notice = abandonNotice(method, params, correlationId);
+    if (!notice) return;
+    const timeoutMs = Math.min(5_000, this.options.replyTimeoutMs);
+    if (!(await this.send(notice, abandonDeduplicationId(correlationId), AbortSignal.timeout(timeoutMs)))) {
+      this.options.log.error('could not tell the platform a call was abandoned', { method, correlationId });
     }
   }
 

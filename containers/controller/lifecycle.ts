@@ -5,7 +5,7 @@ import type { GameExit } from './supervisor';
  * Why the controller ends: a failure reason of the protocol (reported to the platform as
  * `exited`), `stopped` (SIGTERM/SIGINT on the sidecar) or `fatal` (a bug in the sidecar).
  */
-export type EndReason = Exclude<FailureReason, 'heartbeat-lost'> | 'stopped' | 'fatal';
+export type EndReason = Exclude<FailureReason, 'heartbeat-lost' | 'platform-error'> | 'stopped' | 'fatal';
 
 /** How to stop the game for each end. */
 export type GameStop =

@@ -8,6 +8,7 @@ import {
 import type { PlatformTokenVerifier, TokenSigner } from '../auth/tokens';
 import type { ControllerReply, ControllerRequest } from '../protocol/controller-messages';
 import { gameMethods } from '../protocol/game-methods';
+import { checkRpcParams } from '../protocol/invalid-params';
 import { rpcErrorCodes, type RpcError } from '../protocol/jsonrpc';
 import { hashRegistrationKey } from '../reservations/keys';
 import type { MemberStore } from '../reservations/store';
@@ -48,6 +49,10 @@ export async function handleControllerRequest(
       if (!closed?.applied) await deps.rooms.markFailed(request.roomId, request.reason, now);
       return;
     }
+    case 'abandoned':
+      // No answer: the sidecar stopped waiting. The result only tells the logs what happened.
+      await deps.members.abandon(request.roomId, request.keyHash, request.correlationId);
+      return;
     case 'rpc': {
       const outcome = await applyRpc(request, deps, now);
       await deps.reply(request.replyTo, { type: 'reply', correlationId: request.correlationId, ...outcome });
@@ -68,8 +73,8 @@ async function applyRpc(request: RpcRequest, deps: ControllerEventDependencies, 
 }
 
 async function inited(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
-  const params = gameMethods.inited.params.safeParse(request.params ?? {});
-  if (!params.success) return fail(rpcErrorCodes.invalidParams, `Invalid params: ${params.error.issues[0]?.message}`);
+  const params = checkRpcParams(gameMethods.inited.params, request.params ?? {});
+  if ('message' in params) return fail(rpcErrorCodes.invalidParams, params.message);
   const change = await deps.rooms.markReady(request.roomId, {
     settings: params.data.settings,
     initedBy: request.correlationId,
@@ -88,8 +93,8 @@ async function inited(request: RpcRequest, deps: ControllerEventDependencies, no
 }
 
 async function joined(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
-  const params = gameMethods.joined.params.safeParse(request.params ?? {});
-  if (!params.success) return fail(rpcErrorCodes.invalidParams, `Invalid params: ${params.error.issues[0]?.message}`);
+  const params = checkRpcParams(gameMethods.joined.params, request.params ?? {});
+  if ('message' in params) return fail(rpcErrorCodes.invalidParams, params.message);
   const room = await deps.rooms.find(request.roomId);
   if (!room || !isLive(room.state)) return fail(rpcErrorCodes.roomClosed, 'The room is not open.');
   const extension = await extendedScopes(room, params.data, deps);
@@ -120,8 +125,8 @@ async function joined(request: RpcRequest, deps: ControllerEventDependencies, no
 }
 
 async function left(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
-  const params = gameMethods.left.params.safeParse(request.params ?? {});
-  if (!params.success) return fail(rpcErrorCodes.invalidParams, `Invalid params: ${params.error.issues[0]?.message}`);
+  const params = checkRpcParams(gameMethods.left.params, request.params ?? {});
+  if ('message' in params) return fail(rpcErrorCodes.invalidParams, params.message);
   const outcome = await deps.members.leave(
     request.roomId,
     hashRegistrationKey(params.data.key),

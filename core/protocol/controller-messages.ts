@@ -23,6 +23,8 @@ export const failureReasons = [
   'crashed',
   'exited',
   'heartbeat-lost',
+  /** A message of the room's failed on every delivery and went to the dead-letter queue. */
+  'platform-error',
 ] as const;
 export type FailureReason = (typeof failureReasons)[number];
 
@@ -35,6 +37,18 @@ export const controllerRequestSchema = z.discriminatedUnion('type', [
     replyTo: z.string().min(1).max(2048),
     method: z.enum(['inited', 'joined', 'left']),
     params: z.unknown(),
+  }),
+  /**
+   * The sidecar gave up waiting for the answer to a forwarded `joined` (the game got -32004),
+   * so the player was never welcomed: a confirmation made by that request is undone. The key
+   * travels only as its SHA-256 hash.
+   */
+  z.object({
+    type: z.literal('abandoned'),
+    ...base,
+    correlationId: z.string().min(1).max(128),
+    method: z.literal('joined'),
+    keyHash: z.string().regex(/^[0-9a-f]{64}$/),
   }),
   /** Liveness and load, every heartbeat interval. */
   z.object({

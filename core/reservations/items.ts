@@ -2,7 +2,7 @@ import { keys } from '../infra/keys';
 import type { Member } from './model';
 
 /** TTL (garbage collection only) a day after a reservation would have expired. */
-const ttlOf = (iso: string | undefined) => (iso ? { ttl: Math.ceil(Date.parse(iso) / 1000) + 86_400 } : {});
+export const ttlOf = (iso: string | undefined) => (iso ? { ttl: Math.ceil(Date.parse(iso) / 1000) + 86_400 } : {});
 
 /** The stored form of a member, as every write path puts it. */
 export function memberItem(member: Member): Record<string, unknown> {

@@ -14,6 +14,11 @@ export interface Member {
   /** The `joined` request that confirmed the slot. */
   readonly confirmedBy?: string;
   readonly confirmedAt?: string;
+  /**
+   * Active members only: the reservation's expiry before `joined` confirmed it (null when the
+   * member was already active), so a `joined` the game never saw answered can be undone.
+   */
+  readonly reservedUntil?: string | null;
   readonly createdAt: string;
 }
 

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../infra/keys';
-import { memberItem, registrationKeyItem } from './items';
+import { memberItem, registrationKeyItem, ttlOf } from './items';
 import type { Member } from './model';
 
 export type ConfirmResult =
@@ -16,6 +16,9 @@ export type ConfirmResult =
   /** The same request was applied before: answer as then. */
   | { readonly state: 'AlreadyConfirmed'; readonly member: Member }
   | { readonly state: 'Rejected'; readonly reason: 'unknown-key' | 'expired' | 'used' };
+
+/** What became of an abandoned `joined`: undone, or there was nothing of it to undo. */
+export type AbandonResult = 'Reverted' | 'NothingToUndo';
 
 export type LeaveResult = { readonly state: 'Left'; readonly account: string } | { readonly state: 'Rejected' };
 
@@ -245,8 +248,13 @@ export class MemberStore {
   /**
    * reserved → active, once, for the holder of the key, before the reservation expires
    * (judged against `now`, the platform's clock). The confirming request id is written in
-   * the same conditional update, so a redelivery is recognised and a new request with a
-   * used key is refused.
+   * the same conditional update, and the reservation's expiry is kept as `reservedUntil`, so
+   * `abandon` can undo a confirmation the game never saw answered.
+   *
+   * The same key again, with a new request id, while its member is still active (the game
+   * retried after a timeout, or asked twice) gets the first confirmation back: same member,
+   * same `confirmedAt`, hence the same token. A key of another room is unknown here (keys
+   * are stored per room); a key whose player has left has no member left to match.
    */
   async confirm(roomId: string, keyHash: string, requestId: string, now: Date): Promise<ConfirmResult> {
     const key = await this.keyItem(roomId, keyHash);
@@ -257,7 +265,8 @@ export class MemberStore {
           TableName: this.tableName,
           Key: keys.member(roomId, key.account),
           UpdateExpression:
-            'SET #state = :active, keyUsedBy = :request, confirmedBy = :request, confirmedAt = :now REMOVE expiresAt, #ttl',
+            'SET #state = :active, keyUsedBy = :request, confirmedBy = :request, confirmedAt = :now, ' +
+            'reservedUntil = if_not_exists(expiresAt, :wasActive) REMOVE expiresAt, #ttl',
           // keyMatches AND keyUnused AND (memberIsActive OR reservationNotExpired)
           ConditionExpression:
             'keyHash = :keyHash AND attribute_not_exists(keyUsedBy) AND (#state = :active OR expiresAt > :now)',
@@ -267,6 +276,7 @@ export class MemberStore {
             ':request': requestId,
             ':now': now.toISOString(),
             ':keyHash': keyHash,
+            ':wasActive': null,
           },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -277,10 +287,55 @@ export class MemberStore {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const old = error.Item ? toMember(unmarshall(error.Item)) : undefined;
       if (old?.keyHash === keyHash && old.keyUsedBy === requestId) return { state: 'AlreadyConfirmed', member: old };
+      if (old?.keyHash === keyHash && old.keyUsedBy !== undefined && old.state === 'active' && !key.leftBy) {
+        return { state: 'AlreadyConfirmed', member: old };
+      }
       return {
         state: 'Rejected',
         reason: old?.keyHash === keyHash && old.keyUsedBy === undefined ? 'expired' : 'used',
       };
+    }
+  }
+
+  /**
+   * Undoes the confirmation `requestId` made with this key, because the game never got its
+   * answer (the sidecar timed out and sent `abandoned`): the member becomes the reservation
+   * it was, with its original expiry, so the game's retry with the key succeeds and without
+   * one the slot frees itself when the reservation expires. A member that was already active
+   * before (a re-issued key) stays active; only its key becomes usable again. Nothing changes
+   * when another request confirmed the key, or the player has left.
+   */
+  async abandon(roomId: string, keyHash: string, requestId: string): Promise<AbandonResult> {
+    const key = await this.keyItem(roomId, keyHash);
+    if (!key || key.leftBy !== undefined) return 'NothingToUndo';
+    const member = await this.find(roomId, key.account);
+    if (member?.keyHash !== keyHash || member.keyUsedBy !== requestId) return 'NothingToUndo';
+    const restore = typeof member.reservedUntil === 'string' ? member.reservedUntil : undefined;
+    const { ttl } = ttlOf(restore) as { ttl?: number };
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.member(roomId, key.account),
+          UpdateExpression:
+            restore === undefined
+              ? 'REMOVE keyUsedBy'
+              : 'SET #state = :reserved, expiresAt = :expiresAt, #ttl = :ttl ' +
+                'REMOVE keyUsedBy, confirmedBy, confirmedAt, reservedUntil',
+          // stillTheAbandonedConfirmation
+          ConditionExpression: 'keyHash = :keyHash AND keyUsedBy = :request',
+          ...(restore === undefined ? {} : { ExpressionAttributeNames: { '#state': 'state', '#ttl': 'ttl' } }),
+          ExpressionAttributeValues: {
+            ':keyHash': keyHash,
+            ':request': requestId,
+            ...(restore === undefined ? {} : { ':reserved': 'reserved', ':expiresAt': restore, ':ttl': ttl }),
+          },
+        }),
+      );
+      return 'Reverted';
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return 'NothingToUndo';
+      throw error;
     }
   }
 

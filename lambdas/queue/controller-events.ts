@@ -3,11 +3,19 @@ import { QueueDoesNotExist, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { handleControllerRequest } from '../../core/gameservers/controller-events';
 import { childLogger } from '../../core/infra/logger';
-import { controllerRequestSchema, type ControllerReply } from '../../core/protocol/controller-messages';
+import { giveUpOnMessage, isLastDelivery, type GiveUpDependencies } from '../../core/gameservers/poison-messages';
+import { queueDefinitions } from '../../core/infra/queues';
+import {
+  controllerRequestSchema,
+  type ControllerReply,
+  type ControllerRequest,
+} from '../../core/protocol/controller-messages';
 import { MemberStore } from '../../core/reservations/store';
 import { platform } from '../dependencies';
 
 const log = childLogger('controller-events');
+/** The redrive policy's count (the CDK stack and the local cloud create the queue from the same definition). */
+const maxReceiveCount = queueDefinitions.controllerRequests.deadLetter.maxReceiveCount;
 
 function parse(record: SQSRecord) {
   try {
@@ -15,6 +23,33 @@ function parse(record: SQSRecord) {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * On a message's last delivery, a failure fails its room instead of blocking the room's
+ * group until the message reaches the dead-letter queue. Returns whether it gave up.
+ */
+async function givenUp(
+  record: SQSRecord,
+  request: ControllerRequest,
+  error: unknown,
+  deps: GiveUpDependencies,
+): Promise<boolean> {
+  if (!isLastDelivery(record.attributes.ApproximateReceiveCount, maxReceiveCount)) return false;
+  log.error('controller message failed on its last delivery; failing the room, message to the dead-letter queue', {
+    messageId: record.messageId,
+    type: request.type,
+    error: error as Error,
+  });
+  try {
+    await giveUpOnMessage(request, deps);
+  } catch (giveUpError) {
+    log.error('could not fail the room of a dead-lettered message', {
+      messageId: record.messageId,
+      error: giveUpError as Error,
+    });
+  }
+  return true;
 }
 
 /**
@@ -65,6 +100,11 @@ export async function processControllerEvents(event: SQSEvent): Promise<SQSBatch
             now: p.now,
           });
         } catch (error) {
+          if (await givenUp(record, parsed.data, error, { rooms: p.rooms, reply, now: p.now })) {
+            // Bound for the dead-letter queue; the room is failed, so the rest of its group goes on.
+            failures.push(record.messageId);
+            continue;
+          }
           log.error('controller message failed; it will be retried', {
             messageId: record.messageId,
             error: error as Error,

@@ -6,6 +6,7 @@ import {
   type RpcRequest,
   type RpcResponse,
 } from '../../../core/protocol/jsonrpc';
+import { checkRpcParams } from '../../../core/protocol/invalid-params';
 
 /** What a method handler decides: a result for the game, or a JSON-RPC error. */
 export type Outcome = { readonly result: unknown } | { readonly error: RpcError };
@@ -32,7 +33,8 @@ export type Dispatch = (request: RpcRequest) => Promise<RpcResponse | undefined>
 /**
  * JSON-RPC dispatch over an allowlist: a table of small named handlers. Unknown method
  * → -32601 (a Map, so `__proto__` or `constructor` are unknown like any other name), params
- * that fail the handler's schema → -32602, a handler that throws → -32603.
+ * that cannot be stored exactly or fail the handler's schema → -32602 naming the member, a
+ * handler that throws → -32603.
  *
  * A notification (no id) gets no answer when it succeeds; its errors are answered with id
  * null, so a game that forgot the id still learns what went wrong.
@@ -57,12 +59,8 @@ async function decide(
 ): Promise<Outcome> {
   const handler = methods.get(request.method);
   if (!handler) return failure(rpcErrorCodes.methodNotFound, `Method not found: ${request.method}.`);
-  const params = handler.params.safeParse(request.params ?? {});
-  if (!params.success) {
-    const issue = params.error.issues[0];
-    const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-    return failure(rpcErrorCodes.invalidParams, `Invalid params: ${where}${issue?.message ?? 'not accepted'}.`);
-  }
+  const params = checkRpcParams(handler.params, request.params ?? {});
+  if ('message' in params) return failure(rpcErrorCodes.invalidParams, params.message);
   try {
     return await handler.handle(params.data);
   } catch (error) {

@@ -1,4 +1,5 @@
 import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
+import { hashRegistrationKey } from '../../../core/reservations/keys';
 import {
   acceptAll,
   closeHarness,
@@ -97,6 +98,18 @@ describe('controller sidecar: platform answers', () => {
         expect(waited).toBeLessThan(2_000);
 
         const late = run.messages('rpc').find((m) => m.method === 'joined');
+        // The platform hears the call was abandoned, in the room's group, with the key only as its hash.
+        const abandoned = await run.until(() => run.messages('abandoned')[0], 3_000, 'the abandon notice');
+        expect(abandoned).toEqual({
+          type: 'abandoned',
+          roomId: run.roomId,
+          sentAt: expect.any(String),
+          correlationId: late?.correlationId,
+          method: 'joined',
+          keyHash: hashRegistrationKey('slow-key'),
+        });
+        const groups = run.received.filter((r) => r.message.type !== 'heartbeat').map((r) => r.groupId);
+        expect(new Set(groups)).toEqual(new Set([run.roomId]));
         await run.sendReply({ type: 'reply', correlationId: late?.correlationId ?? '', result: { late: true } });
         await run.sendReply({ type: 'reply', correlationId: 'never-asked', result: {} });
         await run.until(

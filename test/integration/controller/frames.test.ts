@@ -101,6 +101,38 @@ const frameArbitrary: fc.Arbitrary<string | Buffer | string[]> = fc.oneof(
     .map((request) => JSON.stringify({ jsonrpc: '2.0', ...request })),
 );
 
+/**
+ * Issue 8 shapes in every game → controller method: values that cannot be stored exactly,
+ * wherever they sit in the params (also in members the method's schema would drop).
+ */
+const unstorableArbitrary: fc.Arbitrary<{ id: number; frame: string }> = fc
+  .record({
+    id: fc.integer({ min: 1, max: 1000 }),
+    method: fc.constantFrom('inited', 'joined', 'left'),
+    shape: fc.constantFrom(
+      // Written as JSON text: JSON.stringify could not produce these numbers exactly.
+      '9007199254740993',
+      '-9007199254740995',
+      '1e300000',
+      '1e-301',
+      '-2.5e-310',
+      `${'{"a":'.repeat(33)}1${'}'.repeat(33)}`,
+      `${'['.repeat(40)}${']'.repeat(40)}`,
+      '{"":1}',
+      '{"x":{"":true}}',
+      '{"__proto__":{"admin":true}}',
+      '{"a":{"b":{"__proto__":{"admin":true}}}}',
+      '{"constructor":{"prototype":{}}}',
+    ),
+    member: fc.constantFrom('settings', 'protocol', 'extra', 'key'),
+  })
+  .map(({ id, method, shape, member }) => {
+    // `key` stays valid for joined/left so only the shape can be wrong.
+    const key = member === 'key' ? shape : '"k"';
+    const other = member === 'key' ? '' : `,"${member}":${shape}`;
+    return { id, frame: `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":{"key":${key}${other}}}` };
+  });
+
 const answerCodes: number[] = [
   rpcErrorCodes.parseError,
   rpcErrorCodes.invalidRequest,
@@ -144,6 +176,22 @@ describe('controller sidecar: fuzzed frames (the test plays the game, GAME_LAUNC
             { numRuns: 300, seed: 20261123 },
           );
           process.stdout.write(`fuzz: ${sent} random frames answered, sidecar still up\n`);
+
+          let shapes = 0;
+          await fc.assert(
+            fc.asyncProperty(unstorableArbitrary, async ({ id, frame }) => {
+              shapes += 1;
+              await game.send(frame);
+              const answer = (await game.next((m) => (m as { id?: unknown }).id === id, 3_000)) as
+                { error?: { code?: number; message?: string } } | undefined;
+              expect(answer?.error?.code).toBe(rpcErrorCodes.invalidParams);
+              expect(answer?.error?.message).toMatch(/^Invalid params: .+/);
+              expect(code(await game.call('sentinel'))).toBe(rpcErrorCodes.methodNotFound);
+              expect(game.drain()).toEqual([]);
+            }),
+            { numRuns: 200, seed: 20261124 },
+          );
+          process.stdout.write(`fuzz: ${shapes} unstorable params answered -32602, nothing forwarded\n`);
 
           // Above the hard cap ZeroMQ drops the connection unread; the game's socket reconnects.
           await game.send(Buffer.alloc(17 * 1024 * 1024, 0x20));

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { defaultPlatformIssuer, roomAudience } from '../../../core/auth/token-model';
 import { createPlatformTokenVerifier } from '../../../core/auth/tokens';
@@ -7,19 +8,24 @@ import { createSqsClient } from '../../../core/infra/aws-clients';
 import type { ControllerReply, ControllerRequest } from '../../../core/protocol/controller-messages';
 import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
 import { generateRegistrationKey, hashRegistrationKey } from '../../../core/reservations/keys';
+import { MemberStore } from '../../../core/reservations/store';
 import { RoomStore } from '../../../core/rooms/store';
+import { keys } from '../../../core/infra/keys';
+import { queueDefinitions } from '../../../core/infra/queues';
 import { processControllerEvents } from '../../../lambdas/queue/controller-events';
 import { aRoom } from '../../helpers/factories';
 import { emulatorEndpoints, startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
 let platform: TestPlatform;
 let rooms: RoomStore;
+let members: MemberStore;
 let sqs: SQSClient;
 let replyQueue: string;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   rooms = new RoomStore(platform.db, platform.tableName);
+  members = new MemberStore(platform.db, platform.tableName);
   sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: emulatorEndpoints().sqs });
   replyQueue = (await sqs.send(new CreateQueueCommand({ QueueName: `reply-${randomUUID()}` }))).QueueUrl ?? '';
 });
@@ -30,13 +36,18 @@ afterAll(async () => {
 
 /** Delivers messages to the consumer as the event source mapping would. */
 async function deliver(...messages: ControllerRequest[]) {
+  return deliverAttempt(1, ...messages);
+}
+
+/** The same, as the `receiveCount`th delivery of each message. */
+async function deliverAttempt(receiveCount: number, ...messages: ControllerRequest[]) {
   const event: SQSEvent = {
     Records: messages.map((m) => ({
       messageId: randomUUID(),
       receiptHandle: 'r',
       body: JSON.stringify(m),
       attributes: {
-        ApproximateReceiveCount: '1',
+        ApproximateReceiveCount: String(receiveCount),
         SentTimestamp: '0',
         SenderId: 's',
         ApproximateFirstReceiveTimestamp: '0',
@@ -193,16 +204,27 @@ describe('joined', () => {
     expect(answer?.type === 'reply' && answer.result).toMatchObject({ scopes: [] });
   });
 
-  it.each([
-    ['an unknown key', async (key: string) => `${key}x`],
-    ['a used key with a new request id', async (key: string) => key],
-  ])('rejects %s', async (_name, keyFor) => {
+  it('rejects an unknown key', async () => {
     const { room, key } = await spawningRoomWithCreator();
     await deliver(rpc(room.roomId, 'inited', {}), rpc(room.roomId, 'joined', { key }));
     await replies(2);
-    await deliver(rpc(room.roomId, 'joined', { key: await keyFor(key) }));
+    await deliver(rpc(room.roomId, 'joined', { key: `${key}x` }));
     const [answer] = await replies(1);
     expect(answer?.type === 'reply' && answer.error?.code).toBe(rpcErrorCodes.keyRejected);
+  });
+
+  it('rejects a key after left, whatever request id brings it', async () => {
+    const { room, key } = await spawningRoomWithCreator();
+    await deliver(
+      rpc(room.roomId, 'inited', {}),
+      rpc(room.roomId, 'joined', { key }),
+      rpc(room.roomId, 'left', { key }),
+    );
+    await replies(3);
+    await deliver(rpc(room.roomId, 'joined', { key }));
+    const [answer] = await replies(1);
+    expect(answer?.type === 'reply' && answer.error?.code).toBe(rpcErrorCodes.keyRejected);
+    expect(await members.list(room.roomId)).toEqual([]);
   });
 
   it('rejects an expired key, judged by the platform clock without any sweeper', async () => {
@@ -336,5 +358,203 @@ describe('exited and heartbeat', () => {
       Records: [{ messageId: 'm', body: '{"type":"nope"}', attributes: {} } as never],
     });
     expect(result.batchItemFailures).toEqual([]);
+  });
+});
+
+const resultOf = (answer: ControllerReply | undefined) => (answer?.type === 'reply' ? answer.result : undefined);
+const errorOf = (answer: ControllerReply | undefined) => (answer?.type === 'reply' ? answer.error : undefined);
+
+/** A ready room whose creator holds a reservation, as the game sees it before `joined`. */
+async function readyRoomWithReservation(expiresInS = 60) {
+  const { room, key } = await spawningRoomWithCreator({ reservationExpiresAt: inFuture(expiresInS) });
+  await deliver(rpc(room.roomId, 'inited', {}));
+  await replies(1);
+  return { room, key, expiresAt: (await members.find(room.roomId, 'alice'))?.expiresAt ?? '' };
+}
+
+const abandoned = (roomId: string, correlationId: string, key: string): ControllerRequest => ({
+  type: 'abandoned',
+  roomId,
+  sentAt: new Date().toISOString(),
+  correlationId,
+  method: 'joined',
+  keyHash: hashRegistrationKey(key),
+});
+
+describe('repeated joined (issue 8, point 5)', () => {
+  it('answers the same key again, with a new request id, with the identical first answer', async () => {
+    const { room, key } = await readyRoomWithReservation();
+    await deliver(rpc(room.roomId, 'joined', { key }));
+    await deliver(rpc(room.roomId, 'joined', { key }));
+    const [first, again] = await replies(2);
+    expect(resultOf(first)).toMatchObject({ account: 'alice', access_token: expect.any(String) });
+    expect(resultOf(again)).toEqual(resultOf(first));
+  });
+
+  it.each(['sequential', 'parallel'] as const)(
+    '3× %s duplicates (one redelivery, two retries) → one active member, identical replies',
+    async (mode) => {
+      const { room, key } = await readyRoomWithReservation();
+      const first = rpc(room.roomId, 'joined', { key });
+      const requests = [first, first, rpc(room.roomId, 'joined', { key })];
+      if (mode === 'sequential') for (const request of requests) await deliver(request);
+      else await Promise.all(requests.map((request) => deliver(request)));
+      const answers = await replies(3);
+      expect(answers.map(errorOf)).toEqual([undefined, undefined, undefined]);
+      expect(new Set(answers.map((a) => JSON.stringify(resultOf(a)))).size).toBe(1);
+      const stored = await members.list(room.roomId);
+      expect(stored.map((m) => [m.account, m.state])).toEqual([['alice', 'active']]);
+      expect((await rooms.get(room.roomId)).players).toBe(1);
+    },
+  );
+
+  it("still rejects the key when another room's sidecar repeats it", async () => {
+    const a = await readyRoomWithReservation();
+    const b = await readyRoomWithReservation();
+    await deliver(rpc(a.room.roomId, 'joined', { key: a.key }));
+    await deliver(rpc(b.room.roomId, 'joined', { key: a.key }));
+    const [, foreign] = await replies(2);
+    expect(errorOf(foreign)?.code).toBe(rpcErrorCodes.keyRejected);
+  });
+});
+
+describe('abandoned joined (issue 8, point 5)', () => {
+  it('turns a confirmation the game never saw back into the reservation; the retry then succeeds', async () => {
+    const { room, key, expiresAt } = await readyRoomWithReservation();
+    const timedOut = rpc(room.roomId, 'joined', { key });
+    // The platform applies the joined after the sidecar gave up on it.
+    await deliver(timedOut, abandoned(room.roomId, timedOut.type === 'rpc' ? timedOut.correlationId : '', key));
+    await replies(1);
+    const reverted = await members.find(room.roomId, 'alice');
+    expect(reverted).toMatchObject({ state: 'reserved', expiresAt });
+    expect(reverted?.keyUsedBy).toBeUndefined();
+    expect((await rooms.get(room.roomId)).players).toBe(1);
+
+    const retry = rpc(room.roomId, 'joined', { key });
+    await deliver(retry);
+    await deliver(rpc(room.roomId, 'joined', { key }));
+    const [welcomed, repeated] = await replies(2);
+    expect(resultOf(welcomed)).toMatchObject({ account: 'alice' });
+    expect(resultOf(repeated)).toEqual(resultOf(welcomed));
+    expect(await members.find(room.roomId, 'alice')).toMatchObject({ state: 'active' });
+  });
+
+  it('without a retry, the reverted reservation expires and frees the slot', async () => {
+    const { room, key, expiresAt } = await readyRoomWithReservation(5);
+    const timedOut = rpc(room.roomId, 'joined', { key });
+    await deliver(timedOut, abandoned(room.roomId, timedOut.type === 'rpc' ? timedOut.correlationId : '', key));
+    await replies(1);
+    // Judged by the platform's clock at the original expiry: no timer, no sweeper needed.
+    const afterExpiry = new Date(Date.parse(expiresAt) + 1);
+    expect(await members.reclaimExpired(room.roomId, new Date(Date.parse(expiresAt) - 1000))).toBe(0);
+    expect(await members.reclaimExpired(room.roomId, afterExpiry)).toBe(1);
+    expect((await rooms.get(room.roomId)).players).toBe(0);
+    expect(await members.list(room.roomId)).toEqual([]);
+  });
+
+  it('changes nothing when another request confirmed the key (the game saw that answer)', async () => {
+    const { room, key } = await readyRoomWithReservation();
+    const answered = rpc(room.roomId, 'joined', { key });
+    const timedOut = rpc(room.roomId, 'joined', { key });
+    await deliver(
+      answered,
+      timedOut,
+      abandoned(room.roomId, timedOut.type === 'rpc' ? timedOut.correlationId : '', key),
+    );
+    await replies(2);
+    expect(await members.find(room.roomId, 'alice')).toMatchObject({
+      state: 'active',
+      keyUsedBy: answered.type === 'rpc' ? answered.correlationId : '',
+    });
+  });
+
+  it('changes nothing after left, and a redelivered abandon changes nothing twice', async () => {
+    const { room, key } = await readyRoomWithReservation();
+    const joined = rpc(room.roomId, 'joined', { key });
+    const abandon = abandoned(room.roomId, joined.type === 'rpc' ? joined.correlationId : '', key);
+    await deliver(joined, abandon, abandon);
+    await replies(1);
+    expect(await members.find(room.roomId, 'alice')).toMatchObject({ state: 'reserved' });
+    await deliver(rpc(room.roomId, 'joined', { key }), rpc(room.roomId, 'left', { key }), abandon);
+    await replies(2);
+    expect(await members.list(room.roomId)).toEqual([]);
+    expect((await rooms.get(room.roomId)).players).toBe(0);
+  });
+});
+
+describe('values that cannot be stored exactly (issue 8, point 6)', () => {
+  it.each([
+    ['an integer beyond 2^53', { settings: { seed: 2 ** 53 + 2 } }, 'settings.seed'],
+    ['a number below 1e-300', { settings: { epsilon: 1e-301 } }, 'settings.epsilon'],
+    ['an empty key', { settings: { '': 1 } }, 'settings'],
+    ['a nested __proto__', { settings: JSON.parse('{"a":{"__proto__":{"admin":true}}}') }, 'settings.a'],
+    ['nesting deeper than 32', { settings: JSON.parse(`${'{"a":'.repeat(40)}1${'}'.repeat(40)}`) }, 'settings.a.a.a'],
+  ])(
+    'inited with %s → -32602 naming it, nothing stored; a valid inited then readies the room',
+    async (_name, params, field) => {
+      const { room } = await spawningRoomWithCreator();
+      await deliver(rpc(room.roomId, 'inited', params));
+      const [refused] = await replies(1);
+      expect(errorOf(refused)).toEqual({ code: rpcErrorCodes.invalidParams, message: expect.stringContaining(field) });
+      expect(await rooms.get(room.roomId)).toMatchObject({ state: 'spawning', changeNumber: 1 });
+      await deliver(rpc(room.roomId, 'inited', { settings: { seed: '9007199254740994' } }));
+      const [accepted] = await replies(1);
+      expect(resultOf(accepted)).toEqual({ status: 'OK' });
+      expect(await rooms.get(room.roomId)).toMatchObject({ state: 'ready', settings: { seed: '9007199254740994' } });
+    },
+  );
+
+  it.each(['joined', 'left'] as const)('%s with unstorable members it would ignore → -32602', async (method) => {
+    const { room, key } = await readyRoomWithReservation();
+    await deliver(rpc(room.roomId, method, { key, extra: { deep: 2 ** 53 + 2 } }));
+    const [refused] = await replies(1);
+    expect(errorOf(refused)).toEqual({
+      code: rpcErrorCodes.invalidParams,
+      message: expect.stringContaining('extra.deep'),
+    });
+    expect(await members.find(room.roomId, 'alice')).toMatchObject({ state: 'reserved' });
+  });
+});
+
+describe('a message that fails on every delivery (issue 8, point 6)', () => {
+  const { maxReceiveCount } = queueDefinitions.controllerRequests.deadLetter;
+
+  /** A member item no code path writes (scopes not a list): applying its joined throws every time. */
+  async function roomWithCorruptMember() {
+    const { room, key } = await readyRoomWithReservation();
+    await platform.db.send(
+      new UpdateCommand({
+        TableName: platform.tableName,
+        Key: keys.member(room.roomId, 'alice'),
+        UpdateExpression: 'SET scopes = :broken',
+        ExpressionAttributeValues: { ':broken': 7 },
+      }),
+    );
+    return { room, key };
+  }
+
+  it('is handed back before its last delivery, the room untouched and the rest of its group behind it', async () => {
+    const { room, key } = await roomWithCorruptMember();
+    const poison = rpc(room.roomId, 'joined', { key });
+    const behind = rpc(room.roomId, 'left', { key: 'other' });
+    const outcome = await deliverAttempt(maxReceiveCount - 1, poison, behind);
+    expect(outcome.batchItemFailures).toHaveLength(2);
+    expect((await rooms.get(room.roomId)).state).toBe('ready');
+  });
+
+  it('on its last delivery fails the room (platform-error), answers the sidecar, and goes to the dead-letter queue', async () => {
+    const { room, key } = await roomWithCorruptMember();
+    const poison = rpc(room.roomId, 'joined', { key });
+    const heartbeat: ControllerRequest = { type: 'heartbeat', roomId: room.roomId, sentAt: new Date().toISOString() };
+    const outcome = await deliverAttempt(maxReceiveCount, poison, heartbeat);
+    // Only the poison is handed back (to be dead-lettered); the heartbeat behind it was applied.
+    expect(outcome.batchItemFailures).toHaveLength(1);
+    expect(await rooms.get(room.roomId)).toMatchObject({ state: 'failed', failureReason: 'platform-error' });
+    const [answer] = await replies(1);
+    expect(answer).toEqual({
+      type: 'reply',
+      correlationId: poison.type === 'rpc' ? poison.correlationId : '',
+      error: { code: rpcErrorCodes.roomClosed, message: expect.stringContaining('platform-error') },
+    });
   });
 });

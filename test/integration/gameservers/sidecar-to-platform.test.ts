@@ -90,7 +90,12 @@ async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => bool
 
 /** A spawning room whose creator holds a reservation: the key is what the game's player presents. */
 async function spawningRoom() {
-  const room = aRoom({ state: 'spawning', players: 1, spawnDeadline: new Date(Date.now() + 120_000).toISOString() });
+  const room = aRoom({
+    state: 'spawning',
+    players: 1,
+    serverScopes: ['play'],
+    spawnDeadline: new Date(Date.now() + 120_000).toISOString(),
+  });
   const key = generateRegistrationKey();
   const expiresAt = new Date(Date.now() + 120_000).toISOString();
   await rooms.createWithMember(room, {

@@ -17,7 +17,7 @@ export type ServerMessage =
   | { readonly type: 'error'; readonly code: number; readonly message: string };
 
 /** WebSocket close codes (4000–4999 are the application's). */
-export const closeCodes = { keyRejected: 4001, badKey: 4002, shuttingDown: 1001 } as const;
+export const closeCodes = { keyRejected: 4001, badKey: 4002, replaced: 4003, shuttingDown: 1001 } as const;
 
 export const maxChatChars = 500;
 const maxKeyChars = 256;
@@ -104,11 +104,26 @@ export class ChatRoom {
       await this.authority.left(key);
       return;
     }
+    this.dropEarlierConnection(player.account, player);
     player.state = 'playing';
     send(player.socket, { type: 'welcome', account: player.account, players: this.accounts });
     this.broadcast({ type: 'joined', account: player.account }, player);
     player.socket.on('message', (data) => this.chat(player, data.toString()));
     log('info', 'player joined', { account: player.account, players: this.accounts.length });
+  }
+
+  /**
+   * The platform answers a repeated `joined` for the same key as the first one, so a player
+   * who reconnects (or a retry after a timeout) is welcomed again. One connection per account:
+   * the older one goes without `left`, which would free the slot the newer one now holds.
+   */
+  private dropEarlierConnection(account: string, newer: Player): void {
+    for (const other of this.players) {
+      if (other === newer || other.account !== account || other.state !== 'playing') continue;
+      other.state = 'gone';
+      this.players.delete(other);
+      other.socket.close(closeCodes.replaced, 'connected again elsewhere');
+    }
   }
 
   private chat(player: Player, text: string): void {

@@ -83,6 +83,18 @@ describe('ChatRoom', () => {
     expect(slots.left).toHaveBeenCalledWith('k1');
   });
 
+  it('keeps one connection per account: the same key again replaces the older one without freeing the slot', async () => {
+    const slots = authority({ k1: 'alice' });
+    const room = await start(slots);
+    const first = player('k1');
+    await first.waitFor('welcome');
+    const second = player('k1');
+    await second.waitFor('welcome');
+    expect(await first.closed).toBe(closeCodes.replaced);
+    expect(room.accounts).toEqual(['alice']);
+    expect(slots.left).not.toHaveBeenCalled();
+  });
+
   it('closes everyone on shutdown with 1001 and frees their slots', async () => {
     const slots = authority({ k1: 'alice' });
     const room = await start(slots);

@@ -157,7 +157,8 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
         // Evidence no heartbeat timeout needs to wait for: the room stops taking joins at once.
         onLost: (roomId, detail) => {
           p.rooms.markFailed(roomId, 'sidecar-lost', p.now()).then(
-            (change) => change.applied && log.warn('room failed: its sidecar died without a word', { roomId, ...detail }),
+            (change) =>
+              change.applied && log.warn('room failed: its sidecar died without a word', { roomId, ...detail }),
             (error: Error) => log.error('could not fail the room of a lost sidecar', { roomId, error }),
           );
         },

@@ -20,24 +20,20 @@ describe('judgeHeartbeats', () => {
     ['on time, a few messages in flight', observe({ backlog: 3, liveRooms: 1 }), 'judged'],
     ['on time, less than one pending message per live room', observe({ backlog: 40, liveRooms: 40 }), 'judged'],
     ['a backlog: one silent room worth of heartbeats pending', observe({ backlog: 4, liveRooms: 1 }), 'backlog'],
-    [
-      'a backlog: a 20 s consumer stall, 10 per room',
-      observe({ backlog: 10 * 28, liveRooms: 28 }),
-      'backlog',
-    ],
+    ['a backlog: a 20 s consumer stall, 10 per room', observe({ backlog: 10 * 28, liveRooms: 28 }), 'backlog'],
     ['the queue cannot be read', observe({ backlog: undefined }), 'queue-unreadable'],
-    ['the sweep fires 20 s late (the process was stopped)', observe({ memory: { lastSweepAt: iso(-25) } }), 'sweep-late'],
+    [
+      'the sweep fires 20 s late (the process was stopped)',
+      observe({ memory: { lastSweepAt: iso(-25) } }),
+      'sweep-late',
+    ],
     ['the previous sweep never finished (DynamoDB errors)', observe({ memory: {} }), 'sweep-late'],
     [
       'a grace period started by an earlier stall is still running',
       observe({ memory: { lastSweepAt: iso(-5), graceUntil: iso(3) } }),
       'grace',
     ],
-    [
-      'the grace period is over',
-      observe({ memory: { lastSweepAt: iso(-5), graceUntil: iso(0) } }),
-      'judged',
-    ],
+    ['the grace period is over', observe({ memory: { lastSweepAt: iso(-5), graceUntil: iso(0) } }), 'judged'],
   ])('%s → %s', (_name, observations, expected) => {
     const verdict = judgeHeartbeats(at(0), observations, policy);
     expect(verdict.judge ? 'judged' : verdict.why).toBe(expected);
@@ -78,7 +74,11 @@ describe('judgeHeartbeats', () => {
       { t: 69, backlog: 0 },
     ];
     for (const sweep of sweeps) {
-      const verdict = judgeHeartbeats(at(sweep.t), observe({ memory, backlog: sweep.backlog, liveRooms: rooms }), policy);
+      const verdict = judgeHeartbeats(
+        at(sweep.t),
+        observe({ memory, backlog: sweep.backlog, liveRooms: rooms }),
+        policy,
+      );
       verdicts.push(verdict.judge ? 'judged' : verdict.why);
       memory = verdict.memory as typeof memory;
     }

@@ -14,7 +14,11 @@ describe('isJoinable', () => {
   it.each([
     ['spawning (no server to hear from yet)', aRoom({ state: 'spawning' }), true],
     ['ready, heard from 9.999 s ago', aRoom({ state: 'ready', lastHeartbeatAt: '2026-01-01T00:00:50.001Z' }), true],
-    ['ready, heard from exactly 10 s ago', aRoom({ state: 'ready', lastHeartbeatAt: '2026-01-01T00:00:50.000Z' }), true],
+    [
+      'ready, heard from exactly 10 s ago',
+      aRoom({ state: 'ready', lastHeartbeatAt: '2026-01-01T00:00:50.000Z' }),
+      true,
+    ],
     ['ready, silent for 10.001 s', aRoom({ state: 'ready', lastHeartbeatAt: '2026-01-01T00:00:49.999Z' }), false],
     ['ready, no heartbeat recorded', aRoom({ state: 'ready' }), true],
     ['failed', aRoom({ state: 'failed', lastHeartbeatAt: '2026-01-01T00:00:59.000Z' }), false],

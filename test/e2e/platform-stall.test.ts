@@ -47,34 +47,38 @@ async function startPlatform(port: number): Promise<string> {
 }
 
 describe('a stall of the whole platform process', () => {
-  it(`fails no healthy room: npm start stopped for ${stallS} s, then every room still ready and joinable`, async () => {
-    const call = jsonClient(await startPlatform(await freePort()));
-    const token = async (account: string) =>
-      (await call('POST', '/v1/dev/tokens', { body: { account } })).body.access_token as string;
-    const owner = await token('owner');
-    const roomIds: string[] = [];
-    for (let i = 0; i < 4; i++) {
-      const created = await call('POST', '/v1/rooms', { token: owner, body: { gameId: 'sample', version: '1.0.0' } });
-      expect(created.status).toBe(201);
-      roomIds.push(created.body.room.roomId);
-    }
-    const pgid = platform?.pid ?? -1;
-    process.kill(-pgid, 'SIGSTOP');
-    await new Promise((resolve) => setTimeout(resolve, stallS * 1000));
-    process.kill(-pgid, 'SIGCONT');
-    // Two heartbeat timeouts and several sweeps after the stall.
-    await new Promise((resolve) => setTimeout(resolve, 25_000));
-    const rooms = [];
-    for (const roomId of roomIds) rooms.push((await call('GET', `/v1/rooms/${roomId}`, { token: owner })).body.room);
-    const survived = rooms.filter((r) => r.state === 'ready').length;
-    process.stdout.write(
-      `npm start stopped (SIGSTOP) for ${stallS} s with ${roomIds.length} live rooms: ` +
-        `${survived} of ${roomIds.length} still ready (heartbeat timeout 10 s)\n`,
-    );
-    expect(rooms.map((r) => [r.state, r.failureReason])).toEqual(roomIds.map(() => ['ready', undefined]));
-    // Their servers still run: each room takes a player.
-    for (const [i, roomId] of roomIds.entries()) {
-      expect((await call('POST', `/v1/rooms/${roomId}/join`, { token: await token(`p${i}`) })).status).toBe(200);
-    }
-  }, 120_000 + stallS * 1000);
+  it(
+    `fails no healthy room: npm start stopped for ${stallS} s, then every room still ready and joinable`,
+    async () => {
+      const call = jsonClient(await startPlatform(await freePort()));
+      const token = async (account: string) =>
+        (await call('POST', '/v1/dev/tokens', { body: { account } })).body.access_token as string;
+      const owner = await token('owner');
+      const roomIds: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const created = await call('POST', '/v1/rooms', { token: owner, body: { gameId: 'sample', version: '1.0.0' } });
+        expect(created.status).toBe(201);
+        roomIds.push(created.body.room.roomId);
+      }
+      const pgid = platform?.pid ?? -1;
+      process.kill(-pgid, 'SIGSTOP');
+      await new Promise((resolve) => setTimeout(resolve, stallS * 1000));
+      process.kill(-pgid, 'SIGCONT');
+      // Two heartbeat timeouts and several sweeps after the stall.
+      await new Promise((resolve) => setTimeout(resolve, 25_000));
+      const rooms = [];
+      for (const roomId of roomIds) rooms.push((await call('GET', `/v1/rooms/${roomId}`, { token: owner })).body.room);
+      const survived = rooms.filter((r) => r.state === 'ready').length;
+      process.stdout.write(
+        `npm start stopped (SIGSTOP) for ${stallS} s with ${roomIds.length} live rooms: ` +
+          `${survived} of ${roomIds.length} still ready (heartbeat timeout 10 s)\n`,
+      );
+      expect(rooms.map((r) => [r.state, r.failureReason])).toEqual(roomIds.map(() => ['ready', undefined]));
+      // Their servers still run: each room takes a player.
+      for (const [i, roomId] of roomIds.entries()) {
+        expect((await call('POST', `/v1/rooms/${roomId}/join`, { token: await token(`p${i}`) })).status).toBe(200);
+      }
+    },
+    120_000 + stallS * 1000,
+  );
 });

@@ -4,6 +4,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { generateSigningKeyPair } from '../core/auth/tokens';
 import { createDocumentClient, createSqsClient } from '../core/infra/aws-clients';
 import { resetConfig } from '../core/infra/config';
+import { childLogger } from '../core/infra/logger';
 import { queueDefinitions, queueUrlVariable, type QueueId } from '../core/infra/queues';
 import { createTableInput, tableDefinition } from '../core/infra/table';
 import { resetHttpDependencies } from '../lambdas/http/middleware';
@@ -17,6 +18,7 @@ import { loadLocalConfigFile, type LocalConfigFile } from './config-file';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { httpHandlers } from './http-handlers';
 import { queueConsumers } from './queue-consumers';
+import { reconcileAtStart, type ReconcileResult } from './reconcile';
 import { createQueues, startSqsEmulator, type SqsEmulator } from './sqs-emulator';
 import { startSqsPoller, type SqsPoller } from './sqs-pollers';
 
@@ -43,11 +45,15 @@ export interface LocalCloud {
   readonly sqs: { readonly endpoint: string; readonly queueUrls: Readonly<Record<string, string>> };
   readonly config: LocalConfigFile;
   readonly fleet: LocalFleet;
+  /** What the start found of an earlier run: rooms failed, leftover processes stopped. */
+  readonly reconciled: ReconcileResult;
   health(): Promise<{ healthy: boolean; components: Record<string, 'up' | 'down'> }>;
   stop(): Promise<void>;
 }
 
 export const localTableName = 'roomkeeper-local';
+const defaultSweepIntervalMs = 5_000;
+const log = childLogger('local-cloud');
 export const localIssuer = 'roomkeeper-local';
 /** The audience dev tokens carry and the local API demands, as a deployed API demands its own. */
 export const localAudience = 'roomkeeper-api';
@@ -132,6 +138,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       REPLY_QUEUE_PREFIX: `${localQueuePrefix}-reply-`,
       ...optionalNumbers({
         HEARTBEAT_TIMEOUT_S: options.heartbeatTimeoutS,
+        SWEEP_INTERVAL_S: (options.sweepIntervalMs ?? defaultSweepIntervalMs) / 1000,
         JOIN_RATE_LIMIT_PER_MINUTE: options.rateLimits?.joinsPerMinute,
         CREATE_RATE_LIMIT_PER_MINUTE: options.rateLimits?.createsPerMinute,
         HEARTBEAT_INTERVAL_S: options.sidecar?.heartbeatIntervalS,
@@ -154,11 +161,26 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
         output: options.gameOutput ?? 'inherit',
         // The sidecar's own kill grace is 3 s; give it time to report and clean up first.
         stopGraceMs: 4_000,
+        // Evidence no heartbeat timeout needs to wait for: the room stops taking joins at once.
+        onLost: (roomId, detail) => {
+          p.rooms.markFailed(roomId, 'sidecar-lost', p.now()).then(
+            (change) =>
+              change.applied && log.warn('room failed: its sidecar died without a word', { roomId, ...detail }),
+            (error: Error) => log.error('could not fail the room of a lost sidecar', { roomId, error }),
+          );
+        },
       });
       return fleet;
     });
     const localFleet = platform().spawner as LocalFleet;
     started.push({ stop: () => localFleet.stopAll() });
+    // Before any request: rooms and processes left by an earlier run (`--persist`, or a crash).
+    const reconciled = await reconcileAtStart({
+      db,
+      tableName: localTableName,
+      rooms: platform().rooms,
+      now: platform().now,
+    });
     // Build once up front so the first room does not pay for it (the sample game's script runs its bundle).
     await Promise.all([bundle('controller'), bundle('sample-game')]);
 
@@ -185,10 +207,16 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     });
     started.push({ stop: async () => void (await Promise.all(pollers.map((p) => p.stop()))) });
 
-    // EventBridge runs the sweeper every minute in AWS; locally it runs more often.
+    // EventBridge runs the sweeper every minute in AWS; locally it runs more often. One at a
+    // time: sweeps stuck behind a stalled DynamoDB must not pile up and all land at once.
+    let sweeping = false;
     const sweeper = setInterval(() => {
-      sweep().catch(() => undefined);
-    }, options.sweepIntervalMs ?? 5_000);
+      if (sweeping) return;
+      sweeping = true;
+      sweep()
+        .catch(() => undefined)
+        .finally(() => (sweeping = false));
+    }, options.sweepIntervalMs ?? defaultSweepIntervalMs);
     started.push({ stop: async () => clearInterval(sweeper) });
 
     const health = async () => {
@@ -231,6 +259,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       sqs: { endpoint: sqsEmulator.endpoint, queueUrls },
       config: fileConfig,
       fleet: localFleet,
+      reconciled,
       health,
       stop: stopAll,
     };

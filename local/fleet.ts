@@ -5,6 +5,7 @@ import { sidecarEnvironment, type SidecarPlatformSettings } from '../core/gamese
 import type { SpawnRequest, Spawner } from '../core/gameservers/spawner';
 import { childLogger } from '../core/infra/logger';
 import type { Placement } from '../core/rooms/model';
+import { currentFleetOwner, fleetOwnerVariable } from './fleet-owner';
 
 export interface LocalFleetSettings {
   readonly sidecar: SidecarPlatformSettings;
@@ -17,6 +18,11 @@ export interface LocalFleetSettings {
   readonly output?: 'inherit' | 'ignore';
   /** SIGTERM → SIGKILL grace when a task is stopped. */
   readonly stopGraceMs?: number;
+  /**
+   * A sidecar died without being asked to and without its own report (killed by a signal,
+   * or refused its environment): its room has no server any more. Called at once.
+   */
+  readonly onLost?: (roomId: string, detail: { code: number | null; signal: NodeJS.Signals | null }) => void;
 }
 
 interface LocalTask {
@@ -36,6 +42,9 @@ const log = childLogger('local-fleet');
 export class LocalFleet implements Spawner {
   readonly portPool: PortPool;
   private readonly tasks = new Map<string, LocalTask>();
+  /** Tasks the platform asked to stop: their exit is no news. */
+  private readonly stopping = new Set<string>();
+  private readonly owner = currentFleetOwner();
 
   constructor(private readonly settings: LocalFleetSettings) {
     this.portPool = settings.portPool ?? new PortPool();
@@ -69,6 +78,8 @@ export class LocalFleet implements Spawner {
       HOME: process.env.HOME,
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL,
       ...sidecarEnvironment(request, ports, binary, this.settings.sidecar),
+      // Lets a later run find this sidecar if this process dies without stopping it.
+      [fleetOwnerVariable]: this.owner,
     };
     let child: ChildProcess;
     try {
@@ -86,9 +97,12 @@ export class LocalFleet implements Spawner {
       child.once('exit', (code, signal) => {
         this.portPool.release(ports);
         this.tasks.delete(taskId);
+        const asked = this.stopping.delete(taskId);
         // A group member (the game) may outlive a crashed sidecar: end the group.
         killGroup(child, 'SIGKILL');
         log.info('sidecar exited', { roomId: request.roomId, code, signal });
+        // Exit codes 0 and 1 follow the sidecar's own report; a signal or code 2 means none was sent.
+        if (!asked && (signal !== null || code === 2)) this.settings.onLost?.(request.roomId, { code, signal });
         resolve();
       });
       child.once('error', (error) => {
@@ -104,6 +118,7 @@ export class LocalFleet implements Spawner {
     const task = this.tasks.get(taskId);
     if (!task) return;
     log.info('stopping sidecar', { roomId: task.roomId, reason });
+    this.stopping.add(taskId);
     task.child.kill('SIGTERM');
     const timer = setTimeout(() => killGroup(task.child, 'SIGKILL'), this.settings.stopGraceMs ?? 5_000);
     await task.exited;

@@ -272,6 +272,7 @@ export class RoomkeeperStack extends Stack {
     // It scans the table, so it alone has Scan. Overlapping or skipped runs are harmless
     // (every change is a conditional write; reads judge timeouts lazily anyway): no retries,
     // the next minute's run is the retry.
+    const sweepInterval = Duration.minutes(1);
     this.sweeper = new ProjectFunction(this, 'RoomSweeper', {
       entry: sweeperEntry,
       description: 'Fails overdue rooms and stops their game server tasks (every minute)',
@@ -280,14 +281,17 @@ export class RoomkeeperStack extends Stack {
     })
       .bindTable(this.table, 'readWrite', { scan: true })
       .bindFleet(this.fleet, 'stop')
-      // The spawner needs these to be built at all, though stopping a task uses neither.
-      .bindQueue(queues.controllerRequests, 'url')
+      // Heartbeats travel this queue: a backlog there means silence is the platform's, not a
+      // room's (core/rooms/heartbeat-evidence.ts). The spawner also needs its URL to be built.
+      .bindQueue(queues.controllerRequests, 'observe')
       .bindReplyQueues(replyPrefix, 'name')
       .bindAuth(props.auth);
+    // The sweeper tells a late run (a stalled platform) by its schedule.
+    this.sweeper.function.addEnvironment('SWEEP_INTERVAL_S', String(sweepInterval.toSeconds()));
     this.sweeper.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
     this.sweepSchedule = new events.Rule(this, 'RoomSweeperSchedule', {
       description: 'Runs the room sweeper',
-      schedule: events.Schedule.rate(Duration.minutes(1)),
+      schedule: events.Schedule.rate(sweepInterval),
       targets: [
         new targets.LambdaFunction(this.sweeper.function, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
       ],

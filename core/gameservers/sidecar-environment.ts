@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { heartbeatDefaults } from '../rooms/liveness';
 
 /**
  * What a spawner hands the controller sidecar, as environment variables: the same for a
@@ -52,7 +53,7 @@ export const sidecarEnvironmentSchema = z.object({
   SPAWN_TIMEOUT_S: z.coerce.number().positive().default(30),
   STATUS_INTERVAL_S: z.coerce.number().positive().default(5),
   STATUS_TIMEOUT_S: z.coerce.number().positive().default(5),
-  HEARTBEAT_INTERVAL_S: z.coerce.number().positive().default(5),
+  HEARTBEAT_INTERVAL_S: z.coerce.number().positive().default(heartbeatDefaults.intervalS),
   /** How long a forwarded game request waits for the platform's answer. */
   PLATFORM_REPLY_TIMEOUT_S: z.coerce.number().positive().default(20),
   /** SIGTERM → SIGKILL grace when stopping the game. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defaultPlatformIssuer, identityProviderConflict } from '../auth/token-model';
+import { heartbeatDefaults } from '../rooms/liveness';
 
 /**
  * Platform settings, parsed once from the environment into a typed object. Every handler
@@ -44,9 +45,15 @@ const environmentSchema = z.object({
   ECS_CONTROLLER_CONTAINER: z.string().default('controller'),
   /** How long POST /v1/rooms holds the caller for `inited` before answering 202. */
   CREATE_WAIT_S: z.coerce.number().positive().max(28).default(25),
-  /** A ready room without a heartbeat for this long is failed by the sweeper. */
-  HEARTBEAT_TIMEOUT_S: z.coerce.number().positive().default(20),
+  /**
+   * A ready room silent this long takes no joins, and the sweeper fails it once it knows the
+   * heartbeat pipeline is current.
+   */
+  HEARTBEAT_TIMEOUT_S: z.coerce.number().positive().default(heartbeatDefaults.timeoutS),
+  /** Passed to sidecars when set (they default to the same 2 s). */
   HEARTBEAT_INTERVAL_S: z.coerce.number().positive().optional(),
+  /** How often the sweeper is scheduled (EventBridge: every minute), to tell a late run. */
+  SWEEP_INTERVAL_S: z.coerce.number().positive().default(60),
   STATUS_INTERVAL_S: z.coerce.number().positive().optional(),
   STATUS_TIMEOUT_S: z.coerce.number().positive().optional(),
   /** Joins (room join and matchmaking) one account may start per fixed minute window. */
@@ -85,6 +92,8 @@ export type PlatformConfig = Readonly<{
   }>;
   createWaitS: number;
   heartbeatTimeoutS: number;
+  heartbeatIntervalS: number;
+  sweepIntervalS: number;
   sidecar: Readonly<{ heartbeatIntervalS?: number; statusIntervalS?: number; statusTimeoutS?: number }>;
   abuse: Readonly<{ joinsPerMinute: number; createsPerMinute: number }>;
 }>;
@@ -146,6 +155,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): PlatformConfig {
     },
     createWaitS: e.CREATE_WAIT_S,
     heartbeatTimeoutS: e.HEARTBEAT_TIMEOUT_S,
+    heartbeatIntervalS: e.HEARTBEAT_INTERVAL_S ?? heartbeatDefaults.intervalS,
+    sweepIntervalS: e.SWEEP_INTERVAL_S,
     sidecar: {
       heartbeatIntervalS: e.HEARTBEAT_INTERVAL_S,
       statusIntervalS: e.STATUS_INTERVAL_S,

@@ -11,6 +11,7 @@
  * | filling-room pointer   | BUCKET#<bucketHash>    | FILLING            |
  * | account ban            | ACCOUNT#<account>      | BAN                |
  * | rate window counter    | ACCOUNT#<account>      | RATE#<action>#<windowStartEpochS> |
+ * | sweeper's memory       | SWEEPER                | STATE              |
  */
 export interface ItemKey {
   readonly pk: string;
@@ -42,6 +43,8 @@ export const keys = {
     gsi2sk: `${room.createdAt}#${room.roomId}`,
   }),
   gameConfiguration: (gameId: string, version: string): ItemKey => ({ pk: `GAME#${gameId}`, sk: `VERSION#${version}` }),
+  /** What the room sweeper remembers between runs (its last run, a grace period). */
+  sweeperState: (): ItemKey => ({ pk: 'SWEEPER', sk: 'STATE' }),
   ban: (account: string): ItemKey => ({ pk: `ACCOUNT#${account}`, sk: 'BAN' }),
   /** One counter per account, action and fixed window (its start, epoch seconds). */
   rateWindow: (account: string, action: string, windowStartS: number): ItemKey => ({

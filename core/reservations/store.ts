@@ -27,6 +27,8 @@ export type ClaimResult =
   | { readonly state: 'Claimed' }
   | { readonly state: 'Full' }
   | { readonly state: 'NotJoinable' }
+  /** Ready, but its server has not been heard from since the claim's heartbeat cutoff. */
+  | { readonly state: 'Silent' }
   | { readonly state: 'AlreadyMember'; readonly member: Member }
   | { readonly state: 'Contention' };
 
@@ -98,16 +100,24 @@ export class MemberStore {
   /**
    * Claims one slot for a new member, all or nothing:
    *
-   *   room:   players = players + 1   IF roomIsLive AND roomHasFreeSlot
+   *   room:   players = players + 1   IF roomIsLive AND serverHeardFrom AND roomHasFreeSlot
    *   member: put                     IF accountHoldsNoSlotHere
    *   key:    put                     IF keyIsNew
    *
    * When N players race for K free slots, exactly K transactions succeed; the room's count
    * never exceeds maxPlayers, not for a moment. Expired reservations still count until
    * `reclaimExpired` removes them (the caller does that when the room looks full).
+   * `heartbeatSince`: a ready room must have been heard from at or after this instant (ISO).
    */
-  async claim(member: Member): Promise<ClaimResult> {
+  async claim(member: Member, liveness: { heartbeatSince?: string } = {}): Promise<ClaimResult> {
     const now = member.createdAt;
+    const since = liveness.heartbeatSince;
+    // serverHeardFrom: spawning rooms have no server to hear from yet; a ready room without a
+    // recorded heartbeat is no evidence either way.
+    const serverHeardFrom =
+      since === undefined
+        ? ''
+        : ' AND (#state = :spawning OR attribute_not_exists(lastHeartbeatAt) OR lastHeartbeatAt >= :since)';
     try {
       await this.db.send(
         new TransactWriteCommand({
@@ -117,10 +127,16 @@ export class MemberStore {
                 TableName: this.tableName,
                 Key: keys.room(member.roomId),
                 UpdateExpression: 'SET players = players + :one, changeNumber = changeNumber + :one, updatedAt = :now',
-                // roomIsLive AND roomHasFreeSlot
-                ConditionExpression: '#state IN (:spawning, :ready) AND players < maxPlayers',
+                // roomIsLive AND serverHeardFrom AND roomHasFreeSlot
+                ConditionExpression: `#state IN (:spawning, :ready)${serverHeardFrom} AND players < maxPlayers`,
                 ExpressionAttributeNames: { '#state': 'state' },
-                ExpressionAttributeValues: { ':one': 1, ':now': now, ':spawning': 'spawning', ':ready': 'ready' },
+                ExpressionAttributeValues: {
+                  ':one': 1,
+                  ':now': now,
+                  ':spawning': 'spawning',
+                  ':ready': 'ready',
+                  ...(since === undefined ? {} : { ':since': since }),
+                },
                 ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
               },
             },
@@ -155,6 +171,14 @@ export class MemberStore {
       if (failedIndexes.includes(0)) {
         const room = reasons[0]?.Item ? unmarshall(reasons[0].Item as never) : undefined;
         if (!room || (room.state !== 'spawning' && room.state !== 'ready')) return { state: 'NotJoinable' };
+        if (
+          since !== undefined &&
+          room.state === 'ready' &&
+          typeof room.lastHeartbeatAt === 'string' &&
+          room.lastHeartbeatAt < since
+        ) {
+          return { state: 'Silent' };
+        }
         return { state: 'Full' };
       }
       if (conflict || failedIndexes.length === 0) return { state: 'Contention' };

@@ -3,6 +3,7 @@ import { generateRegistrationKey, hashRegistrationKey } from '../reservations/ke
 import type { Member, Reservation } from '../reservations/model';
 import type { MemberStore } from '../reservations/store';
 import { RoomNotJoinableError, RoomFullError } from './join-errors';
+import { heartbeatCutoff, isJoinable } from './liveness';
 import type { Room } from './model';
 import type { RoomStore } from './store';
 
@@ -19,6 +20,8 @@ export interface JoinRoomDependencies {
   readonly sleep: (ms: number) => Promise<void>;
   /** When to stop waiting for a spawning room and answer with the reservation anyway. */
   readonly answerBy: Date;
+  /** A ready room not heard from for this long takes no joins (its server is presumed dead). */
+  readonly heartbeatTimeoutS: number;
 }
 
 export interface JoinRoomResult {
@@ -42,7 +45,7 @@ function jitteredBackoff(attempt: number): number {
  *   claim a slot (one transaction) ─ Claimed ───────────► reservation (new key)
  *        │                          ├ AlreadyMember ────► same slot, fresh key (idempotent)
  *        │                          ├ Full ─► reclaim expired reservations ─► claim again, else ROOM_FULL
- *        │                          ├ NotJoinable ──────► NOT_JOINABLE
+ *        │                          ├ NotJoinable ──────► NOT_JOINABLE (closed, failed, or silent)
  *        │                          └ Contention ───────► retry with jitter
  *   spawning room? wait for `inited` until `answerBy` (failed meanwhile → NOT_JOINABLE)
  */
@@ -50,6 +53,7 @@ export async function joinRoom(command: JoinRoomCommand, deps: JoinRoomDependenc
   const room = await deps.rooms.get(command.roomId);
   if (room.state !== 'spawning' && room.state !== 'ready')
     throw new RoomNotJoinableError(room.roomId, `the room is ${room.state}`);
+  if (!isJoinable(room, deps.now(), deps.heartbeatTimeoutS)) throw silentRoom(room.roomId, deps.heartbeatTimeoutS);
   const key = generateRegistrationKey();
   const keyHash = hashRegistrationKey(key);
   let expiresAt: string;
@@ -66,9 +70,11 @@ export async function joinRoom(command: JoinRoomCommand, deps: JoinRoomDependenc
       expiresAt,
       createdAt: now.toISOString(),
     };
-    const outcome = await deps.members.claim(member);
+    // The heartbeat is checked again inside the claim: a server that died since the read gets no slot.
+    const outcome = await deps.members.claim(member, { heartbeatSince: heartbeatCutoff(now, deps.heartbeatTimeoutS) });
     if (outcome.state === 'Claimed') break;
     if (outcome.state === 'NotJoinable') throw new RoomNotJoinableError(room.roomId, 'the room is no longer open');
+    if (outcome.state === 'Silent') throw silentRoom(room.roomId, deps.heartbeatTimeoutS);
     if (outcome.state === 'AlreadyMember') {
       const existing = outcome.member;
       if ((await deps.members.reissueKey(existing, keyHash, now)) === 'Reissued') {
@@ -99,6 +105,10 @@ export async function joinRoom(command: JoinRoomCommand, deps: JoinRoomDependenc
     spawning: current.state === 'spawning',
     reservation: { key, host: placement?.host ?? 'pending', ports: placement?.ports ?? [], expiresAt },
   };
+}
+
+function silentRoom(roomId: string, heartbeatTimeoutS: number): RoomNotJoinableError {
+  return new RoomNotJoinableError(roomId, `its game server has not been heard from for ${heartbeatTimeoutS} s`);
 }
 
 /**

@@ -6,6 +6,13 @@ export type RoomState = (typeof roomStates)[number];
 
 export type RoomSettings = Record<string, unknown>;
 
+/**
+ * Why a room failed: a sidecar's report, or the platform's own evidence (`spawn-failed`: the
+ * spawner refused; `sidecar-lost`: the local fleet saw the sidecar die without a report, or
+ * found no server for the room at start).
+ */
+export type RoomFailureReason = FailureReason | 'spawn-failed' | 'sidecar-lost';
+
 export interface Placement {
   /** ECS task ARN, or the local fleet's process id for the sidecar. */
   readonly taskId: string;
@@ -34,7 +41,7 @@ export interface Room {
   /** Past this instant a room still `spawning` has failed, whatever else says so. */
   readonly spawnDeadline: string;
   readonly placement?: Placement;
-  readonly failureReason?: FailureReason | 'spawn-failed';
+  readonly failureReason?: RoomFailureReason;
   readonly lastHeartbeatAt?: string;
   /** Matchmaking bucket (hash of game, version, region and criteria) the room was made for. */
   readonly bucket?: string;

@@ -2,10 +2,9 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../infra/keys';
-import type { FailureReason } from '../protocol/controller-messages';
 import { memberItem, registrationKeyItem } from '../reservations/items';
 import type { Member } from '../reservations/model';
-import type { Placement, Room, RoomSettings } from './model';
+import type { Placement, Room, RoomFailureReason, RoomSettings } from './model';
 import { RoomAlreadyExistsError, RoomNotFoundError } from './errors';
 
 /** Outcome of a conditional state change: the room as written, or as it stood in the way. */
@@ -93,7 +92,7 @@ export class RoomStore {
   }
 
   /** Any live room → failed. A failed room never becomes ready again. */
-  async markFailed(roomId: string, reason: FailureReason | 'spawn-failed', now: Date): Promise<TransitionResult> {
+  async markFailed(roomId: string, reason: RoomFailureReason, now: Date): Promise<TransitionResult> {
     return this.update(roomId, {
       set: { state: 'failed', failureReason: reason, updatedAt: now.toISOString() },
       unindex: true,

@@ -1,26 +1,32 @@
 import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Spawner } from '../gameservers/spawner';
+import type { QueueBacklog } from '../infra/queue-backlog';
 import type { FailureReason } from '../protocol/controller-messages';
-import type { Room } from './model';
 import type { MemberStore } from '../reservations/store';
+import { judgeHeartbeats, type HeartbeatEvidencePolicy, type HeartbeatVerdict } from './heartbeat-evidence';
+import { heartbeatSilent } from './liveness';
+import type { Room } from './model';
 import type { RoomStore } from './store';
+import type { SweeperStateStore } from './sweeper-state-store';
 
-export interface SweepPolicy {
-  readonly heartbeatTimeoutS: number;
+export interface SweepPolicy extends HeartbeatEvidencePolicy {
   /** Grace past the spawn deadline, for the sidecar to report it first. */
   readonly spawnGraceS: number;
 }
 
-/** Why a live room must be failed now, or undefined if it is fine. Pure. */
-export function overdue(room: Room, now: Date, policy: SweepPolicy): FailureReason | undefined {
-  const t = now.getTime();
-  if (room.state === 'spawning' && t > Date.parse(room.spawnDeadline) + policy.spawnGraceS * 1000)
+/**
+ * Why a live room must be failed now, or undefined if it is fine. Pure. Silence counts only
+ * when the verdict says the heartbeat pipeline is current, and is judged as of that verdict.
+ */
+export function overdue(
+  room: Room,
+  now: Date,
+  policy: Pick<SweepPolicy, 'heartbeatTimeoutS' | 'spawnGraceS'>,
+  heartbeats: Pick<HeartbeatVerdict, 'judge'> & { asOf?: Date },
+): FailureReason | undefined {
+  if (room.state === 'spawning' && now.getTime() > Date.parse(room.spawnDeadline) + policy.spawnGraceS * 1000)
     return 'spawn-timeout';
-  if (
-    room.state === 'ready' &&
-    room.lastHeartbeatAt &&
-    t > Date.parse(room.lastHeartbeatAt) + policy.heartbeatTimeoutS * 1000
-  ) {
+  if (heartbeats.judge && heartbeatSilent(room, heartbeats.asOf ?? now, policy.heartbeatTimeoutS)) {
     return 'heartbeat-lost';
   }
   return undefined;
@@ -32,20 +38,23 @@ export interface SweepDependencies {
   readonly tableName: string;
   readonly rooms: RoomStore;
   readonly spawner: Spawner;
+  readonly memory: Pick<SweeperStateStore, 'read' | 'write'>;
+  /** Messages pending in the controller-requests queue (heartbeats travel there). */
+  readonly backlog: QueueBacklog;
   readonly now: () => Date;
 }
 
-/**
- * Fails live rooms whose server stopped reporting (sidecar or task died) or never came up,
- * and stops their tasks; frees the slots of expired reservations in the others. Reads and writes judge time lazily anyway; this only makes the
- * cleanup prompt. One pass over live rooms: fine at the scale of one region's live rooms.
- */
-export async function sweepRooms(
-  deps: SweepDependencies,
-  policy: SweepPolicy,
-): Promise<{ failed: string[]; freedSlots: number }> {
-  const failed: string[] = [];
-  let freedSlots = 0;
+export interface SweepResult {
+  readonly failed: string[];
+  readonly freedSlots: number;
+  /** Whether silence was judged this time, or why not. */
+  readonly heartbeats: 'judged' | Exclude<HeartbeatVerdict, { judge: true }>['why'];
+  readonly backlog?: number;
+}
+
+/** Every spawning or ready room of the table (a full scan: the sweeper's and the local cloud's start only). */
+export async function scanLiveRooms(deps: Pick<SweepDependencies, 'db' | 'tableName'>): Promise<Room[]> {
+  const rooms: Room[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await deps.db.send(
@@ -57,21 +66,49 @@ export async function sweepRooms(
         ExclusiveStartKey: startKey,
       }),
     );
-    for (const item of page.Items ?? []) {
-      const room = item as unknown as Room;
-      const now = deps.now();
-      const reason = overdue(room, now, policy);
-      if (!reason) {
-        // Reads and joins already ignore expired reservations; this frees their slots for good.
-        if (room.players > 0) freedSlots += await deps.members.reclaimExpired(room.roomId, now);
-        continue;
-      }
-      const change = await deps.rooms.markFailed(room.roomId, reason, now);
-      if (!change.applied) continue;
-      failed.push(room.roomId);
-      if (room.placement) await deps.spawner.stop(room.placement.taskId, reason);
-    }
+    for (const item of page.Items ?? []) rooms.push(item as unknown as Room);
     startKey = page.LastEvaluatedKey;
   } while (startKey);
-  return { failed, freedSlots };
+  return rooms;
+}
+
+/**
+ * Fails live rooms whose server stopped reporting (sidecar or task died) or never came up,
+ * and stops their tasks; frees the slots of expired reservations in the others. Reads and
+ * joins judge time lazily anyway; this only makes the cleanup prompt. One pass over live
+ * rooms: fine at the scale of one region's live rooms.
+ *
+ *   read memory ─► t = now ─► read queue backlog ─► scan live rooms ─► verdict ─► fail ─► remember t
+ *
+ * A stall anywhere before `t` shows as a late sweep; one after `t` cannot make a room look
+ * older than it was at `t`.
+ */
+export async function sweepRooms(deps: SweepDependencies, policy: SweepPolicy): Promise<SweepResult> {
+  const memory = await deps.memory.read();
+  const observedAt = deps.now();
+  const backlog = await deps.backlog();
+  const rooms = await scanLiveRooms(deps);
+  const verdict = judgeHeartbeats(observedAt, { memory, backlog, liveRooms: rooms.length }, policy);
+  const failed: string[] = [];
+  let freedSlots = 0;
+  for (const room of rooms) {
+    const reason = overdue(room, observedAt, policy, verdict);
+    if (!reason) {
+      // Reads and joins already ignore expired reservations; this frees their slots for good.
+      if (room.players > 0) freedSlots += await deps.members.reclaimExpired(room.roomId, deps.now());
+      continue;
+    }
+    const change = await deps.rooms.markFailed(room.roomId, reason, deps.now());
+    if (!change.applied) continue;
+    failed.push(room.roomId);
+    if (room.placement) await deps.spawner.stop(room.placement.taskId, reason);
+  }
+  // Written last: a sweep that dies half way leaves the next one "late", hence careful.
+  await deps.memory.write(verdict.memory);
+  return {
+    failed,
+    freedSlots,
+    heartbeats: verdict.judge ? 'judged' : verdict.why,
+    ...(backlog === undefined ? {} : { backlog }),
+  };
 }

@@ -1,13 +1,15 @@
 import middy from '@middy/core';
+import { queueBacklog } from '../../core/infra/queue-backlog';
 import { MemberStore } from '../../core/reservations/store';
-import { sweepRooms } from '../../core/rooms/sweep';
+import { sweepRooms, type SweepResult } from '../../core/rooms/sweep';
+import { SweeperStateStore } from '../../core/rooms/sweeper-state-store';
 import { childLogger } from '../../core/infra/logger';
 import { platform } from '../dependencies';
 
 const log = childLogger('room-sweeper');
 
 /** Runs every minute in AWS (EventBridge schedule) and every few seconds in the local cloud. */
-export async function sweep(): Promise<{ failed: string[]; freedSlots: number }> {
+export async function sweep(): Promise<SweepResult> {
   const p = platform();
   const result = await sweepRooms(
     {
@@ -16,12 +18,23 @@ export async function sweep(): Promise<{ failed: string[]; freedSlots: number }>
       tableName: p.config.tableName,
       rooms: p.rooms,
       spawner: p.spawner,
+      memory: new SweeperStateStore(p.db, p.config.tableName),
+      backlog: queueBacklog(p.sqs, p.config.queueUrls.controllerRequests),
       now: p.now,
     },
-    { heartbeatTimeoutS: p.config.heartbeatTimeoutS, spawnGraceS: 2 },
+    {
+      heartbeatTimeoutS: p.config.heartbeatTimeoutS,
+      heartbeatIntervalS: p.config.heartbeatIntervalS,
+      sweepIntervalS: p.config.sweepIntervalS,
+      lateToleranceS: 2,
+      spawnGraceS: 2,
+    },
   );
   if (result.failed.length > 0 || result.freedSlots > 0) {
     log.info('swept rooms', { failedRooms: result.failed, freedSlots: result.freedSlots });
+  }
+  if (result.heartbeats !== 'judged') {
+    log.info('heartbeat loss not judged this sweep', { why: result.heartbeats, backlog: result.backlog });
   }
   return result;
 }

@@ -395,6 +395,22 @@ describe('room sweeper', () => {
     // lambdas/dependencies.ts builds the spawner's sidecar settings eagerly: they need the URL.
     expect(config.queueUrls.controllerRequests).toBeDefined();
   });
+
+  it('may read the controller-requests queue backlog (GetQueueAttributes on that queue only), and knows its schedule', () => {
+    const statements = statementsOf(template, stack, stack.sweeper);
+    const observe = withAction(statements, 'sqs:GetQueueAttributes');
+    expect(observe).toHaveLength(1);
+    expect(observe[0]!.actions).toEqual(['sqs:GetQueueAttributes']);
+    expect(observe[0]!.resources).toEqual([{ 'Fn::GetAtt': [idOf(stack.queues.controllerRequests.queue), 'Arn'] }]);
+    const actions = statements.flatMap((s) => s.actions);
+    for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:PurgeQueue']) {
+      expect(actions).not.toContain(action);
+    }
+    const config = parseConfig(renderedEnvironment(template, sweeperId()));
+    expect(config.queueUrls.controllerRequests).toBe(`\${${idOf(stack.queues.controllerRequests.queue)}}`);
+    expect(config.sweepIntervalS).toBe(60);
+    expect(config.heartbeatTimeoutS).toBe(10);
+  });
 });
 
 describe('network', () => {

@@ -124,7 +124,7 @@ describe('POST /v1/rooms on the local fleet', () => {
     expect((await call('GET', `/v1/rooms/${created.body.room.roomId}`, { token })).body.room.state).toBe('ready');
   });
 
-  it('fails the room when its sidecar dies without a word (kill -9), through missed heartbeats', async () => {
+  it('fails the room when its sidecar dies without a word (kill -9): the fleet saw it exit', async () => {
     const created = await create('ok');
     const before = new Set(cloud.fleet.pids);
     const pid = (cloud.fleet as unknown as { tasks: Map<string, { child: { pid: number } }> }).tasks.get(
@@ -133,7 +133,7 @@ describe('POST /v1/rooms on the local fleet', () => {
     expect(pid && before.has(pid)).toBeTruthy();
     process.kill(pid ?? -1, 'SIGKILL');
     const room = await roomEventually(created.body.room.roomId, (r) => r.state === 'failed', 10_000);
-    expect(room).toMatchObject({ state: 'failed', failureReason: 'heartbeat-lost' });
+    expect(room).toMatchObject({ state: 'failed', failureReason: 'sidecar-lost' });
   });
 
   it('refuses an unknown game with 404 and a bad body with 400', async () => {

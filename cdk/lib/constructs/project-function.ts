@@ -32,7 +32,7 @@ const env = {
 
 export type TableAccess = 'read' | 'readWrite';
 /** `url`: only the queue's URL, for a function that hands it to game servers. */
-export type QueueAccess = 'send' | 'consume' | 'url';
+export type QueueAccess = 'send' | 'consume' | 'url' | 'observe';
 
 /** Item-level actions on the base table. Scan only where a function opts in (the sweeper). */
 const tableReadActions = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
@@ -159,11 +159,19 @@ export class ProjectFunction extends Construct {
    * `consume`: the queue feeds this function through an event source mapping with the
    * definition's batch size and partial batch failures.
    * `url`: gets the URL in `QUEUE_URL_<ID>` and no permission on the queue.
+   * `observe`: the URL, and may read the queue's attributes (its backlog) but no message.
    */
   bindQueue(projectQueue: ProjectQueue, mode: QueueAccess): this {
     const { queue, definition } = projectQueue;
-    if (mode === 'url') {
+    if (mode === 'url' || mode === 'observe') {
       this.function.addEnvironment(queueUrlVariable(definition.id), queue.queueUrl);
+      if (mode === 'observe') {
+        iam.Grant.addToPrincipal({
+          grantee: this.role,
+          actions: ['sqs:GetQueueAttributes'],
+          resourceArns: [queue.queueArn],
+        });
+      }
       return this;
     }
     if (mode === 'send') {

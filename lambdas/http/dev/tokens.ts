@@ -17,7 +17,8 @@ export const devTokenRequestSchema = z
   })
   .meta({ id: 'DevTokenRequest' });
 
-let signer: TokenSigner | undefined;
+/** Built once per signing key: a local cloud started again in the same process has a new one. */
+let signer: { readonly jwk: string; readonly sign: TokenSigner } | undefined;
 
 /**
  * Local cloud only: issues tokens from the run's own signing key. The route is never
@@ -26,8 +27,10 @@ let signer: TokenSigner | undefined;
 export const handler = httpHandler({ auth: 'public', body: devTokenRequestSchema }, async ({ body }) => {
   const { auth } = platform().config;
   if (!auth.devSigningJwk) throw new RouteNotFoundError('POST', '/v1/dev/tokens');
-  signer ??= createTokenSigner(JSON.parse(auth.devSigningJwk), auth.issuer);
-  const accessToken = await signer({
+  if (signer?.jwk !== auth.devSigningJwk) {
+    signer = { jwk: auth.devSigningJwk, sign: createTokenSigner(JSON.parse(auth.devSigningJwk), auth.issuer) };
+  }
+  const accessToken = await signer.sign({
     account: body.account,
     scopes: body.scopes,
     ttlS: body.ttlS,

@@ -28,7 +28,7 @@ export const handler = httpHandler({ auth: {}, body: matchmakingRequestSchema },
     join: async (roomId) => {
       const joined = await joinRoom(
         { roomId, account: principal.account, scopes: principal.scopes },
-        { rooms: p.rooms, members, now: p.now, sleep, answerBy },
+        { rooms: p.rooms, members, now: p.now, sleep, answerBy, heartbeatTimeoutS: p.config.heartbeatTimeoutS },
       );
       return { ...joined, created: false };
     },

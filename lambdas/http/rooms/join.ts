@@ -22,6 +22,7 @@ export const handler = httpHandler(
         now: p.now,
         sleep,
         answerBy: new Date(p.now().getTime() + p.config.createWaitS * 1000),
+        heartbeatTimeoutS: p.config.heartbeatTimeoutS,
       },
     );
     return {

@@ -5,6 +5,7 @@ import { createRoom, type CreateRoomDependencies } from '../../../core/rooms/cre
 import { joinRoom } from '../../../core/rooms/join';
 import { RoomStore } from '../../../core/rooms/store';
 import { sweepRooms } from '../../../core/rooms/sweep';
+import { SweeperStateStore } from '../../../core/rooms/sweeper-state-store';
 import { aRoom } from '../../helpers/factories';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
@@ -102,7 +103,14 @@ describe('sweepRooms', () => {
     const join = (account: string) =>
       joinRoom(
         { roomId: room.roomId, account, scopes: [] },
-        { rooms, members, now: () => new Date(), sleep: async () => undefined, answerBy: new Date() },
+        {
+          rooms,
+          members,
+          now: () => new Date(),
+          sleep: async () => undefined,
+          answerBy: new Date(),
+          heartbeatTimeoutS: 10,
+        },
       );
     await join('expires-1');
     await join('expires-2');
@@ -115,9 +123,11 @@ describe('sweepRooms', () => {
         tableName: platform.tableName,
         rooms,
         spawner: new SilentSpawner(),
+        memory: new SweeperStateStore(platform.db, platform.tableName),
+        backlog: async () => 0,
         now: () => new Date(),
       },
-      { heartbeatTimeoutS: 60, spawnGraceS: 2 },
+      { heartbeatTimeoutS: 60, heartbeatIntervalS: 2, sweepIntervalS: 5, lateToleranceS: 2, spawnGraceS: 2 },
     );
     expect(result.freedSlots).toBeGreaterThanOrEqual(2);
     expect((await rooms.get(room.roomId)).players).toBe(1);

@@ -1,0 +1,39 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { childLogger } from '../core/infra/logger';
+import type { RoomStore } from '../core/rooms/store';
+import { scanLiveRooms } from '../core/rooms/sweep';
+import { stopLeftoverSidecars } from './fleet-owner';
+
+const log = childLogger('local-cloud');
+
+export interface ReconcileResult {
+  /** Rooms of an earlier run (kept by `--persist`) that had no server any more. */
+  readonly failedRooms: string[];
+  /** Sidecar processes of an earlier run that were still alive. */
+  readonly stoppedProcesses: number[];
+}
+
+/**
+ * Makes the table agree with the processes that really run, before the local cloud takes
+ * requests: a server without a room (a sidecar of an earlier run whose platform died) is
+ * stopped, and a live room without a server is failed (`sidecar-lost`). A new run's fleet
+ * starts empty and never adopts an earlier run's servers (their SQS endpoint is gone), so
+ * every room still spawning or ready at this point has none.
+ */
+export async function reconcileAtStart(deps: {
+  readonly db: DynamoDBDocumentClient;
+  readonly tableName: string;
+  readonly rooms: Pick<RoomStore, 'markFailed'>;
+  readonly now: () => Date;
+}): Promise<ReconcileResult> {
+  const stoppedProcesses = stopLeftoverSidecars();
+  const failedRooms: string[] = [];
+  for (const room of await scanLiveRooms(deps)) {
+    const change = await deps.rooms.markFailed(room.roomId, 'sidecar-lost', deps.now());
+    if (change.applied) failedRooms.push(room.roomId);
+  }
+  if (failedRooms.length > 0) {
+    log.warn('failed rooms of an earlier run: their game servers are gone', { failedRooms });
+  }
+  return { failedRooms, stoppedProcesses };
+}

@@ -1,0 +1,96 @@
+import { MemberStore } from '../../../core/reservations/store';
+import { RoomStore } from '../../../core/rooms/store';
+import { routes } from '../../../lambdas/http/routes';
+import { startApiGateway, type LocalApiGateway } from '../../../local/api-gateway';
+import { httpHandlers } from '../../../local/http-handlers';
+import { aRoom } from '../../helpers/factories';
+import { jsonClient } from '../../helpers/http';
+import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
+
+/**
+ * A ready room whose server has gone silent takes no joins, through the real HTTP routes and
+ * DynamoDB Local's conditional writes, and is not failed by being refused.
+ */
+let platform: TestPlatform;
+let gateway: LocalApiGateway;
+let call: ReturnType<typeof jsonClient>;
+let rooms: RoomStore;
+let members: MemberStore;
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ HEARTBEAT_TIMEOUT_S: '10' });
+  gateway = await startApiGateway({ routes, handlers: httpHandlers, port: 0 });
+  call = jsonClient(gateway.url);
+  rooms = new RoomStore(platform.db, platform.tableName);
+  members = new MemberStore(platform.db, platform.tableName);
+});
+afterAll(async () => {
+  await gateway.close();
+  await platform.close();
+});
+
+async function readyRoom(heartbeatAgoS: number) {
+  const room = aRoom({
+    state: 'ready',
+    players: 0,
+    maxPlayers: 4,
+    spawnDeadline: new Date(Date.now() + 60_000).toISOString(),
+    placement: { taskId: 'local:test', host: '127.0.0.1', ports: [38999] },
+    lastHeartbeatAt: new Date(Date.now() - heartbeatAgoS * 1000).toISOString(),
+  });
+  await rooms.create(room);
+  return room;
+}
+
+const join = async (roomId: string, account: string) =>
+  call('POST', `/v1/rooms/${roomId}/join`, { token: await platform.token(account) });
+
+describe('joining a room by its server heartbeat', () => {
+  it('answers 200 while the server was heard from within the heartbeat timeout', async () => {
+    const room = await readyRoom(3);
+    expect((await join(room.roomId, 'alice')).status).toBe(200);
+  });
+
+  it('answers 409 NOT_JOINABLE once the server has been silent longer, without failing the room or taking a slot', async () => {
+    const room = await readyRoom(11);
+    const response = await join(room.roomId, 'alice');
+    expect([response.status, response.body.error.code]).toEqual([409, 'NOT_JOINABLE']);
+    expect(response.body.error.message).toMatch(/not been heard from/);
+    expect(await rooms.get(room.roomId)).toMatchObject({ state: 'ready', players: 0 });
+    expect(await members.list(room.roomId)).toEqual([]);
+  });
+
+  it('takes joins again as soon as a heartbeat arrives', async () => {
+    const room = await readyRoom(11);
+    expect((await join(room.roomId, 'alice')).status).toBe(409);
+    await rooms.recordHeartbeat(room.roomId, new Date());
+    expect((await join(room.roomId, 'alice')).status).toBe(200);
+  });
+
+  it('refuses the slot inside the claim itself when the room fell silent after it was read', async () => {
+    const room = await readyRoom(11);
+    const now = new Date();
+    const outcome = await members.claim(
+      {
+        roomId: room.roomId,
+        account: 'bob',
+        state: 'reserved',
+        keyHash: 'h'.repeat(64),
+        scopes: [],
+        expiresAt: new Date(now.getTime() + 30_000).toISOString(),
+        createdAt: now.toISOString(),
+      },
+      { heartbeatSince: new Date(now.getTime() - 10_000).toISOString() },
+    );
+    expect(outcome).toEqual({ state: 'Silent' });
+    expect((await rooms.get(room.roomId)).players).toBe(0);
+  });
+
+  it('sends matchmaking past a silent room to a new one', async () => {
+    // Covered on real servers in test/e2e/liveness.test.ts; here the named-room route is the contract.
+    const silent = await readyRoom(60);
+    const fresh = await readyRoom(1);
+    expect((await join(silent.roomId, 'carol')).status).toBe(409);
+    expect((await join(fresh.roomId, 'carol')).status).toBe(200);
+  });
+});

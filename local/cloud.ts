@@ -143,6 +143,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     useSpawner((p) => {
       fleet ??= new LocalFleet({
         sidecar: p.sidecarSettings(),
+        sidecarKeys: (roomId) => p.sidecarKeys(roomId),
         controllerEntry: () => bundle('controller'),
         output: options.gameOutput ?? 'inherit',
         // The sidecar's own kill grace is 3 s; give it time to report and clean up first.

@@ -1,5 +1,5 @@
 import type { TokenSigner, TokenVerifier } from '../auth/tokens';
-import type { ControllerReply, ControllerRequest } from '../protocol/controller-messages';
+import type { ControllerReply, ControllerRequest, SidecarCredentials } from '../protocol/controller-messages';
 import { gameMethods } from '../protocol/game-methods';
 import { rpcErrorCodes, type RpcError } from '../protocol/jsonrpc';
 import { hashRegistrationKey } from '../reservations/keys';
@@ -14,6 +14,8 @@ export interface ControllerEventDependencies {
   /** Verifies a game server's own token (for `extend_token`). */
   readonly verifyServerToken: TokenVerifier;
   readonly reply: (replyTo: string, reply: ControllerReply) => Promise<void>;
+  /** Fresh AWS credentials scoped to one room's queues; absent where sidecars need none (local). */
+  readonly sidecarCredentials?: (roomId: string) => Promise<SidecarCredentials>;
   readonly now: () => Date;
 }
 
@@ -46,6 +48,17 @@ export async function handleControllerRequest(
     }
     case 'rpc': {
       const outcome = await applyRpc(request, deps, now);
+      await deps.reply(request.replyTo, { type: 'reply', correlationId: request.correlationId, ...outcome });
+      return;
+    }
+    case 'credentials': {
+      // An ended room's sidecar gets nothing more: its credentials lapse within the hour.
+      const room = await deps.rooms.find(request.roomId);
+      const outcome: Outcome = !deps.sidecarCredentials
+        ? fail(rpcErrorCodes.notAllowed, 'This platform issues no sidecar credentials.')
+        : !room || !isLive(room.state)
+          ? fail(rpcErrorCodes.roomClosed, 'The room is not open.')
+          : { result: await deps.sidecarCredentials(request.roomId) };
       await deps.reply(request.replyTo, { type: 'reply', correlationId: request.correlationId, ...outcome });
       return;
     }

@@ -1,3 +1,4 @@
+import { sidecarKeys } from '../../core/protocol/sidecar-channel';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ECSClient, RunTaskCommand, type RunTaskCommandInput } from '@aws-sdk/client-ecs';
@@ -292,6 +293,7 @@ describe('createRoom: starts game server tasks', () => {
           replyQueuePrefix: config.replyQueuePrefix,
           discoveryServices: {},
         },
+        sidecarKeys: (roomId) => Promise.resolve(sidecarKeys(Buffer.alloc(32, 1), roomId)),
       });
       const placement = await spawner.spawn({
         roomId: 'room-1',

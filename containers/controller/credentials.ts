@@ -83,7 +83,8 @@ export class SessionCredentials {
 /** The session the spawner put in the environment, if any (only deployed sidecars get one). */
 export function sessionCredentials(env: SidecarEnvironment, log: Logger): SessionCredentials | undefined {
   const { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_CREDENTIAL_EXPIRATION } = env;
-  if (!AWS_ACCESS_KEY_ID || !AWS_SECRET_ACCESS_KEY || !AWS_SESSION_TOKEN || !AWS_CREDENTIAL_EXPIRATION) return undefined;
+  if (!AWS_ACCESS_KEY_ID || !AWS_SECRET_ACCESS_KEY || !AWS_SESSION_TOKEN || !AWS_CREDENTIAL_EXPIRATION)
+    return undefined;
   return new SessionCredentials(
     {
       accessKeyId: AWS_ACCESS_KEY_ID,

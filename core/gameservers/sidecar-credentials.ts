@@ -45,13 +45,7 @@ export function sidecarSessionPolicy(settings: SidecarCredentialSettings, roomId
       { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: settings.requestQueueArn },
       {
         Effect: 'Allow',
-        Action: [
-          'sqs:CreateQueue',
-          'sqs:GetQueueUrl',
-          'sqs:ReceiveMessage',
-          'sqs:DeleteMessage',
-          'sqs:DeleteQueue',
-        ],
+        Action: ['sqs:CreateQueue', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:DeleteQueue'],
         Resource: [replyQueue, `${replyQueue}.fifo`],
       },
     ],

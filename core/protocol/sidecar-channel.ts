@@ -41,7 +41,8 @@ const roomIdSchema = z.string().min(1).max(64);
 
 /** K_room = HKDF-SHA256(ikm = the platform secret, salt = label, info = room id). */
 export function deriveRoomKey(platformSecret: Uint8Array, roomId: string): Buffer {
-  if (platformSecret.length < 16) throw new SidecarChannelError('The platform secret is too short to derive keys from.');
+  if (platformSecret.length < 16)
+    throw new SidecarChannelError('The platform secret is too short to derive keys from.');
   return Buffer.from(hkdfSync('sha256', platformSecret, sidecarKeyLabel, roomIdSchema.parse(roomId), keyBytes));
 }
 

@@ -193,6 +193,9 @@ describe('no task role; a per-room sidecar session instead (issue 8.2)', () => {
 
   it('SendMessage on the controller request queue and its own reply queues; no * action', () => {
     const queueId = idOf(stack.queues.controllerRequests.queue);
+    expect(resources[queueId].Properties.QueueName).toBe(
+      qualifiedQueueName(stack.namePrefix, queueDefinitions.controllerRequests.name),
+    );
     const prefix = createRoomConfig().replyQueuePrefix;
     expect(prefix).toBe(replyQueuePrefix(stack.namePrefix));
     const statements = roleStatements(template, sidecarRoleId()).map((st) => ({

@@ -102,6 +102,11 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       startDynamoDbLocal({ dbPath: options.persistDir }).then((d: DynamoDbLocal) => (started.push(d), d)),
       startSqsEmulator().then((s: SqsEmulator) => (started.push(s), s)),
       generateSigningKeyPair(),
+      // Before the signing key enters process.env: esbuild's long-lived service process
+      // inherits this process's environment, and a local game (same user) can read any
+      // same-user /proc/<pid>/environ. Builds are memoised, so later calls reuse these.
+      bundle('controller'),
+      bundle('sample-game'),
     ]);
     const region = 'us-east-1';
     const db = createDocumentClient({ region, dynamodbEndpoint: dynamo.endpoint });

@@ -3,6 +3,7 @@ import { ECSClient } from '@aws-sdk/client-ecs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { STSClient } from '@aws-sdk/client-sts';
 import type { JWK } from 'jose';
 import { createAbuseGuard, type AbuseGuard } from '../core/abuse/guard';
 import {
@@ -13,10 +14,13 @@ import {
 } from '../core/auth/tokens';
 import { GameConfigurationStore } from '../core/gameservers/configuration-store';
 import { EcsSpawner } from '../core/gameservers/ecs-spawner';
+import { stsSidecarCredentials } from '../core/gameservers/sidecar-credentials';
 import type { SidecarPlatformSettings } from '../core/gameservers/sidecar-launch';
 import type { Spawner } from '../core/gameservers/spawner';
 import { createDocumentClient, createSqsClient } from '../core/infra/aws-clients';
 import { config, ConfigInvalidError, type PlatformConfig } from '../core/infra/config';
+import type { SidecarCredentials } from '../core/protocol/controller-messages';
+import { sidecarKeys, type SidecarKeys } from '../core/protocol/sidecar-channel';
 import { RoomStore } from '../core/rooms/store';
 
 /**
@@ -38,6 +42,14 @@ export interface Platform {
   readonly signToken: TokenSigner;
   /** Verifies tokens the platform issued (a game server's `login_access_token`), for one platform audience. */
   readonly verifyPlatformToken: PlatformTokenVerifier;
+  /**
+   * The keys of one room's sidecar channel (core/protocol/sidecar-channel.ts), derived from
+   * the platform's signing key: spawners hand K_room to the sidecar, the consumer checks
+   * and seals with it. No extra secret to deploy.
+   */
+  sidecarKeys(roomId: string): Promise<SidecarKeys>;
+  /** Deployed: AWS credentials scoped to one room's queues, for its sidecar. Absent locally. */
+  readonly sidecarCredentials?: (roomId: string) => Promise<SidecarCredentials>;
   readonly now: () => Date;
   readonly newId: () => string;
 }
@@ -62,11 +74,20 @@ function sidecarSettings(settings: PlatformConfig): SidecarPlatformSettings {
  * The platform's own signing key: inline in the local cloud, from Secrets Manager when
  * deployed (fetched on first use, once per cold start).
  */
-type PlatformTokens = { sign: TokenSigner; verify: PlatformTokenVerifier };
+interface LoadedTokens {
+  sign: TokenSigner;
+  verify: PlatformTokenVerifier;
+  /** The private scalar `d`: input keying material for the sidecar channel keys. */
+  secret: Buffer;
+}
 
-function platformTokens(settings: PlatformConfig): PlatformTokens {
-  let loaded: Promise<PlatformTokens> | undefined;
-  const load = async (): Promise<PlatformTokens> => {
+function platformTokens(settings: PlatformConfig): {
+  sign: TokenSigner;
+  verify: PlatformTokenVerifier;
+  sidecarKeys: (roomId: string) => Promise<SidecarKeys>;
+} {
+  let loaded: Promise<LoadedTokens> | undefined;
+  const load = async (): Promise<LoadedTokens> => {
     let text = settings.tokenSigningJwk;
     if (!text && settings.tokenSigningJwkSecretArn) {
       const client = new SecretsManagerClient({ region: settings.region });
@@ -97,6 +118,7 @@ function platformTokens(settings: PlatformConfig): PlatformTokens {
         issuer: settings.auth.platformIssuer,
         jwks: JSON.stringify({ keys: [publicJwk] }),
       }),
+      secret: Buffer.from(jwk.d, 'base64url'),
     };
   };
   const get = () => {
@@ -107,10 +129,15 @@ function platformTokens(settings: PlatformConfig): PlatformTokens {
   return {
     sign: async (claims) => (await get()).sign(claims),
     verify: async (token, audience) => (await get()).verify(token, audience),
+    sidecarKeys: async (roomId) => sidecarKeys((await get()).secret, roomId),
   };
 }
 
-function ecsSpawner(settings: PlatformConfig, sidecar: () => SidecarPlatformSettings): Spawner {
+function ecsSpawner(
+  settings: PlatformConfig,
+  sidecar: () => SidecarPlatformSettings,
+  secrets: Pick<Platform, 'sidecarKeys' | 'sidecarCredentials'>,
+): Spawner {
   const { cluster, taskDefinition } = settings.ecs;
   if (!cluster || !taskDefinition) {
     return {
@@ -127,6 +154,8 @@ function ecsSpawner(settings: PlatformConfig, sidecar: () => SidecarPlatformSett
     get sidecar() {
       return sidecar();
     },
+    sidecarKeys: secrets.sidecarKeys,
+    sidecarCredentials: secrets.sidecarCredentials,
   });
 }
 
@@ -144,12 +173,22 @@ export function platform(): Platform {
       sidecarSettings: () => sidecarSettings(settings),
       ...(() => {
         const tokens = platformTokens(settings);
-        return { signToken: tokens.sign, verifyPlatformToken: tokens.verify };
+        return { signToken: tokens.sign, verifyPlatformToken: tokens.verify, sidecarKeys: tokens.sidecarKeys };
       })(),
+      ...(settings.sidecarRole
+        ? {
+            sidecarCredentials: stsSidecarCredentials(new STSClient({ region: settings.region }), {
+              ...settings.sidecarRole,
+              replyQueuePrefix: settings.replyQueuePrefix,
+            }),
+          }
+        : {}),
       now: () => new Date(),
       newId: () => randomUUID(),
     };
-    const spawner = spawnerOverride ? spawnerOverride(base) : ecsSpawner(settings, () => sidecarSettings(settings));
+    const spawner = spawnerOverride
+      ? spawnerOverride(base)
+      : ecsSpawner(settings, () => sidecarSettings(settings), base);
     current = { ...base, spawner };
   }
   return current;

@@ -114,6 +114,11 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       startSqsEmulator().then((s: SqsEmulator) => (started.push(s), s)),
       generateSigningKeyPair(`local-dev-${Date.now()}`),
       generateSigningKeyPair(`local-platform-${Date.now()}`),
+      // Before the signing key enters process.env: esbuild's long-lived service process
+      // inherits this process's environment, and a local game (same user) can read any
+      // same-user /proc/<pid>/environ. Builds are memoised, so later calls reuse these.
+      bundle('controller'),
+      bundle('sample-game'),
     ]);
     const region = 'us-east-1';
     const db = createDocumentClient({ region, dynamodbEndpoint: dynamo.endpoint });
@@ -157,6 +162,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     useSpawner((p) => {
       fleet ??= new LocalFleet({
         sidecar: p.sidecarSettings(),
+        sidecarKeys: (roomId) => p.sidecarKeys(roomId),
         controllerEntry: () => bundle('controller'),
         output: options.gameOutput ?? 'inherit',
         // The sidecar's own kill grace is 3 s; give it time to report and clean up first.

@@ -4,11 +4,14 @@ import { PortPool } from '../core/gameservers/port-pool';
 import { sidecarEnvironment, type SidecarPlatformSettings } from '../core/gameservers/sidecar-launch';
 import type { SpawnRequest, Spawner } from '../core/gameservers/spawner';
 import { childLogger } from '../core/infra/logger';
+import { encodeRoomKey, type SidecarKeys } from '../core/protocol/sidecar-channel';
 import type { Placement } from '../core/rooms/model';
 import { currentFleetOwner, fleetOwnerVariable } from './fleet-owner';
 
 export interface LocalFleetSettings {
   readonly sidecar: SidecarPlatformSettings;
+  /** The room's channel keys; K_room reaches the sidecar on its stdin, never its environment. */
+  readonly sidecarKeys: (roomId: string) => Promise<SidecarKeys>;
   /** Builds (once) and returns the controller sidecar's entry file. */
   readonly controllerEntry: () => Promise<string>;
   readonly portPool?: PortPool;
@@ -71,7 +74,10 @@ export class LocalFleet implements Spawner {
         `${request.configuration.gameId}@${request.configuration.version} has no binary; the local fleet cannot run an image.`,
       );
     }
-    const entry = await this.settings.controllerEntry();
+    const [entry, keys] = await Promise.all([
+      this.settings.controllerEntry(),
+      this.settings.sidecarKeys(request.roomId),
+    ]);
     const ports = await this.portPool.allocate(request.configuration.ports);
     const env = {
       PATH: process.env.PATH,
@@ -86,8 +92,12 @@ export class LocalFleet implements Spawner {
       child = spawn(process.execPath, [entry], {
         env: Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv,
         detached: true,
-        stdio: ['ignore', this.settings.output ?? 'ignore', this.settings.output ?? 'ignore'],
+        // stdin carries K_room: a game can read its parent's /proc/<pid>/environ and cmdline,
+        // not a pipe the sidecar has drained and closed before starting it.
+        stdio: ['pipe', this.settings.output ?? 'ignore', this.settings.output ?? 'ignore'],
       });
+      child.stdin?.on('error', () => undefined); // A sidecar that died at once: its exit is reported below.
+      child.stdin?.end(`${encodeRoomKey(keys)}\n`);
     } catch (error) {
       this.portPool.release(ports);
       throw new SpawnFailedError('The controller sidecar could not be started.', { cause: error });

@@ -53,14 +53,17 @@ export function replyQueuePrefix(namePrefix: string): string {
 export const sweeperEntry = 'lambdas/schedule/room-sweeper.ts';
 
 /** What a function needs besides its table and the token settings. */
-type Need = 'spawn' | 'signTokens';
+type Need = 'spawn' | 'signTokens' | 'sidecarCredentials';
 
 /**
  * createRoom starts game servers (and stops one that misses its spawn deadline) and mints
  * the game server's token; the controller consumer mints joined-player tokens.
  */
 const routeNeeds: Partial<Record<RouteId, readonly Need[]>> = { createRoom: ['spawn', 'signTokens'] };
-const consumerNeeds: Partial<Record<QueueId, readonly Need[]>> = { controllerRequests: ['signTokens'] };
+/** The controller consumer checks and seals the sidecar channel (keyed by the signing key) and renews sidecar sessions. */
+const consumerNeeds: Partial<Record<QueueId, readonly Need[]>> = {
+  controllerRequests: ['signTokens', 'sidecarCredentials'],
+};
 
 /** The only paths that may skip the JWT authorizer (RELIABILITY.md, item 14). */
 export const publicPaths: ReadonlySet<string> = new Set(['/health']);
@@ -181,8 +184,10 @@ export class RoomkeeperStack extends Stack {
         fn.bindFleet(this.fleet, 'run')
           .bindQueue(queues.controllerRequests, 'url')
           .bindReplyQueues(replyPrefix, 'name')
-          .bindRoomRegion(Aws.REGION);
+          .bindRoomRegion(Aws.REGION)
+          .bindSidecarCredentials(this.fleet);
       }
+      if (needs.includes('sidecarCredentials') && !needs.includes('spawn')) fn.bindSidecarCredentials(this.fleet);
       if (needs.includes('signTokens')) fn.bindTokenSigningKey(this.tokenSigningKey);
     };
 

@@ -12,9 +12,12 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import {
   controllerReplySchema,
   controllerRequestSchema,
+  sidecarCredentialsSchema,
   type ControllerReply,
   type ControllerRequest,
+  type SidecarCredentials,
 } from '../../core/protocol/controller-messages';
+import { openReply, sealRequest, type SidecarKeys } from '../../core/protocol/sidecar-channel';
 import type { GameMethod } from '../../core/protocol/game-methods';
 import { rpcErrorCodes } from '../../core/protocol/jsonrpc';
 import { abandonDeduplicationId, abandonNotice } from './abandon';
@@ -33,6 +36,8 @@ export type PlatformReport = WithoutEnvelope<Extract<ControllerRequest, { type: 
 export interface BridgeOptions {
   readonly sqs: SQSClient;
   readonly roomId: string;
+  /** This room's channel keys: requests are MAC'd with them, replies decrypted. */
+  readonly keys: SidecarKeys;
   /** The FIFO queue every sidecar sends to (message group = room id). */
   readonly requestQueueUrl: string;
   /** `${REPLY_QUEUE_PREFIX}${ROOM_ID}`: created at start, deleted at exit. */
@@ -60,6 +65,11 @@ export const newCorrelationId = (): string => randomBytes(16).toString('base64ur
  *
  * SQS delivers at least once: an answer whose correlation id was already settled is a
  * duplicate and is dropped; every handled message is deleted.
+ *
+ * Both directions go through the room's channel (core/protocol/sidecar-channel.ts): every
+ * request is a MAC'd envelope, and only what the platform sealed for this room is read
+ * from the reply queue — a forged or replayed command never reaches the game. If the reply
+ * queue disappears (locally nothing stops another process deleting it), it is created again.
  */
 export class PlatformBridge {
   private readonly waits = new Correlations<string, PlatformReply>();
@@ -147,6 +157,23 @@ export class PlatformBridge {
     return this.send(message, newCorrelationId(), AbortSignal.timeout(timeoutMs));
   }
 
+  /** Asks the platform for a fresh scoped AWS session (deployed). `undefined` if none came. */
+  async renewCredentials(): Promise<SidecarCredentials | undefined> {
+    if (this.closed || !this.queueUrl) return undefined;
+    const correlationId = newCorrelationId();
+    const answer = this.waits.wait(correlationId, this.options.replyTimeoutMs);
+    const sent = await this.send(
+      { type: 'credentials', correlationId, replyTo: this.replyQueueUrl },
+      correlationId,
+      AbortSignal.timeout(this.options.replyTimeoutMs),
+    );
+    if (!sent) this.waits.cancel(correlationId);
+    const settlement = await answer;
+    if (settlement.kind !== 'answered' || settlement.value.error) return undefined;
+    const credentials = sidecarCredentialsSchema.safeParse(settlement.value.result);
+    return credentials.success ? credentials.data : undefined;
+  }
+
   /** Starts long-polling the reply queue; commands go to `onCommand` (not awaited). */
   consume(onCommand: (command: PlatformCommand) => void): void {
     this.polling ??= this.poll(onCommand);
@@ -191,7 +218,7 @@ export class PlatformBridge {
       await this.options.sqs.send(
         new SendMessageCommand({
           QueueUrl: this.options.requestQueueUrl,
-          MessageBody: JSON.stringify(message.data),
+          MessageBody: JSON.stringify(sealRequest(this.options.keys, JSON.stringify(message.data))),
           MessageGroupId: this.options.roomId,
           MessageDeduplicationId: deduplicationId,
         }),
@@ -220,7 +247,16 @@ export class PlatformBridge {
         messages = received.Messages ?? [];
       } catch (error) {
         if (signal.aborted) return;
-        this.options.log.warn('polling the reply queue failed', { error });
+        if (isMissingQueue(error)) {
+          // Deleted under us: answers on their way would be lost. Recreate it under the same
+          // name (so the same URL); the platform retries a reply it could not deliver.
+          this.options.log.warn('the reply queue disappeared; creating it again');
+          await this.createReplyQueue().catch((cause: unknown) =>
+            this.options.log.error('could not recreate the reply queue', { error: cause }),
+          );
+        } else {
+          this.options.log.warn('polling the reply queue failed', { error });
+        }
         await pause(1_000, signal);
         continue;
       }
@@ -230,9 +266,17 @@ export class PlatformBridge {
   }
 
   private handle(message: Message, onCommand: (command: PlatformCommand) => void): void {
+    const text = openReply(this.options.keys, message.Body ?? '');
+    if (text === undefined) {
+      // Not sealed for this room: forged, tampered, or another room's replayed here.
+      this.options.log.warn('dropped a reply queue message not sealed for this room', {
+        messageId: message.MessageId,
+      });
+      return;
+    }
     let body: unknown;
     try {
-      body = JSON.parse(message.Body ?? '');
+      body = JSON.parse(text);
     } catch {
       body = undefined;
     }
@@ -268,6 +312,11 @@ export class PlatformBridge {
     }
   }
 }
+
+/** fauxqs and SQS name a missing queue differently across protocols and SDK versions. */
+const isMissingQueue = (error: unknown): boolean =>
+  error instanceof Error &&
+  (error.name === 'QueueDoesNotExist' || error.name === 'AWS.SimpleQueueService.NonExistentQueue');
 
 const local = (code: number, message: string): ForwardOutcome => ({
   ...failure(code, message),

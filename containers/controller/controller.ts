@@ -4,7 +4,9 @@ import type { SidecarEnvironment } from '../../core/gameservers/sidecar-environm
 import { createSqsClient } from '../../core/infra/aws-clients';
 import type { GameMethod } from '../../core/protocol/game-methods';
 import { rpcErrorCodes, type RpcError } from '../../core/protocol/jsonrpc';
+import type { SidecarKeys } from '../../core/protocol/sidecar-channel';
 import { PlatformBridge, type ForwardOutcome } from './bridge';
+import { sessionCredentials } from './credentials';
 import { createCommandRelay } from './commands';
 import { ControllerStartError } from './errors';
 import { gameLaunch } from './game-environment';
@@ -24,6 +26,8 @@ import { externalGame, parentDeathGuard, startGameProcess, type GameExit, type S
 export interface ControllerDependencies {
   /** The sidecar's own environment: the game inherits PATH, HOME and LANG from it, nothing else. */
   readonly hostEnvironment: Readonly<Record<string, string | undefined>>;
+  /** This room's channel keys (main.ts reads them from stdin or SIDECAR_KEY). */
+  readonly keys: SidecarKeys;
   /** Defaults to a client for AWS_REGION / SQS_ENDPOINT, destroyed when the controller ends. */
   readonly sqs?: SQSClient;
   readonly log?: Logger;
@@ -73,8 +77,13 @@ const ms = (seconds: number) => Math.round(seconds * 1000);
  */
 export async function startController(env: SidecarEnvironment, deps: ControllerDependencies): Promise<Controller> {
   const log = deps.log ?? controllerLogger(env.ROOM_ID);
-  const sqs = deps.sqs ?? createSqsClient({ region: env.AWS_REGION, sqsEndpoint: env.SQS_ENDPOINT });
+  // Deployed: the scoped session the spawner issued, renewed through the channel below.
+  const session = sessionCredentials(env, log);
+  const sqs =
+    deps.sqs ??
+    createSqsClient({ region: env.AWS_REGION, sqsEndpoint: env.SQS_ENDPOINT, credentials: session?.provider });
   const releaseSqs = () => {
+    session?.stop();
     if (!deps.sqs) sqs.destroy();
   };
   log.info('controller starting', {
@@ -88,6 +97,7 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
   const bridge = new PlatformBridge({
     sqs,
     roomId: env.ROOM_ID,
+    keys: deps.keys,
     requestQueueUrl: env.CONTROLLER_REQUEST_QUEUE_URL,
     replyQueueName: `${env.REPLY_QUEUE_PREFIX}${env.ROOM_ID}`,
     replyTimeoutMs: ms(env.PLATFORM_REPLY_TIMEOUT_S),
@@ -118,6 +128,7 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
     throw error;
   }
   const socket = bound.value;
+  session?.start(() => bridge.renewCredentials());
 
   const load = new PlayerLoad();
   const calls = new GameCalls(socket);

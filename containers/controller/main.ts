@@ -9,6 +9,7 @@
 import { sidecarEnvironmentSchema } from '../../core/gameservers/sidecar-environment';
 import { startController, type Controller } from './controller';
 import { controllerLogger } from './log';
+import { readSidecarKeys } from './sidecar-key';
 
 /** After a fatal error, cleanup gets this long before the process exits anyway. */
 const fatalCleanupMs = 5_000;
@@ -23,6 +24,14 @@ async function main(): Promise<void> {
   }
   const env = parsed.data;
   const log = controllerLogger(env.ROOM_ID);
+  // Before anything else, and before the game exists: stdin is drained and closed here.
+  let keys;
+  try {
+    keys = await readSidecarKeys(env.ROOM_ID, env.SIDECAR_KEY, process.stdin);
+  } catch {
+    log.error('no valid sidecar key (SIDECAR_KEY or stdin); the platform would refuse every message');
+    process.exit(2);
+  }
 
   let controller: Controller | undefined;
   let stopRequested: string | undefined;
@@ -52,7 +61,7 @@ async function main(): Promise<void> {
   process.on('exit', () => controller?.killGameNow());
 
   try {
-    controller = await startController(env, { hostEnvironment: process.env, log });
+    controller = await startController(env, { hostEnvironment: process.env, keys, log });
   } catch {
     // Already logged and reported as `exited` by startController.
     process.exit(1);

@@ -6,7 +6,7 @@ import {
   joinedTokenScopes,
 } from '../auth/token-model';
 import type { PlatformTokenVerifier, TokenSigner } from '../auth/tokens';
-import type { ControllerReply, ControllerRequest } from '../protocol/controller-messages';
+import type { ControllerReply, ControllerRequest, SidecarCredentials } from '../protocol/controller-messages';
 import { gameMethods } from '../protocol/game-methods';
 import { checkRpcParams } from '../protocol/invalid-params';
 import { rpcErrorCodes, type RpcError } from '../protocol/jsonrpc';
@@ -22,6 +22,8 @@ export interface ControllerEventDependencies {
   /** Verifies a platform-minted token for one audience (a game server's own, for `extend_token`). */
   readonly verifyServerToken: PlatformTokenVerifier;
   readonly reply: (replyTo: string, reply: ControllerReply) => Promise<void>;
+  /** Fresh AWS credentials scoped to one room's queues; absent where sidecars need none (local). */
+  readonly sidecarCredentials?: (roomId: string) => Promise<SidecarCredentials>;
   readonly now: () => Date;
 }
 
@@ -55,6 +57,17 @@ export async function handleControllerRequest(
       return;
     case 'rpc': {
       const outcome = await applyRpc(request, deps, now);
+      await deps.reply(request.replyTo, { type: 'reply', correlationId: request.correlationId, ...outcome });
+      return;
+    }
+    case 'credentials': {
+      // An ended room's sidecar gets nothing more: its credentials lapse within the hour.
+      const room = await deps.rooms.find(request.roomId);
+      const outcome: Outcome = !deps.sidecarCredentials
+        ? fail(rpcErrorCodes.notAllowed, 'This platform issues no sidecar credentials.')
+        : !room || !isLive(room.state)
+          ? fail(rpcErrorCodes.roomClosed, 'The room is not open.')
+          : { result: await deps.sidecarCredentials(request.roomId) };
       await deps.reply(request.replyTo, { type: 'reply', correlationId: request.correlationId, ...outcome });
       return;
     }

@@ -1,4 +1,6 @@
 import { RunTaskCommand, StopTaskCommand, type ECSClient, type KeyValuePair } from '@aws-sdk/client-ecs';
+import type { SidecarCredentials } from '../protocol/controller-messages';
+import { encodeRoomKey, type SidecarKeys } from '../protocol/sidecar-channel';
 import type { Placement } from '../rooms/model';
 import { NoHealthyHostError, SpawnFailedError } from './errors';
 import {
@@ -20,6 +22,13 @@ export interface EcsSpawnerSettings {
   /** The game's ports inside the task; awsvpc gives every task its own address, so they never collide. */
   readonly firstGamePort?: number;
   readonly sidecar: SidecarPlatformSettings;
+  /** The room's channel keys: K_room goes to the controller container only. */
+  readonly sidecarKeys: (roomId: string) => Promise<SidecarKeys>;
+  /**
+   * Scoped AWS credentials for the controller container (the task has no role: its
+   * credentials would reach the game container too). Absent in tests that need none.
+   */
+  readonly sidecarCredentials?: (roomId: string) => Promise<SidecarCredentials>;
 }
 
 /** Where the controller binds and the game connects, on the task volume both containers mount. */
@@ -42,10 +51,25 @@ export class EcsSpawner implements Spawner {
     const first = this.settings.firstGamePort ?? 7777;
     const ports = Array.from({ length: request.configuration.ports }, (_, i) => first + i);
     const binary = request.configuration.binary ?? '/game/server';
+    const [keys, credentials] = await Promise.all([
+      this.settings.sidecarKeys(request.roomId),
+      this.settings.sidecarCredentials?.(request.roomId),
+    ]);
+    // The game container is a separate container (its own PID namespace and environment):
+    // nothing below reaches it.
     const environment = pairs({
       ...sidecarEnvironment(request, ports, binary, this.settings.sidecar),
       GAME_LAUNCH: 'external',
       ZMQ_ENDPOINT: taskSocketEndpoint,
+      SIDECAR_KEY: encodeRoomKey(keys),
+      ...(credentials
+        ? {
+            AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+            AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+            AWS_SESSION_TOKEN: credentials.sessionToken,
+            AWS_CREDENTIAL_EXPIRATION: credentials.expiration,
+          }
+        : {}),
     });
     const gameEnvironment = pairs(
       gameProcessEnvironment({

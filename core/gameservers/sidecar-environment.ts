@@ -58,6 +58,21 @@ export const sidecarEnvironmentSchema = z.object({
   PLATFORM_REPLY_TIMEOUT_S: z.coerce.number().positive().default(20),
   /** SIGTERM → SIGKILL grace when stopping the game. */
   KILL_GRACE_S: z.coerce.number().positive().default(3),
+  /**
+   * K_room, the room's sidecar channel key (core/protocol/sidecar-channel.ts), on ECS only
+   * (the controller container's override; the game container cannot see it). The local fleet
+   * never puts it here — a game can read its parent's /proc/<pid>/environ — but writes it to
+   * the sidecar's stdin.
+   */
+  SIDECAR_KEY: z.string().optional(),
+  /**
+   * Deployed: the scoped STS session the spawner issued (AWS_ACCESS_KEY_ID and friends hold
+   * it). Set, the sidecar asks the platform for a fresh session before this time.
+   */
+  AWS_CREDENTIAL_EXPIRATION: z.iso.datetime().optional(),
+  AWS_ACCESS_KEY_ID: z.string().optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().optional(),
+  AWS_SESSION_TOKEN: z.string().optional(),
 });
 
 export type SidecarEnvironment = z.output<typeof sidecarEnvironmentSchema>;

@@ -50,6 +50,12 @@ export function sidecarEnvironment(
     HEARTBEAT_INTERVAL_S: optional(settings.heartbeatIntervalS),
     PLATFORM_REPLY_TIMEOUT_S: undefined,
     KILL_GRACE_S: undefined,
+    // Secrets: each spawner passes them its own way (stdin locally, the override on ECS).
+    SIDECAR_KEY: undefined,
+    AWS_CREDENTIAL_EXPIRATION: undefined,
+    AWS_ACCESS_KEY_ID: undefined,
+    AWS_SECRET_ACCESS_KEY: undefined,
+    AWS_SESSION_TOKEN: undefined,
   };
 }
 

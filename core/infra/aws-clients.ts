@@ -2,7 +2,7 @@ import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { PlatformConfig } from './config';
 
@@ -31,10 +31,14 @@ export function createDocumentClient(
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
-export function createSqsClient(config: Pick<PlatformConfig, 'region' | 'sqsEndpoint'>): SQSClient {
+export function createSqsClient(
+  config: Pick<PlatformConfig, 'region' | 'sqsEndpoint'> & { credentials?: SQSClientConfig['credentials'] },
+): SQSClient {
   return new SQSClient({
     region: config.region,
     requestHandler: requestHandler(),
+    // A deployed sidecar's scoped, renewed session; otherwise the default chain (the Lambda role).
+    ...(config.credentials ? { credentials: config.credentials } : {}),
     // The emulator puts its own host name in queue URLs; send to the endpoint we were given.
     ...(config.sqsEndpoint
       ? { endpoint: config.sqsEndpoint, credentials: emulatorCredentials, useQueueUrlAsEndpoint: false }

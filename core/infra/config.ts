@@ -37,6 +37,10 @@ const environmentSchema = z.object({
   /** The region name rooms of this deployment get (defaults to AWS_REGION). */
   ROOM_REGION: z.string().min(1).max(32).optional(),
   SPAWNER: z.enum(['ecs', 'local']).default('ecs'),
+  /** Deployed: the role each game server's sidecar gets a session of, scoped to its room (STS). */
+  SIDECAR_ROLE_ARN: z.string().min(1).optional(),
+  /** ARN of the controller-requests queue: the one queue a sidecar session may send to. */
+  QUEUE_ARN_CONTROLLER_REQUESTS: z.string().min(1).optional(),
   REPLY_QUEUE_PREFIX: z.string().min(1).max(60).default('roomkeeper-reply-'),
   ECS_CLUSTER: z.string().optional(),
   ECS_TASK_DEFINITION: z.string().optional(),
@@ -82,6 +86,8 @@ export type PlatformConfig = Readonly<{
   tokenSigningJwkSecretArn?: string;
   roomRegion: string;
   spawner: 'ecs' | 'local';
+  /** Both set when deployed: sidecars then get scoped STS credentials instead of a task role. */
+  sidecarRole?: Readonly<{ roleArn: string; requestQueueArn: string }>;
   replyQueuePrefix: string;
   ecs: Readonly<{
     cluster?: string;
@@ -126,6 +132,9 @@ export function parseConfig(env: NodeJS.ProcessEnv): PlatformConfig {
     e.PLATFORM_TOKEN_ISSUER,
   );
   if (conflict) throw new ConfigInvalidError(['AUTH_ISSUER', 'AUTH_AUDIENCE', 'PLATFORM_TOKEN_ISSUER'], conflict);
+  if (Boolean(e.SIDECAR_ROLE_ARN) !== Boolean(e.QUEUE_ARN_CONTROLLER_REQUESTS)) {
+    throw new ConfigInvalidError(['SIDECAR_ROLE_ARN', 'QUEUE_ARN_CONTROLLER_REQUESTS'], 'set both or neither');
+  }
   return {
     region: e.AWS_REGION,
     tableName: e.TABLE_NAME,
@@ -145,6 +154,9 @@ export function parseConfig(env: NodeJS.ProcessEnv): PlatformConfig {
     tokenSigningJwkSecretArn: e.TOKEN_SIGNING_JWK_SECRET_ARN,
     roomRegion: e.ROOM_REGION ?? e.AWS_REGION,
     spawner: e.SPAWNER,
+    ...(e.SIDECAR_ROLE_ARN && e.QUEUE_ARN_CONTROLLER_REQUESTS
+      ? { sidecarRole: { roleArn: e.SIDECAR_ROLE_ARN, requestQueueArn: e.QUEUE_ARN_CONTROLLER_REQUESTS } }
+      : {}),
     replyQueuePrefix: e.REPLY_QUEUE_PREFIX,
     ecs: {
       cluster: e.ECS_CLUSTER,

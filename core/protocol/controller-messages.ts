@@ -64,6 +64,16 @@ export const controllerRequestSchema = z.discriminatedUnion('type', [
     exitCode: z.number().int().nullable().optional(),
     signal: z.string().nullable().optional(),
   }),
+  /**
+   * Deployed only: fresh scoped AWS credentials for this sidecar before its current ones
+   * expire (role chaining caps them at one hour). Answered with `sidecarCredentialsSchema`.
+   */
+  z.object({
+    type: z.literal('credentials'),
+    ...base,
+    correlationId: z.string().min(1).max(128),
+    replyTo: z.string().min(1).max(2048),
+  }),
 ]);
 export type ControllerRequest = z.infer<typeof controllerRequestSchema>;
 
@@ -84,3 +94,12 @@ export const controllerReplySchema = z.discriminatedUnion('type', [
   }),
 ]);
 export type ControllerReply = z.infer<typeof controllerReplySchema>;
+
+/** Temporary AWS credentials scoped to one room's queues (the `result` of a `credentials` request). */
+export const sidecarCredentialsSchema = z.object({
+  accessKeyId: z.string().min(1),
+  secretAccessKey: z.string().min(1),
+  sessionToken: z.string().min(1),
+  expiration: z.iso.datetime(),
+});
+export type SidecarCredentials = z.infer<typeof sidecarCredentialsSchema>;

@@ -1,29 +1,19 @@
 import middy from '@middy/core';
 import { QueueDoesNotExist, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { openControllerMessage, sealControllerReply } from '../../core/gameservers/controller-channel';
 import { handleControllerRequest } from '../../core/gameservers/controller-events';
 import { childLogger } from '../../core/infra/logger';
 import { giveUpOnMessage, isLastDelivery, type GiveUpDependencies } from '../../core/gameservers/poison-messages';
 import { queueDefinitions } from '../../core/infra/queues';
-import {
-  controllerRequestSchema,
-  type ControllerReply,
-  type ControllerRequest,
-} from '../../core/protocol/controller-messages';
+import type { ControllerReply, ControllerRequest } from '../../core/protocol/controller-messages';
 import { MemberStore } from '../../core/reservations/store';
+import { isLive } from '../../core/rooms/model';
 import { platform } from '../dependencies';
 
 const log = childLogger('controller-events');
 /** The redrive policy's count (the CDK stack and the local cloud create the queue from the same definition). */
 const maxReceiveCount = queueDefinitions.controllerRequests.deadLetter.maxReceiveCount;
-
-function parse(record: SQSRecord) {
-  try {
-    return controllerRequestSchema.safeParse(JSON.parse(record.body));
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * On a message's last delivery, a failure fails its room instead of blocking the room's
@@ -60,19 +50,22 @@ async function givenUp(
 export async function processControllerEvents(event: SQSEvent): Promise<SQSBatchResponse> {
   const p = platform();
   const members = new MemberStore(p.db, p.config.tableName);
-  const reply = async (replyTo: string, message: ControllerReply) => {
+  /** Replies are sealed for the room's sidecar: a reply carries player tokens. */
+  const replyFor = (roomId: string) => async (replyTo: string, message: ControllerReply) => {
+    const body = sealControllerReply(await p.sidecarKeys(roomId), message);
     try {
-      await p.sqs.send(new SendMessageCommand({ QueueUrl: replyTo, MessageBody: JSON.stringify(message) }));
+      await p.sqs.send(new SendMessageCommand({ QueueUrl: replyTo, MessageBody: body }));
     } catch (error) {
-      // The sidecar deleted its queue when it ended: nobody is left to answer. The state
-      // change is applied; retrying the message could never deliver the reply.
-      if (error instanceof QueueDoesNotExist) {
-        log.info('reply dropped: the sidecar is gone', {
-          correlationId: message.type === 'reply' ? message.correlationId : undefined,
-        });
-        return;
-      }
-      throw error;
+      if (!(error instanceof QueueDoesNotExist)) throw error;
+      // A live room's sidecar recreates a queue that vanished (something else deleted it):
+      // retry, and the redelivered request gets the recorded answer. Once the room has ended
+      // its sidecar deleted the queue itself; nobody is left to answer.
+      const room = await p.rooms.find(roomId);
+      if (room && isLive(room.state)) throw error;
+      log.info('reply dropped: the sidecar is gone', {
+        roomId,
+        correlationId: message.type === 'reply' ? message.correlationId : undefined,
+      });
     }
   };
   const groups = new Map<string, SQSRecord[]>();
@@ -84,23 +77,32 @@ export async function processControllerEvents(event: SQSEvent): Promise<SQSBatch
   await Promise.all(
     [...groups.values()].map(async (records) => {
       for (const [index, record] of records.entries()) {
-        const parsed = parse(record);
-        if (!parsed?.success) {
-          // Poison: retrying cannot fix it. Dropped with a trace, never retried.
-          log.warn('dropping malformed controller message', { messageId: record.messageId });
-          continue;
-        }
+        let request: ControllerRequest | undefined;
         try {
-          await handleControllerRequest(parsed.data, {
+          const opened = await openControllerMessage(record.body, (roomId) => p.sidecarKeys(roomId));
+          if (!opened.ok) {
+            // Forged, tampered or malformed: retrying cannot fix it. Dropped with a trace
+            // (no key, no MAC), never retried; `rejected` is the field a metric filter counts.
+            log.warn('dropping unauthenticated controller message', {
+              messageId: record.messageId,
+              rejected: opened.reason,
+              roomId: opened.roomId,
+            });
+            continue;
+          }
+          request = opened.request;
+          await handleControllerRequest(request, {
             rooms: p.rooms,
             members,
             signToken: p.signToken,
             verifyServerToken: p.verifyPlatformToken,
-            reply,
+            reply: replyFor(opened.request.roomId),
+            sidecarCredentials: p.sidecarCredentials,
             now: p.now,
           });
         } catch (error) {
-          if (await givenUp(record, parsed.data, error, { rooms: p.rooms, reply, now: p.now })) {
+          const reply = request ? replyFor(request.roomId) : undefined;
+          if (request && reply && (await givenUp(record, request, error, { rooms: p.rooms, reply, now: p.now }))) {
             // Bound for the dead-letter queue; the room is failed, so the rest of its group goes on.
             failures.push(record.messageId);
             continue;

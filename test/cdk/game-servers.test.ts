@@ -13,9 +13,11 @@ import { gameServerConfigurationBodySchema } from '../../core/gameservers/schema
 import { sidecarEnvironmentSchema } from '../../core/gameservers/sidecar-environment';
 import { parseConfig, type PlatformConfig } from '../../core/infra/config';
 import { qualifiedQueueName, queueDefinitions } from '../../core/infra/queues';
+import { sidecarKeys } from '../../core/protocol/sidecar-channel';
 import {
   auth,
   identityStatements,
+  asArray,
   logicalId,
   render,
   renderedEnvironment,
@@ -157,51 +159,77 @@ describe('game server task definition', () => {
   });
 });
 
-describe('task role: only its queues (RELIABILITY.md item 14)', () => {
-  const taskRoleId = () => render(taskDefinition().TaskRoleArn).replace(/^\$\{(.*)\.Arn\}$/, '$1');
+describe('no task role; a per-room sidecar session instead (issue 8.2)', () => {
+  const sidecarRoleId = () => idOf(stack.fleet.sidecarRole);
 
-  it('is assumed by ECS tasks of this account only, with no managed or inline policy', () => {
-    const role = resources[taskRoleId()].Properties as Json;
-    expect(role.ManagedPolicyArns).toBeUndefined();
-    expect(role.Policies).toBeUndefined();
-    expect(role.AssumeRolePolicyDocument.Statement).toEqual([
-      expect.objectContaining({
-        Principal: { Service: 'ecs-tasks.amazonaws.com' },
-        Condition: expect.objectContaining({ StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } }),
-      }),
-    ]);
+  it('the task has no task role: no container, the game included, gets AWS credentials from ECS', () => {
+    expect(taskDefinition().TaskRoleArn).toBeUndefined();
+    const ecsTaskRoles = Object.entries(resources)
+      .filter(([, r]) => (r as Json).Type === 'AWS::IAM::Role')
+      .filter(([, r]) => JSON.stringify((r as Json).Properties.AssumeRolePolicyDocument).includes('ecs-tasks'))
+      .map(([id]) => `\${${id}.Arn}`);
+    // The execution role alone (image pull, logs), which ECS itself uses and no container sees.
+    expect(ecsTaskRoles).toEqual([render(taskDefinition().ExecutionRoleArn)]);
   });
 
-  it('SendMessage on the controller request queue, and owning its own reply queues: nothing else', () => {
+  it('the sidecar role is assumable by the functions that issue sessions only, for at most an hour', () => {
+    const role = resources[sidecarRoleId()].Properties as Json;
+    expect(role.MaxSessionDuration).toBe(3600);
+    expect(role.ManagedPolicyArns).toBeUndefined();
+    const trusted = (role.AssumeRolePolicyDocument.Statement as Json[]).flatMap((st) => {
+      expect(st.Action).toBe('sts:AssumeRole');
+      expect(st.Condition).toBeUndefined();
+      expect(Object.keys(st.Principal as Json)).toEqual(['AWS']);
+      return asArray(st.Principal.AWS).map(render);
+    });
+    const issuers = [createRoom(), stack.consumers.controllerRequests].map(
+      (fn) => `\${${stack.getLogicalId(fn.role.node.defaultChild as never)}.Arn}`,
+    );
+    expect(trusted.sort()).toEqual(issuers.sort());
+    // And only those functions may call AssumeRole on it.
+    const assumers = identityStatements(template).filter((st) => st.actions.includes('sts:AssumeRole'));
+    expect(assumers.map((st) => st.resources.map(render))).toEqual(issuers.map(() => [`\${${sidecarRoleId()}.Arn}`]));
+  });
+
+  it('SendMessage on the controller request queue and its own reply queues; no * action', () => {
     const queueId = idOf(stack.queues.controllerRequests.queue);
     expect(resources[queueId].Properties.QueueName).toBe(
       qualifiedQueueName(stack.namePrefix, queueDefinitions.controllerRequests.name),
     );
-    // The prefix the sidecar gets from createRoom's REPLY_QUEUE_PREFIX (sidecarEnvironment in core).
     const prefix = createRoomConfig().replyQueuePrefix;
     expect(prefix).toBe(replyQueuePrefix(stack.namePrefix));
-    const statements = roleStatements(template, taskRoleId()).map((s) => ({
-      effect: s.effect,
-      actions: [...s.actions].sort(),
-      resources: s.resources.map(render),
-      condition: s.condition,
+    const statements = roleStatements(template, sidecarRoleId()).map((st) => ({
+      effect: st.effect,
+      actions: [...st.actions].sort(),
+      resources: st.resources.map(render),
+      condition: st.condition,
     }));
     expect(statements).toEqual([
       { effect: 'Allow', actions: ['sqs:SendMessage'], resources: [`\${${queueId}.Arn}`], condition: undefined },
       {
         effect: 'Allow',
-        actions: [
-          'sqs:CreateQueue',
-          'sqs:DeleteMessage',
-          'sqs:DeleteQueue',
-          'sqs:GetQueueAttributes',
-          'sqs:GetQueueUrl',
-          'sqs:ReceiveMessage',
-        ],
+        actions: ['sqs:CreateQueue', 'sqs:DeleteMessage', 'sqs:DeleteQueue', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'],
         resources: [pseudo('sqs', `${prefix}*`)],
         condition: undefined,
       },
     ]);
+    expect(
+      identityStatements(template)
+        .flatMap((st) => st.actions)
+        .filter((a) => a.includes('*')),
+    ).toEqual([]);
+  });
+
+  it('the functions that issue sessions know the role and the request queue ARN', () => {
+    for (const config of [
+      createRoomConfig(),
+      parseConfig(renderedEnvironment(template, logicalId(stack, stack.consumers.controllerRequests))),
+    ]) {
+      expect(config.sidecarRole).toEqual({
+        roleArn: `\${${sidecarRoleId()}.Arn}`,
+        requestQueueArn: `\${${idOf(stack.queues.controllerRequests.queue)}.Arn}`,
+      });
+    }
   });
 });
 
@@ -218,13 +246,11 @@ describe('createRoom: starts game server tasks', () => {
     expect(runTask[0]!.condition).toEqual({ ArnEquals: { 'ecs:cluster': clusterArn() } });
   });
 
-  it('PassRole on exactly the task role and the execution role, to ECS tasks only', () => {
+  it('PassRole on exactly the execution role (tasks have no task role), to ECS tasks only', () => {
     const passRole = withAction(statements(), 'iam:PassRole');
     expect(passRole).toHaveLength(1);
     expect(passRole[0]!.actions).toEqual(['iam:PassRole']);
-    expect(passRole[0]!.resources.map(render).sort()).toEqual(
-      [render(taskDefinition().TaskRoleArn), render(taskDefinition().ExecutionRoleArn)].sort(),
-    );
+    expect(passRole[0]!.resources.map(render)).toEqual([render(taskDefinition().ExecutionRoleArn)]);
     expect(passRole[0]!.condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } });
   });
 
@@ -292,6 +318,7 @@ describe('createRoom: starts game server tasks', () => {
           replyQueuePrefix: config.replyQueuePrefix,
           discoveryServices: {},
         },
+        sidecarKeys: (roomId) => Promise.resolve(sidecarKeys(Buffer.alloc(32, 1), roomId)),
       });
       const placement = await spawner.spawn({
         roomId: 'room-1',

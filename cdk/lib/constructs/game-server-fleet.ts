@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Aws, IgnoreMode, Size, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, IgnoreMode, Size, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecr from 'aws-cdk-lib/aws-ecr';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
@@ -90,7 +90,9 @@ export class GameServerFleet extends Construct {
   readonly cluster: ecs.Cluster;
   readonly securityGroup: ec2.SecurityGroup;
   readonly taskDefinition: ecs.FargateTaskDefinition;
-  readonly taskRole: iam.Role;
+  readonly requestQueueArn: string;
+  private readonly replyQueuePrefix: string;
+  private sidecarSessions: iam.Role | undefined;
   readonly executionRole: iam.IRole;
   readonly controller: ecs.ContainerDefinition;
   readonly game: ecs.ContainerDefinition;
@@ -164,41 +166,13 @@ export class GameServerFleet extends Construct {
         'no other port is open, and the game server authenticates players with their registration keys.',
     });
 
-    // The sidecar's only permissions: send to the controller request queue, and own its
-    // reply queue (create it at start, read it, delete it at exit).
-    this.taskRole = new iam.Role(this, 'TaskRole', {
-      assumedBy: new iam.PrincipalWithConditions(new iam.ServicePrincipal('ecs-tasks.amazonaws.com'), {
-        StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
-        ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:ecs:${Aws.REGION}:${Aws.ACCOUNT_ID}:*` },
-      }),
-      description: 'Roomkeeper game server task (controller sidecar)',
-    });
-    this.taskRole.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['sqs:SendMessage'],
-        resources: [props.controllerRequests.queue.queueArn],
-      }),
-    );
-    const replyQueues = `arn:${Aws.PARTITION}:sqs:${Aws.REGION}:${Aws.ACCOUNT_ID}:${props.replyQueuePrefix}*`;
-    this.taskRole.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: [
-          'sqs:CreateQueue',
-          'sqs:DeleteQueue',
-          'sqs:ReceiveMessage',
-          'sqs:DeleteMessage',
-          'sqs:GetQueueAttributes',
-          'sqs:GetQueueUrl',
-        ],
-        resources: [replyQueues],
-      }),
-    );
-    Validations.of(this.taskRole).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sqs:<AWS::Region>:<AWS::AccountId>:${props.replyQueuePrefix}*]`,
-      reason:
-        'Each task creates its reply queue (named after its room, known only at run time) and deletes it at exit; ' +
-        `the grant covers only queues named ${props.replyQueuePrefix}* of this deployment.`,
-    });
+    // No task role: ECS hands a task role's credentials to every container of the task, the
+    // game's included. The sidecar gets a session of this role instead, issued per room by the
+    // platform with a session policy that narrows it to that room's reply queue
+    // (core/gameservers/sidecar-credentials.ts), and passed to the controller container only.
+    // Its trust names exactly the functions that issue sessions (`grantSidecarCredentials`).
+    this.requestQueueArn = props.controllerRequests.queue.queueArn;
+    this.replyQueuePrefix = props.replyQueuePrefix;
 
     this.taskDefinition = new ecs.FargateTaskDefinition(this, 'TaskDefinition', {
       family: this.family,
@@ -208,7 +182,6 @@ export class GameServerFleet extends Construct {
         cpuArchitecture: taskArchitecture.cpu,
         operatingSystemFamily: ecs.OperatingSystemFamily.LINUX,
       },
-      taskRole: this.taskRole,
       // A bind mount volume on the task's ephemeral storage, shared by both containers.
       volumes: [{ name: fleetContract.socketVolume.name }],
     });
@@ -262,6 +235,10 @@ export class GameServerFleet extends Construct {
       condition: ecs.ContainerDependencyCondition.START,
     });
 
+    // CDK always makes a task role; the task gets none (see the sidecar role above).
+    (this.taskDefinition.node.defaultChild as ecs.CfnTaskDefinition).addPropertyDeletionOverride('TaskRoleArn');
+    this.taskDefinition.node.tryRemoveChild('TaskRole');
+
     this.executionRole = this.taskDefinition.obtainExecutionRole();
     Validations.of(this.executionRole).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
@@ -300,6 +277,63 @@ export class GameServerFleet extends Construct {
     return `arn:${Aws.PARTITION}:ecs:${Aws.REGION}:${Aws.ACCOUNT_ID}:task/${this.clusterName}/*`;
   }
 
+  /**
+   * May issue room-scoped sidecar sessions: sts:AssumeRole on the sidecar role, and the role's
+   * trust names this function's role (and no one else's). Sets SIDECAR_ROLE_ARN and
+   * QUEUE_ARN_CONTROLLER_REQUESTS (core/infra/config.ts).
+   */
+  grantSidecarCredentials(role: iam.Role): Readonly<Record<string, string>> {
+    const trusted = new iam.ArnPrincipal(role.roleArn);
+    // Created with its first issuer: a role's trust cannot start empty.
+    if (!this.sidecarSessions) this.sidecarSessions = this.newSidecarRole(trusted);
+    else
+      this.sidecarSessions.assumeRolePolicy?.addStatements(
+        new iam.PolicyStatement({ actions: ['sts:AssumeRole'], principals: [trusted] }),
+      );
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['sts:AssumeRole'], resources: [this.sidecarSessions.roleArn] }),
+    );
+    return { SIDECAR_ROLE_ARN: this.sidecarSessions.roleArn, QUEUE_ARN_CONTROLLER_REQUESTS: this.requestQueueArn };
+  }
+
+  /** Assumed per room by the platform (never by ECS) with a session policy for that room. */
+  get sidecarRole(): iam.Role {
+    if (!this.sidecarSessions) throw new Error('No function issues sidecar sessions (grantSidecarCredentials).');
+    return this.sidecarSessions;
+  }
+
+  /**
+   * No task role: ECS hands a task role's credentials to every container of the task, the
+   * game's included. The sidecar gets a session of this role instead, issued per room by the
+   * platform with a session policy that narrows it to that room's reply queue
+   * (core/gameservers/sidecar-credentials.ts), and passed to the controller container only.
+   * Its trust names exactly the functions that issue sessions.
+   */
+  private newSidecarRole(firstIssuer: iam.IPrincipal): iam.Role {
+    const role = new iam.Role(this, 'SidecarRole', {
+      assumedBy: firstIssuer,
+      description: 'Roomkeeper controller sidecar (assumed per room by the platform, with a session policy)',
+      maxSessionDuration: Duration.hours(1),
+    });
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.requestQueueArn] }),
+    );
+    const replyQueues = `arn:${Aws.PARTITION}:sqs:${Aws.REGION}:${Aws.ACCOUNT_ID}:${this.replyQueuePrefix}*`;
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['sqs:CreateQueue', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:DeleteQueue'],
+        resources: [replyQueues],
+      }),
+    );
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sqs:<AWS::Region>:<AWS::AccountId>:${this.replyQueuePrefix}*]`,
+      reason:
+        "The role is only ever assumed with a session policy naming one room's reply queue; the role itself covers " +
+        `the queues named ${this.replyQueuePrefix}* of this deployment, as room ids are only known at run time.`,
+    });
+    return role;
+  }
+
   /** What the spawner reads (core/infra/config.ts): cluster, task definition, network, controller container. */
   get spawnerEnvironment(): Readonly<Record<string, string>> {
     return {
@@ -315,7 +349,7 @@ export class GameServerFleet extends Construct {
   /**
    * `stop`: StopTask on tasks of this cluster. `run`: that, and RunTask on this task
    * definition family in this cluster only, tagging the tasks it starts (RunTask with `tags`
-   * needs ecs:TagResource), and handing ECS exactly the task and execution roles.
+   * needs ecs:TagResource), and handing ECS exactly the execution role (tasks have no task role).
    */
   grantSpawner(role: iam.Role, access: 'run' | 'stop'): void {
     const inCluster = { ArnEquals: { 'ecs:cluster': this.cluster.clusterArn } };
@@ -340,7 +374,7 @@ export class GameServerFleet extends Construct {
       role.addToPrincipalPolicy(
         new iam.PolicyStatement({
           actions: ['iam:PassRole'],
-          resources: [this.taskRole.roleArn, this.executionRole.roleArn],
+          resources: [this.executionRole.roleArn],
           conditions: { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
         }),
       );

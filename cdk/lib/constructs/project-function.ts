@@ -226,6 +226,14 @@ export class ProjectFunction extends Construct {
     return this;
   }
 
+  /** May issue room-scoped sessions of the fleet's sidecar role (at spawn, and on renewal). */
+  bindSidecarCredentials(fleet: GameServerFleet): this {
+    for (const [name, value] of Object.entries(fleet.grantSidecarCredentials(this.role))) {
+      this.function.addEnvironment(name, value);
+    }
+    return this;
+  }
+
   /** The region name this deployment gives its rooms (`ROOM_REGION`). */
   bindRoomRegion(region: string): this {
     this.function.addEnvironment(env.roomRegion, region);

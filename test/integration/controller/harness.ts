@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -22,6 +22,13 @@ import {
   type ControllerRequest,
 } from '../../../core/protocol/controller-messages';
 import type { RpcError } from '../../../core/protocol/jsonrpc';
+import {
+  encodeRoomKey,
+  openRequest,
+  sealReply,
+  sidecarKeysFromRoomKey,
+  type SidecarKeys,
+} from '../../../core/protocol/sidecar-channel';
 import { processTreeAlive } from '../../helpers/processes';
 import { emulatorEndpoints } from '../../helpers/platform';
 
@@ -75,6 +82,8 @@ export interface SidecarOptions {
   /** Configured game variables (GAME_ENV); PROTOCOL_GAME_RECORD is always added. */
   readonly gameEnv?: Readonly<Record<string, string>>;
   readonly answer?: Answerer;
+  /** What the sidecar reads on stdin instead of the room's key. */
+  readonly stdin?: string;
 }
 
 const shortTimeouts = {
@@ -112,6 +121,8 @@ export class PlatformDouble {
     readonly recordFile: string,
     private readonly answer: Answerer,
     protected readonly scratch: string,
+    /** The room's channel keys, as the real platform would derive them; the sidecar gets K_room on stdin. */
+    readonly keys: SidecarKeys,
   ) {
     this.pollLoop = this.poll();
   }
@@ -126,6 +137,7 @@ export class PlatformDouble {
       setup.recordFile,
       answer,
       setup.scratch,
+      setup.keys,
     );
   }
 
@@ -183,10 +195,15 @@ export class PlatformDouble {
     return this.until(() => this.messages('exited')[0], timeoutMs, 'the exited report');
   }
 
-  /** Sends a platform → sidecar message to the reply queue. */
-  async sendReply(reply: ControllerReply): Promise<void> {
+  /** Sends a platform → sidecar message to the reply queue, sealed for this room (or as `body`, raw). */
+  async sendReply(reply: ControllerReply, body = this.seal(reply)): Promise<void> {
     const queueUrl = await this.replyQueueUrl();
-    await sqsClient().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(reply) }));
+    await sqsClient().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+  }
+
+  /** What the platform puts on this room's reply queue for `reply`. */
+  seal(reply: ControllerReply): string {
+    return JSON.stringify(sealReply(this.keys, JSON.stringify(reply)));
   }
 
   async replyQueueUrl(): Promise<string> {
@@ -240,7 +257,10 @@ export class PlatformDouble {
         continue;
       }
       for (const m of messages) {
-        const message = controllerRequestSchema.parse(JSON.parse(m.Body ?? ''));
+        // As the real consumer: only envelopes MAC'd with this room's key are read at all.
+        const opened = await openRequest(m.Body ?? '', () => Promise.resolve(this.keys));
+        if (!opened.ok) throw new Error(`The sidecar sent a message the platform would refuse (${opened.reason}).`);
+        const message = controllerRequestSchema.parse(JSON.parse(opened.payload));
         this.received.push({
           message,
           groupId: m.Attributes?.MessageGroupId,
@@ -263,7 +283,7 @@ export class PlatformDouble {
         await sqsClient().send(
           new SendMessageCommand({
             QueueUrl: request.replyTo,
-            MessageBody: JSON.stringify({ type: 'reply', correlationId: request.correlationId, ...answer }),
+            MessageBody: this.seal({ type: 'reply', correlationId: request.correlationId, ...answer }),
           }),
         );
       } catch (error) {
@@ -281,7 +301,15 @@ export class SidecarRun extends PlatformDouble {
   readonly child: ChildProcess;
 
   constructor(setup: RoomSetup, answer: Answerer, child: ChildProcess) {
-    super(setup.roomId, setup.requestQueueUrl, setup.replyQueueName, setup.recordFile, answer, setup.scratch);
+    super(
+      setup.roomId,
+      setup.requestQueueUrl,
+      setup.replyQueueName,
+      setup.recordFile,
+      answer,
+      setup.scratch,
+      setup.keys,
+    );
     this.child = child;
     if (child.pid) startedPids.add(child.pid);
     // Powertools writes warnings and errors to stderr: collect both streams as one log.
@@ -357,6 +385,7 @@ interface RoomSetup {
   readonly replyQueueName: string;
   readonly recordFile: string;
   readonly scratch: string;
+  readonly keys: SidecarKeys;
 }
 
 async function prepare(): Promise<RoomSetup> {
@@ -374,6 +403,7 @@ async function prepare(): Promise<RoomSetup> {
     replyQueueName: `${replyQueuePrefix}${roomId}`,
     recordFile: join(scratch, 'game.jsonl'),
     scratch,
+    keys: sidecarKeysFromRoomKey(roomId, randomBytes(32)),
   };
 }
 
@@ -414,7 +444,10 @@ function sidecarEnvironment(
 export async function startSidecar(options: SidecarOptions = {}): Promise<SidecarRun> {
   const [setup, entry] = await Promise.all([prepare(), bundle('controller')]);
   const env = sidecarEnvironment(setup, options);
-  const child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // K_room on stdin, as the local fleet passes it (unless a test puts SIDECAR_KEY in the environment).
+  const child = spawn(process.execPath, [entry], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin?.on('error', () => undefined);
+  child.stdin?.end(options.stdin ?? `${encodeRoomKey(setup.keys)}\n`);
   return new SidecarRun(setup, options.answer ?? acceptAll, child);
 }
 

@@ -21,7 +21,11 @@ async function withController(
   const platform = await PlatformDouble.create();
   try {
     const env = sidecarEnvironmentSchema.parse(platform.sidecarEnvironment({ args }));
-    const controller = await startController(env, { hostEnvironment: process.env, sqs: sqsClient() });
+    const controller = await startController(env, {
+      hostEnvironment: process.env,
+      sqs: sqsClient(),
+      keys: platform.keys,
+    });
     rememberPid(controller.gamePid);
     try {
       await scenario(platform, controller);

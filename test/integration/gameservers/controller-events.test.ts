@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  DeleteQueueCommand,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { defaultPlatformIssuer, roomAudience } from '../../../core/auth/token-model';
@@ -12,6 +18,13 @@ import { MemberStore } from '../../../core/reservations/store';
 import { RoomStore } from '../../../core/rooms/store';
 import { keys } from '../../../core/infra/keys';
 import { queueDefinitions } from '../../../core/infra/queues';
+import {
+  openReply,
+  sealRequest,
+  sidecarKeysFromRoomKey,
+  type SidecarKeys,
+} from '../../../core/protocol/sidecar-channel';
+import { platform as lambdaPlatform } from '../../../lambdas/dependencies';
 import { processControllerEvents } from '../../../lambdas/queue/controller-events';
 import { aRoom } from '../../helpers/factories';
 import { emulatorEndpoints, startTestPlatform, type TestPlatform } from '../../helpers/platform';
@@ -34,24 +47,45 @@ afterAll(async () => {
   await platform.close();
 });
 
-/** Delivers messages to the consumer as the event source mapping would. */
+/** Rooms whose channel this test used: replies to any of them are opened with its key. */
+const roomKeys = new Map<string, SidecarKeys>();
+async function keysOf(roomId: string): Promise<SidecarKeys> {
+  const keys = await lambdaPlatform().sidecarKeys(roomId);
+  roomKeys.set(roomId, keys);
+  return keys;
+}
+
+/** The SQS body a room's real sidecar would send: the request in an envelope MAC'd with K_room. */
+const sealed = async (m: ControllerRequest, keys?: SidecarKeys) =>
+  JSON.stringify(sealRequest(keys ?? (await keysOf(m.roomId)), JSON.stringify(m)));
+
+/** Delivers messages to the consumer as the event source mapping would, as the room's sidecar sent them. */
 async function deliver(...messages: ControllerRequest[]) {
   return deliverAttempt(1, ...messages);
 }
 
 /** The same, as the `receiveCount`th delivery of each message. */
 async function deliverAttempt(receiveCount: number, ...messages: ControllerRequest[]) {
+  return deliverBodies(
+    messages.map((m) => m.roomId),
+    await Promise.all(messages.map((m) => sealed(m))),
+    receiveCount,
+  );
+}
+
+/** Delivers raw bodies (forged or hand-made), each in the message group of `groups[i]`. */
+async function deliverBodies(groups: readonly string[], bodies: readonly string[], receiveCount = 1) {
   const event: SQSEvent = {
-    Records: messages.map((m) => ({
+    Records: bodies.map((body, i) => ({
       messageId: randomUUID(),
       receiptHandle: 'r',
-      body: JSON.stringify(m),
+      body,
       attributes: {
         ApproximateReceiveCount: String(receiveCount),
         SentTimestamp: '0',
         SenderId: 's',
         ApproximateFirstReceiveTimestamp: '0',
-        MessageGroupId: m.roomId,
+        MessageGroupId: groups[i],
       },
       messageAttributes: {},
       md5OfBody: '',
@@ -71,7 +105,10 @@ async function replies(count: number): Promise<ControllerReply[]> {
       new ReceiveMessageCommand({ QueueUrl: replyQueue, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
     );
     for (const m of Messages) {
-      got.push(JSON.parse(m.Body ?? '{}'));
+      // Sealed for one room: whichever room's key opens it.
+      const text = [...roomKeys.values()].map((keys) => openReply(keys, m.Body ?? '')).find((t) => t !== undefined);
+      if (text === undefined) throw new Error(`A reply no room's sidecar could read: ${m.Body}`);
+      got.push(JSON.parse(text));
       await sqs.send(new DeleteMessageCommand({ QueueUrl: replyQueue, ReceiptHandle: m.ReceiptHandle }));
     }
   }
@@ -353,6 +390,15 @@ describe('exited and heartbeat', () => {
     await replies(before === 'ready' ? 1 : 0);
   });
 
+  it('a heartbeat moves lastHeartbeatAt', async () => {
+    const { room } = await spawningRoomWithCreator();
+    await deliver(rpc(room.roomId, 'inited', {}));
+    await replies(1);
+    const before = await rooms.get(room.roomId);
+    await deliver({ type: 'heartbeat', roomId: room.roomId, sentAt: new Date().toISOString() });
+    expect((await rooms.get(room.roomId)).lastHeartbeatAt).not.toEqual(before.lastHeartbeatAt);
+  });
+
   it('drops a malformed message instead of retrying it forever', async () => {
     const result = await processControllerEvents({
       Records: [{ messageId: 'm', body: '{"type":"nope"}', attributes: {} } as never],
@@ -556,5 +602,121 @@ describe('a message that fails on every delivery (issue 8, point 6)', () => {
       correlationId: poison.type === 'rpc' ? poison.correlationId : '',
       error: { code: rpcErrorCodes.roomClosed, message: expect.stringContaining('platform-error') },
     });
+  });
+});
+
+describe('cross-room spoofing (issue 8.2): only the sidecar started for a room speaks for it', () => {
+  /** What a game that read the queue URL from its sidecar can send: any JSON, any room id, any key but B's. */
+  const forgeries = (victim: string, own: SidecarKeys) => {
+    const now = new Date().toISOString();
+    const exited: ControllerRequest = { type: 'exited', roomId: victim, sentAt: now, reason: 'crashed', exitCode: 1 };
+    const heartbeat: ControllerRequest = { type: 'heartbeat', roomId: victim, sentAt: now };
+    const inited = rpc(victim, 'inited', { settings: { map: 'chosen-by-attacker' } });
+    const guessed = sidecarKeysFromRoomKey(victim, Buffer.alloc(32, 7));
+    return [
+      // The old format: a bare request naming the victim.
+      ...[exited, heartbeat, inited].map((m) => JSON.stringify(m)),
+      // An envelope for the victim, MAC'd with a key the attacker made up.
+      ...[exited, heartbeat, inited].map((m) => JSON.stringify(sealRequest(guessed, JSON.stringify(m)))),
+      // An envelope for the attacker's own room (valid MAC) whose payload names the victim.
+      ...[exited, heartbeat, inited].map((m) => JSON.stringify(sealRequest(own, JSON.stringify(m)))),
+      // A valid envelope of the attacker's room with the victim's id swapped into it.
+      ...[exited].map((m) => JSON.stringify({ ...sealRequest(own, JSON.stringify(m)), roomId: victim })),
+    ];
+  };
+
+  it('a forged exited, inited or heartbeat for room B changes nothing, and is dropped, not retried', async () => {
+    const attacker = await spawningRoomWithCreator();
+    const victim = await spawningRoomWithCreator();
+    const spawning = await rooms.get(victim.room.roomId);
+    const bodies = forgeries(victim.room.roomId, await keysOf(attacker.room.roomId));
+
+    const result = await deliverBodies(
+      bodies.map(() => victim.room.roomId),
+      bodies,
+    );
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(await rooms.get(victim.room.roomId)).toEqual(spawning);
+    await replies(0);
+  });
+
+  it('a forged heartbeat does not keep a ready room B alive, nor a forged exited fail it', async () => {
+    const attacker = await spawningRoomWithCreator();
+    const victim = await spawningRoomWithCreator();
+    await deliver(rpc(victim.room.roomId, 'inited', {}));
+    await replies(1);
+    const ready = await rooms.get(victim.room.roomId);
+    const bodies = forgeries(victim.room.roomId, await keysOf(attacker.room.roomId));
+
+    await deliverBodies(
+      bodies.map(() => victim.room.roomId),
+      bodies,
+    );
+
+    expect(await rooms.get(victim.room.roomId)).toEqual(ready);
+  });
+
+  it('room B replies are sealed: room A cannot read them', async () => {
+    const a = await spawningRoomWithCreator();
+    const b = await spawningRoomWithCreator();
+    await keysOf(a.room.roomId);
+    const request = rpc(b.room.roomId, 'inited', {});
+    await deliverBodies([b.room.roomId], [await sealed(request)]);
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: replyQueue, MaxNumberOfMessages: 1, WaitTimeSeconds: 5 }),
+    );
+    const body = Messages[0]?.Body ?? '';
+    await sqs.send(new DeleteMessageCommand({ QueueUrl: replyQueue, ReceiptHandle: Messages[0]?.ReceiptHandle }));
+    expect(body).not.toContain('OK');
+    expect(openReply(await keysOf(a.room.roomId), body)).toBeUndefined();
+    expect(JSON.parse(openReply(await keysOf(b.room.roomId), body) ?? 'null')).toMatchObject({
+      result: { status: 'OK' },
+    });
+  });
+});
+
+describe('credentials', () => {
+  it('are refused where the platform issues none (local), in a sealed answer', async () => {
+    const { room } = await spawningRoomWithCreator();
+    const correlationId = randomUUID();
+    await deliver({
+      type: 'credentials',
+      roomId: room.roomId,
+      sentAt: new Date().toISOString(),
+      correlationId,
+      replyTo: replyQueue,
+    });
+    const [answer] = await replies(1);
+    expect(answer).toMatchObject({ type: 'reply', correlationId, error: { code: rpcErrorCodes.notAllowed } });
+  });
+});
+
+describe('a reply queue that is gone', () => {
+  const withMissingQueue = async () => {
+    const url = (await sqs.send(new CreateQueueCommand({ QueueName: `reply-gone-${randomUUID()}` }))).QueueUrl ?? '';
+    await sqs.send(new DeleteQueueCommand({ QueueUrl: url }));
+    return url;
+  };
+
+  it('is retried while the room is live: the sidecar recreates its queue, so the answer must not be lost', async () => {
+    const { room } = await spawningRoomWithCreator();
+    const gone = await withMissingQueue();
+    const result = await deliver({ ...rpc(room.roomId, 'inited', {}), replyTo: gone } as ControllerRequest);
+    expect(result.batchItemFailures).toHaveLength(1);
+  });
+
+  it('is dropped once the room has ended: its sidecar deleted the queue itself', async () => {
+    const { room } = await spawningRoomWithCreator();
+    await deliver({
+      type: 'exited',
+      roomId: room.roomId,
+      sentAt: new Date().toISOString(),
+      reason: 'crashed',
+      exitCode: 1,
+    });
+    const gone = await withMissingQueue();
+    const result = await deliver({ ...rpc(room.roomId, 'inited', {}), replyTo: gone } as ControllerRequest);
+    expect(result.batchItemFailures).toEqual([]);
   });
 });

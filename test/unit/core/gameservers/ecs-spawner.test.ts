@@ -4,6 +4,15 @@ import { EcsSpawner } from '../../../../core/gameservers/ecs-spawner';
 import { NoHealthyHostError, SpawnFailedError } from '../../../../core/gameservers/errors';
 import { sidecarEnvironmentSchema } from '../../../../core/gameservers/sidecar-environment';
 import type { SpawnRequest } from '../../../../core/gameservers/spawner';
+import { encodeRoomKey, sidecarKeys } from '../../../../core/protocol/sidecar-channel';
+
+const platformSecret = Buffer.alloc(32, 1);
+const scoped = {
+  accessKeyId: 'ASIASCOPED',
+  secretAccessKey: 'scoped-secret',
+  sessionToken: 'scoped-session',
+  expiration: '2026-01-01T01:00:00.000Z',
+};
 
 const ecsMock = mockClient(ECSClient);
 
@@ -44,6 +53,8 @@ function spawner() {
       replyQueuePrefix: 'rk-reply-',
       discoveryServices: { api: 'https://api.example' },
     },
+    sidecarKeys: (roomId) => Promise.resolve(sidecarKeys(platformSecret, roomId)),
+    sidecarCredentials: () => Promise.resolve(scoped),
   });
 }
 
@@ -96,9 +107,15 @@ describe('EcsSpawner', () => {
       CONTROLLER_REQUEST_QUEUE_URL: 'https://sqs/controller-requests.fifo',
       GAME_LAUNCH: 'external',
       ZMQ_ENDPOINT: 'ipc:///zmq/game.sock',
+      // The room's channel key and scoped session: to the controller container only.
+      SIDECAR_KEY: encodeRoomKey(sidecarKeys(platformSecret, 'room-1')),
+      AWS_ACCESS_KEY_ID: 'ASIASCOPED',
+      AWS_SECRET_ACCESS_KEY: 'scoped-secret',
+      AWS_SESSION_TOKEN: 'scoped-session',
+      AWS_CREDENTIAL_EXPIRATION: '2026-01-01T01:00:00.000Z',
     });
 
-    // ECS starts the game container exactly as the protocol says.
+    // ECS starts the game container exactly as the protocol says: nothing of the platform's.
     const game = sent?.overrides?.containerOverrides?.[1];
     expect(game?.name).toBe('game');
     expect(game?.command).toEqual(['/game/arena', 'ipc:///zmq/game.sock', '7777,7778', '--mode', 'ffa']);

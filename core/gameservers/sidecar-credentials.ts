@@ -1,0 +1,89 @@
+import { AssumeRoleCommand, type STSClient } from '@aws-sdk/client-sts';
+import type { SidecarCredentials } from '../protocol/controller-messages';
+import { SpawnFailedError } from './errors';
+
+/**
+ * Deployed game server tasks have no task role: ECS would hand its credentials to every
+ * container of the task, the game's included. Instead the platform assumes a dedicated
+ * sidecar role for each room with a session policy that narrows it to that room's queues,
+ * and gives the temporary credentials to the controller container alone.
+ *
+ *   spawn ──AssumeRole(sidecar role, Policy = this room only)──► controller container env
+ *   every ~45 min: sidecar ──sealed `credentials` request──► consumer ──AssumeRole──► sealed reply
+ *
+ * Role chaining (a Lambda role assuming another role) caps a session at one hour, hence the
+ * refresh through the authenticated channel.
+ */
+export interface SidecarCredentialSettings {
+  /** The role every sidecar session is cut from (its own policy: the reply queue prefix + SendMessage). */
+  readonly roleArn: string;
+  /** ARN of the controller-requests FIFO queue. */
+  readonly requestQueueArn: string;
+  /** Reply queue name prefix: a room's queue is `<prefix><roomId>` (or `.fifo`). */
+  readonly replyQueuePrefix: string;
+  /** @default 3600, the most role chaining allows */
+  readonly durationS?: number;
+}
+
+/** `arn:…:sqs:<region>:<account>:<name>` of a queue in the same account and region as `sibling`. */
+export function siblingQueueArn(sibling: string, name: string): string {
+  const parts = sibling.split(':');
+  if (parts.length !== 6 || parts[2] !== 'sqs') throw new Error(`Not an SQS queue ARN: ${sibling}`);
+  return [...parts.slice(0, 5), name].join(':');
+}
+
+/**
+ * The session policy of one room's sidecar: the effective permissions are the intersection of
+ * this and the role's own policy, so even a role granted on every reply queue yields a session
+ * that reaches exactly one.
+ */
+export function sidecarSessionPolicy(settings: SidecarCredentialSettings, roomId: string): string {
+  const replyQueue = siblingQueueArn(settings.requestQueueArn, `${settings.replyQueuePrefix}${roomId}`);
+  return JSON.stringify({
+    Version: '2012-10-17',
+    Statement: [
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: settings.requestQueueArn },
+      {
+        Effect: 'Allow',
+        Action: ['sqs:CreateQueue', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:DeleteQueue'],
+        Resource: [replyQueue, `${replyQueue}.fifo`],
+      },
+    ],
+  });
+}
+
+/** STS session names allow `[\w+=,.@-]`, at most 64 characters. */
+export const sidecarSessionName = (roomId: string): string =>
+  `room-${roomId.replace(/[^\w+=,.@-]/g, '-')}`.slice(0, 64);
+
+/** Issues scoped sidecar credentials for one room (at spawn, and on each refresh). */
+export function stsSidecarCredentials(
+  sts: STSClient,
+  settings: SidecarCredentialSettings,
+): (roomId: string) => Promise<SidecarCredentials> {
+  return async (roomId) => {
+    let response;
+    try {
+      response = await sts.send(
+        new AssumeRoleCommand({
+          RoleArn: settings.roleArn,
+          RoleSessionName: sidecarSessionName(roomId),
+          Policy: sidecarSessionPolicy(settings, roomId),
+          DurationSeconds: settings.durationS ?? 3600,
+        }),
+      );
+    } catch (error) {
+      throw new SpawnFailedError('The sidecar credentials could not be issued.', { cause: error });
+    }
+    const c = response.Credentials;
+    if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken || !c.Expiration) {
+      throw new SpawnFailedError('STS returned incomplete sidecar credentials.');
+    }
+    return {
+      accessKeyId: c.AccessKeyId,
+      secretAccessKey: c.SecretAccessKey,
+      sessionToken: c.SessionToken,
+      expiration: c.Expiration.toISOString(),
+    };
+  };
+}

@@ -84,6 +84,8 @@ export interface SidecarOptions {
   readonly answer?: Answerer;
   /** What the sidecar reads on stdin instead of the room's key. */
   readonly stdin?: string;
+  /** The room's channel keys when the real consumer answers (it derives them from the platform's secret). */
+  readonly keys?: SidecarKeys;
 }
 
 const shortTimeouts = {
@@ -447,7 +449,7 @@ export async function startSidecar(options: SidecarOptions = {}): Promise<Sideca
   // K_room on stdin, as the local fleet passes it (unless a test puts SIDECAR_KEY in the environment).
   const child = spawn(process.execPath, [entry], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdin?.on('error', () => undefined);
-  child.stdin?.end(options.stdin ?? `${encodeRoomKey(setup.keys)}\n`);
+  child.stdin?.end(options.stdin ?? `${encodeRoomKey(options.keys ?? setup.keys)}\n`);
   return new SidecarRun(setup, options.answer ?? acceptAll, child);
 }
 

@@ -8,6 +8,7 @@ import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
 import { generateRegistrationKey, hashRegistrationKey } from '../../../core/reservations/keys';
 import { MemberStore } from '../../../core/reservations/store';
 import { RoomStore } from '../../../core/rooms/store';
+import { platform as lambdaPlatform } from '../../../lambdas/dependencies';
 import { processControllerEvents } from '../../../lambdas/queue/controller-events';
 import { createQueues } from '../../../local/sqs-emulator';
 import { startSqsPoller, type SqsPoller } from '../../../local/sqs-pollers';
@@ -120,6 +121,7 @@ async function withRoomSidecar(
   const socket = externalEndpoint();
   await withSidecar(
     {
+      keys: await lambdaPlatform().sidecarKeys(roomId),
       env: {
         GAME_LAUNCH: 'external',
         ZMQ_ENDPOINT: socket.endpoint,

@@ -17,6 +17,7 @@ import {
   type TestApi,
   type TestPlatform,
 } from '../../helpers/platform';
+import { SidecarChannelDouble } from '../../helpers/sidecar-channel';
 
 /**
  * Issue 8, point 1: the HTTP API accepts only the identity provider's tokens for its own
@@ -35,12 +36,15 @@ let admin: string;
 
 const spawned: SpawnRequest[] = [];
 
+const channel = new SidecarChannelDouble();
+
 async function deliver(...messages: ControllerRequest[]) {
+  const bodies = await Promise.all(messages.map((m) => channel.seal(m)));
   const event: SQSEvent = {
-    Records: messages.map((m) => ({
+    Records: messages.map((m, i) => ({
       messageId: randomUUID(),
       receiptHandle: 'r',
-      body: JSON.stringify(m),
+      body: bodies[i] ?? '',
       attributes: {
         ApproximateReceiveCount: '1',
         SentTimestamp: '0',
@@ -76,7 +80,7 @@ async function nextReply(): Promise<ControllerReply | undefined> {
     );
     for (const m of Messages) {
       await sqs.send(new DeleteMessageCommand({ QueueUrl: replyQueue, ReceiptHandle: m.ReceiptHandle }));
-      return JSON.parse(m.Body ?? '{}') as ControllerReply;
+      return channel.open(m.Body ?? '');
     }
   }
   return undefined;

@@ -5,6 +5,7 @@ import { sidecarEnvironment, type SidecarPlatformSettings } from '../core/gamese
 import type { SpawnRequest, Spawner } from '../core/gameservers/spawner';
 import { childLogger } from '../core/infra/logger';
 import type { Placement } from '../core/rooms/model';
+import { withParentDeathSignal } from './parent-death';
 
 export interface LocalFleetSettings {
   readonly sidecar: SidecarPlatformSettings;
@@ -72,7 +73,8 @@ export class LocalFleet implements Spawner {
     };
     let child: ChildProcess;
     try {
-      child = spawn(process.execPath, [entry], {
+      // Under a parent-death signal: a SIGKILLed platform takes its sidecars (and so their games) with it.
+      child = spawn(...withParentDeathSignal(process.execPath, [entry]), {
         env: Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv,
         detached: true,
         stdio: ['ignore', this.settings.output ?? 'ignore', this.settings.output ?? 'ignore'],

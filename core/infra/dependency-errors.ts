@@ -106,9 +106,20 @@ export function isConditionFailure(error: unknown): boolean {
   );
 }
 
-function classifyOne(error: SdkErrorShape): DependencyFailureKind | undefined {
+/**
+ * Node names the code in a socket error's message (`connect ECONNREFUSED 127.0.0.1:8000`).
+ * The SDK's retry layer rewraps an error from another realm (a jest sandbox, a worker) as
+ * `AWS SDK error wrapper for Error: connect ECONNREFUSED …`, keeping only that message.
+ */
+function codeInMessage(message: unknown): string {
+  if (typeof message !== 'string') return '';
+  const match = /\b(E[A-Z_]{4,})\b/.exec(message);
+  return match?.[1] ?? '';
+}
+
+function classifyOne(error: SdkErrorShape & { readonly message?: unknown }): DependencyFailureKind | undefined {
   const name = typeof error.name === 'string' ? error.name : '';
-  const code = typeof error.code === 'string' ? error.code : '';
+  const code = typeof error.code === 'string' ? error.code : codeInMessage(error.message);
   if (connectionErrorCodes.has(code)) return 'unreachable';
   if (timeoutErrorNames.has(name) || timeoutErrorCodes.has(code)) return 'timeout';
   if (throttlingErrorNames.has(name) || error.$retryable?.throttling === true) return 'throttled';

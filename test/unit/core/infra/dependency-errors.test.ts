@@ -170,3 +170,11 @@ describe('retryOnContention', () => {
     expect(write).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('classifyDependencyError with errors rewrapped by the SDK', () => {
+  it('reads the socket error code from the message when the SDK kept only that', () => {
+    const wrapped = new Error('AWS SDK error wrapper for Error: connect ECONNREFUSED 127.0.0.1:39875');
+
+    expect(classifyDependencyError(wrapped)).toEqual({ kind: 'unreachable', retryAfterS: 2 });
+  });
+});

@@ -21,7 +21,7 @@ export interface ApiGatewayOptions {
   readonly host?: string;
   /** Bodies above this are cut off before they reach a handler (handlers enforce their own, lower limit). */
   readonly maxRequestBytes?: number;
-  /** API Gateway's integration timeout. */
+  /** API Gateway's integration timeout (30 s); past it the caller gets 503 UNAVAILABLE. */
   readonly timeoutMs?: number;
 }
 
@@ -55,6 +55,28 @@ function compile(definition: RouteDefinition): CompiledRoute {
 
 function errorBody(code: string, message: string): string {
   return JSON.stringify({ error: { code, message } });
+}
+
+/** What the gateway answers when a handler (or its own route) runs out of time: API.md's 503 UNAVAILABLE. */
+function timedOut(): HttpResult {
+  return {
+    statusCode: 503,
+    headers: { 'content-type': 'application/json', 'retry-after': '1' },
+    body: errorBody('UNAVAILABLE', 'The request could not finish in time; retry in 1 s.'),
+  };
+}
+
+/** The handler's result, or `timedOut()` once `timeoutMs` has passed (the handler is left to finish). */
+async function withinTimeout(work: Promise<HttpResult>, timeoutMs: number): Promise<HttpResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<HttpResult>((resolve) => {
+    timer = setTimeout(() => resolve(timedOut()), timeoutMs);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function send(res: ServerResponse, result: HttpResult): void {
@@ -146,12 +168,15 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Local
     const method = req.method ?? 'GET';
     const own = options.ownRoutes?.find((r) => r.method === method && r.path === url.pathname);
     if (own) {
-      const { status, body } = await own.handle();
-      return send(res, {
-        statusCode: status,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
+      const result = await withinTimeout(
+        own.handle().then(({ status, body }) => ({
+          statusCode: status,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })),
+        timeoutMs,
+      );
+      return send(res, result);
     }
     for (const route of compiled) {
       if (route.definition.method !== method) continue;
@@ -172,21 +197,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Local
       const handler = options.handlers[route.definition.id];
       if (!handler) throw new Error(`No handler registered for route ${route.definition.id}.`);
       const event = toHttpEvent(req, url, body, routeKey, pathParameters);
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<HttpResult>((resolve) => {
-        timer = setTimeout(
-          () =>
-            resolve({
-              statusCode: 503,
-              headers: { 'content-type': 'application/json' },
-              body: JSON.stringify({ message: 'Service Unavailable' }),
-            }),
-          timeoutMs,
-        );
-      });
-      const result = await Promise.race([handler(event, lambdaContext(route.definition.id, timeoutMs)), timeout]);
-      clearTimeout(timer);
-      return send(res, result);
+      return send(res, await withinTimeout(handler(event, lambdaContext(route.definition.id, timeoutMs)), timeoutMs));
     }
     req.resume();
     send(res, {

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { logger } from '../core/infra/logger';
 import { startLocalCloud, type LocalCloud } from './cloud';
 import { defaultConfigPath } from './config-file';
+import { watchParent } from './process-guards';
 
 const shutdownDeadlineMs = 4_500;
 
@@ -25,7 +26,7 @@ function banner(cloud: LocalCloud, startedInMs: number): string {
     '',
     `  Get a token:   curl -s -XPOST ${cloud.apiUrl}/v1/dev/tokens -d '{"account":"alice"}'`,
     '',
-    'Ctrl-C stops everything.',
+    'Ctrl-C (or SIGTERM, SIGHUP, or the end of the process that started it) stops everything.',
     '',
   ].join('\n');
 }
@@ -42,10 +43,18 @@ export async function runCli(argv: string[]): Promise<void> {
 
   const startedAt = Date.now();
   let cloud: LocalCloud | undefined;
+  let starting: Promise<LocalCloud> | undefined;
   let stopping = false;
+  /**
+   * Stops once, whatever asks first. Later signals (Ctrl-C reaches us from the terminal and
+   * again from npm; a group SIGTERM likewise) must not cut the stop short: that is how
+   * DynamoDB Local used to outlive us. The deadline exits anyway; the 'exit' hook below
+   * SIGKILLs whatever is left.
+   */
   const stop = async (reason: string, exitCode: number) => {
     if (stopping) {
-      process.exit(exitCode);
+      logger.info('already stopping', { reason });
+      return;
     }
     stopping = true;
     logger.info('stopping the local cloud', { reason });
@@ -54,25 +63,29 @@ export async function runCli(argv: string[]): Promise<void> {
       process.exit(exitCode);
     }, shutdownDeadlineMs);
     force.unref();
-    await cloud?.stop();
+    const running = cloud ?? (await starting?.catch(() => undefined));
+    await running?.stop().catch((error: unknown) => logger.error('stop failed', { error: error as Error }));
     clearTimeout(force);
     process.exit(exitCode);
   };
-  process.on('SIGINT', () => void stop('SIGINT', 0));
-  process.on('SIGTERM', () => void stop('SIGTERM', 0));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal, 0));
   process.on('uncaughtException', (error) => {
     logger.error('uncaught exception', { error });
     void stop('uncaughtException', 1);
   });
+  process.on('exit', () => cloud?.killNow());
+  watchParent((formerParent) => void stop(`parent process ${formerParent} exited`, 0));
 
   try {
-    cloud = await startLocalCloud({ port: options.port, configPath: options.config, persistDir: options.persist });
+    starting = startLocalCloud({ port: options.port, configPath: options.config, persistDir: options.persist });
+    cloud = await starting;
   } catch (error) {
     process.stderr.write(`\nThe local cloud could not start: ${(error as Error).message}\n`);
     await stop('start-up failed', 1);
     return;
   }
-  if (stopping) return void (await cloud.stop());
+  // A signal during start-up is already stopping it.
+  if (stopping) return;
   process.stdout.write(banner(cloud, Date.now() - startedAt));
   logger.info('local cloud ready', {
     apiUrl: cloud.apiUrl,

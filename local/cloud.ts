@@ -15,6 +15,7 @@ import { bundle } from '../containers/build';
 import { LocalFleet } from './fleet';
 import { startApiGateway, type LocalApiGateway } from './api-gateway';
 import { loadLocalConfigFile, type LocalConfigFile } from './config-file';
+import { checkHealth, ComponentDownError, type HealthReport } from './health';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { httpHandlers } from './http-handlers';
 import { queueConsumers } from './queue-consumers';
@@ -36,19 +37,24 @@ export interface LocalCloudOptions {
   readonly sweepIntervalMs?: number;
   /** Per-account limits; tests and benchmarks that play many rooms from one account raise them. */
   readonly rateLimits?: { joinsPerMinute?: number; createsPerMinute?: number };
+  /** Pause before DynamoDB Local is restarted after it died (tests lengthen it to observe the outage). */
+  readonly dynamodbRestartDelayMs?: number;
 }
 
 export interface LocalCloud {
   readonly apiUrl: string;
   readonly tableName: string;
-  readonly dynamodb: { readonly endpoint: string; readonly pid: number };
+  /** `pid` is the JVM serving now: it changes when a dead one is replaced. */
+  readonly dynamodb: { readonly endpoint: string; readonly pid: number; readonly restarts: number };
   readonly sqs: { readonly endpoint: string; readonly queueUrls: Readonly<Record<string, string>> };
   readonly config: LocalConfigFile;
   readonly fleet: LocalFleet;
   /** What the start found of an earlier run: rooms failed, leftover processes stopped. */
   readonly reconciled: ReconcileResult;
-  health(): Promise<{ healthy: boolean; components: Record<string, 'up' | 'down'> }>;
+  health(): Promise<HealthReport>;
   stop(): Promise<void>;
+  /** SIGKILLs every process the cloud started, now. Synchronous: the last resort of a process 'exit' handler. */
+  killNow(): void;
 }
 
 export const localTableName = 'roomkeeper-local';
@@ -85,14 +91,8 @@ function optionalNumbers(values: Record<string, number | undefined>): Record<str
   );
 }
 
-async function isUp(check: () => Promise<unknown>): Promise<'up' | 'down'> {
-  try {
-    await check();
-    return 'up';
-  } catch {
-    return 'down';
-  }
-}
+/** Each part of `/health` gets this long; they run in parallel, so the answer comes within it. */
+const healthCheckTimeoutMs = 1_000;
 
 /**
  * Starts the whole platform on this machine: DynamoDB Local, the SQS emulator, the queues
@@ -110,7 +110,10 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     // (published in AUTH_JWKS), the platform's signs game-server and room tokens and is in no
     // key set the player and admin API trusts.
     const [dynamo, sqsEmulator, keyPair, platformKeyPair] = await Promise.all([
-      startDynamoDbLocal({ dbPath: options.persistDir }).then((d: DynamoDbLocal) => (started.push(d), d)),
+      startDynamoDbLocal({
+        dbPath: options.persistDir,
+        supervise: { restartDelayMs: options.dynamodbRestartDelayMs },
+      }).then((d: DynamoDbLocal) => (started.push(d), d)),
       startSqsEmulator().then((s: SqsEmulator) => (started.push(s), s)),
       generateSigningKeyPair(`local-dev-${Date.now()}`),
       generateSigningKeyPair(`local-platform-${Date.now()}`),
@@ -190,14 +193,24 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     // Build once up front so the first room does not pay for it (the sample game's script runs its bundle).
     await Promise.all([bundle('controller'), bundle('sample-game')]);
 
-    for (const game of fileConfig.games) {
-      await platform().gameConfigurations.put({
-        ...game.configuration,
-        gameId: game.gameId,
-        version: game.version,
-        updatedAt: new Date().toISOString(),
-      });
-    }
+    const installGames = async () => {
+      for (const game of fileConfig.games) {
+        await platform().gameConfigurations.put({
+          ...game.configuration,
+          gameId: game.gameId,
+          version: game.version,
+          updatedAt: new Date().toISOString(),
+        });
+      }
+    };
+    await installGames();
+    // A replaced JVM serves the same endpoint. In memory it starts empty: the table and the
+    // file's games come back, the rooms do not, so their game servers are stopped.
+    dynamo.onRestart(async () => {
+      await ensureTable(db, localTableName);
+      if (!options.persistDir) await localFleet.stopAll('storage-lost');
+      await installGames();
+    });
 
     const pollers: SqsPoller[] = Object.entries(queueConsumers).map(([id, handler]) => {
       const definition = queueDefinitions[id as QueueId];
@@ -225,20 +238,25 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     }, options.sweepIntervalMs ?? defaultSweepIntervalMs);
     started.push({ stop: async () => clearInterval(sweeper) });
 
-    const health = async () => {
-      const components: Record<string, 'up' | 'down'> = {
-        dynamodb: await isUp(() => db.send(new DescribeTableCommand({ TableName: localTableName }))),
-        sqs: await isUp(() =>
-          Promise.all(
-            Object.values(queueUrls).map((QueueUrl) =>
-              sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] })),
+    const health = () =>
+      checkHealth(
+        {
+          dynamodb: async (abortSignal) => {
+            if (dynamo.status !== 'up') throw new ComponentDownError(`restarting (${dynamo.lastExit ?? 'stopped'})`);
+            await db.send(new DescribeTableCommand({ TableName: localTableName }), { abortSignal });
+          },
+          sqs: (abortSignal) =>
+            Promise.all(
+              Object.values(queueUrls).map((QueueUrl) =>
+                sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }), { abortSignal }),
+              ),
             ),
-          ),
-        ),
-        pollers: pollers.every((p) => p.running) ? 'up' : 'down',
-      };
-      return { healthy: Object.values(components).every((c) => c === 'up'), components };
-    };
+          pollers: async () => {
+            if (!pollers.every((p) => p.running)) throw new ComponentDownError('stopped');
+          },
+        },
+        healthCheckTimeoutMs,
+      );
 
     const gateway: LocalApiGateway = await startApiGateway({
       routes,
@@ -249,8 +267,11 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
           method: 'GET',
           path: '/health',
           handle: async () => {
-            const { healthy, components } = await health();
-            return { status: healthy ? 200 : 503, body: { status: healthy ? 'ok' : 'degraded', components } };
+            const { healthy, components, problems } = await health();
+            return {
+              status: healthy ? 200 : 503,
+              body: { status: healthy ? 'ok' : 'degraded', components, ...(healthy ? {} : { problems }) },
+            };
           },
         },
         { method: 'GET', path: '/.well-known/jwks.json', handle: async () => ({ status: 200, body: keyPair.jwks }) },
@@ -261,13 +282,23 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     return {
       apiUrl: gateway.url,
       tableName: localTableName,
-      dynamodb: { endpoint: dynamo.endpoint, pid: dynamo.pid },
+      dynamodb: dynamo,
       sqs: { endpoint: sqsEmulator.endpoint, queueUrls },
       config: fileConfig,
       fleet: localFleet,
       reconciled,
       health,
       stop: stopAll,
+      killNow: () => {
+        dynamo.killNow();
+        for (const pid of localFleet.pids) {
+          try {
+            process.kill(-pid, 'SIGKILL');
+          } catch {
+            // Already gone.
+          }
+        }
+      },
     };
   } catch (error) {
     await stopAll();

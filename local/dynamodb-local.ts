@@ -3,12 +3,37 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { childLogger } from '../core/infra/logger';
 import { freePort } from './free-port';
+import { withParentDeathSignal } from './parent-death';
+
+const log = childLogger('dynamodb-local');
 
 export interface DynamoDbLocal {
   readonly endpoint: string;
+  /** The JVM serving now; a supervised restart changes it. */
   readonly pid: number;
+  /** `restarting` from the JVM's unexpected death until its successor serves on the same port. */
+  readonly status: 'up' | 'restarting' | 'stopped';
+  /** Why the last JVM died, while `restarting`. */
+  readonly lastExit?: string;
+  readonly restarts: number;
+  /** Runs after each supervised restart serves again (in memory, it starts empty). */
+  onRestart(listener: () => Promise<void>): void;
+  /** SIGKILLs the JVM's process group now. Synchronous, so a process 'exit' handler can call it. */
+  killNow(): void;
   stop(): Promise<void>;
+}
+
+export interface DynamoDbLocalOptions {
+  /** Keep the data in this directory instead of memory. */
+  readonly dbPath?: string;
+  readonly port?: number;
+  /**
+   * Restart the JVM on the same port whenever it dies without `stop()`. The first restart
+   * waits `restartDelayMs` (default 250 ms); failed restarts back off up to 10 s.
+   */
+  readonly supervise?: boolean | { readonly restartDelayMs?: number };
 }
 
 export class JavaMissingError extends Error {
@@ -42,7 +67,8 @@ async function waitUntilServing(endpoint: string, child: ChildProcess, timeoutMs
     for (;;) {
       if (child.exitCode !== null) throw new Error(`DynamoDB Local exited during start-up (code ${child.exitCode}).`);
       try {
-        await client.send(new ListTablesCommand({}));
+        // A stopped (not dead) JVM accepts connections and never answers: bound each probe.
+        await client.send(new ListTablesCommand({}), { abortSignal: AbortSignal.timeout(2_000) });
         return;
       } catch (error) {
         if (Date.now() > deadline)
@@ -76,45 +102,130 @@ function stopProcessGroup(child: ChildProcess, graceMs: number): Promise<void> {
   });
 }
 
+function killGroupNow(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+interface Launched {
+  readonly child: ChildProcess;
+  stderr(): string;
+}
+
+/** One JVM, in its own process group, killed by the kernel if this process dies. */
+function launch(dir: string, workDir: string, port: number, dbPath: string | undefined): Launched {
+  const storage = dbPath ? ['-dbPath', dbPath] : ['-inMemory'];
+  const [command, args] = withParentDeathSignal('java', [
+    `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    join(dir, 'DynamoDBLocal.jar'),
+    ...storage,
+    '-port',
+    String(port),
+    '-disableTelemetry',
+  ]);
+  const child = spawn(command, args, { cwd: workDir, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  // A failed spawn surfaces as the exit check of `waitUntilServing`; never as an unhandled 'error'.
+  child.on('error', (error) => {
+    stderr += `\n${error.message}`;
+  });
+  return { child, stderr: () => stderr };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * Starts AWS's DynamoDB Local (the jar bundled in `amplify-dynamodb-simulator`) on a free
  * port, in memory unless `dbPath` is given, in its own process group so it can be ended
- * with everything it started.
+ * with everything it started, and under `setpriv --pdeathsig KILL` so it cannot outlive
+ * this process. Supervised, a JVM that dies is replaced on the same port: clients keep
+ * their endpoint and recover by themselves.
  */
-export async function startDynamoDbLocal(options: { dbPath?: string; port?: number } = {}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   assertJavaAvailable();
   const dir = emulatorDirectory();
   const port = options.port ?? (await freePort());
   // It writes a metadata file into its working directory.
   const workDir = mkdtempSync(join(tmpdir(), 'roomkeeper-ddb-'));
-  const storage = options.dbPath ? ['-dbPath', options.dbPath] : ['-inMemory'];
-  const child = spawn(
-    'java',
-    [
-      `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
-      '-jar',
-      join(dir, 'DynamoDBLocal.jar'),
-      ...storage,
-      '-port',
-      String(port),
-      '-disableTelemetry',
-    ],
-    { cwd: workDir, detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
   const endpoint = `http://127.0.0.1:${port}`;
+  const supervise = options.supervise === true || typeof options.supervise === 'object';
+  const restartDelayMs = (typeof options.supervise === 'object' && options.supervise.restartDelayMs) || 250;
+  const listeners: (() => Promise<void>)[] = [];
+  let current = launch(dir, workDir, port, options.dbPath);
+  let status: DynamoDbLocal['status'] = 'up';
+  let lastExit: string | undefined;
+  let restarts = 0;
+
   const stop = async () => {
-    await stopProcessGroup(child, 1500);
+    status = 'stopped';
+    await stopProcessGroup(current.child, 1500);
     rmSync(workDir, { recursive: true, force: true });
   };
+
+  async function restart(): Promise<void> {
+    for (let delay = restartDelayMs; status === 'restarting'; delay = Math.min(delay * 2, 10_000)) {
+      await sleep(delay);
+      if (status !== 'restarting') return;
+      current = launch(dir, workDir, port, options.dbPath);
+      try {
+        await waitUntilServing(endpoint, current.child, 30_000);
+      } catch (error) {
+        log.warn('DynamoDB Local did not come back; trying again', { error: error as Error, stderr: current.stderr() });
+        await stopProcessGroup(current.child, 1000);
+        continue;
+      }
+      if (status !== 'restarting') return;
+      status = 'up';
+      lastExit = undefined;
+      restarts++;
+      watch(current.child);
+      log.info('DynamoDB Local restarted', { endpoint, pid: current.child.pid, restarts });
+      for (const listener of listeners)
+        await listener().catch((error: unknown) => log.error('after-restart step failed', { error: error as Error }));
+    }
+  }
+
+  function watch(child: ChildProcess): void {
+    child.once('exit', (code, signal) => {
+      if (status !== 'up' || child !== current.child) return;
+      lastExit = signal ? `killed by ${signal}` : `exited with code ${code}`;
+      status = 'restarting';
+      log.warn('DynamoDB Local died; restarting it on the same port', { endpoint, lastExit });
+      void restart();
+    });
+  }
+
   try {
-    await waitUntilServing(endpoint, child, 30_000);
+    await waitUntilServing(endpoint, current.child, 30_000);
   } catch (error) {
     await stop();
-    throw new Error(`${(error as Error).message}\n${stderr}`.trim(), { cause: error });
+    throw new Error(`${(error as Error).message}\n${current.stderr()}`.trim(), { cause: error });
   }
-  return { endpoint, pid: child.pid ?? -1, stop };
+  if (supervise) watch(current.child);
+  return {
+    endpoint,
+    get pid() {
+      return current.child.pid ?? -1;
+    },
+    get status() {
+      return status;
+    },
+    get lastExit() {
+      return lastExit;
+    },
+    get restarts() {
+      return restarts;
+    },
+    onRestart: (listener) => void listeners.push(listener),
+    killNow: () => killGroupNow(current.child),
+    stop,
+  };
 }

@@ -7,6 +7,7 @@ import { childLogger } from '../core/infra/logger';
 import { encodeRoomKey, type SidecarKeys } from '../core/protocol/sidecar-channel';
 import type { Placement } from '../core/rooms/model';
 import { currentFleetOwner, fleetOwnerVariable } from './fleet-owner';
+import { withParentDeathSignal } from './parent-death';
 
 export interface LocalFleetSettings {
   readonly sidecar: SidecarPlatformSettings;
@@ -89,7 +90,8 @@ export class LocalFleet implements Spawner {
     };
     let child: ChildProcess;
     try {
-      child = spawn(process.execPath, [entry], {
+      // Under a parent-death signal: a SIGKILLed platform takes its sidecars (and so their games) with it.
+      child = spawn(...withParentDeathSignal(process.execPath, [entry]), {
         env: Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv,
         detached: true,
         // stdin carries K_room: a game can read its parent's /proc/<pid>/environ and cmdline,

@@ -10,14 +10,51 @@ import type { PlatformConfig } from './config';
 const emulatorCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /**
- * One keep-alive connection pool per process. DynamoDB Local's accept backlog is 50, so a
- * burst of new connections would stall: the pool stays below it.
+ * How long one attempt may take. A healthy DynamoDB answers in milliseconds (the local
+ * emulator in tens at worst); without a bound, a stalled one held requests for 36 s. With
+ * three attempts and the SDK's jittered backoff a stalled dependency fails a call in about
+ * 5 s (`UNAVAILABLE`), and a refused connection in well under 1 s.
  */
-function requestHandler(): NodeHttpHandler {
-  return new NodeHttpHandler({
+export const dependencyTimeouts = {
+  connectionMs: 1_000,
+  dynamodbRequestMs: 1_500,
+  sqsRequestMs: 5_000,
+  /** SQS long polls wait up to 20 s by design; their own timeout must outlast that. */
+  sqsLongPollRequestMs: 25_000,
+  maxAttempts: 3,
+} as const;
+
+type HandleArguments = Parameters<NodeHttpHandler['handle']>;
+
+/** Gives ReceiveMessage (a long poll) a timeout longer than its wait; every other call keeps the short one. */
+class SqsRequestHandler extends NodeHttpHandler {
+  override handle(
+    request: HandleArguments[0],
+    options: HandleArguments[1] = {},
+  ): ReturnType<NodeHttpHandler['handle']> {
+    const longPoll = request.headers['x-amz-target'] === 'AmazonSQS.ReceiveMessage';
+    return super.handle(
+      request,
+      longPoll
+        ? { ...options, requestTimeout: options.requestTimeout ?? dependencyTimeouts.sqsLongPollRequestMs }
+        : options,
+    );
+  }
+}
+
+/**
+ * One keep-alive connection pool per process. DynamoDB Local's accept backlog is 50, so a
+ * burst of new connections would stall: the pool stays below it. Timeouts throw (the
+ * handler only warns by default), so the SDK retries and then gives up.
+ */
+function handlerOptions(requestTimeout: number) {
+  return {
     httpAgent: new Agent({ keepAlive: true, maxSockets: 48 }),
     httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 48 }),
-  });
+    connectionTimeout: dependencyTimeouts.connectionMs,
+    requestTimeout,
+    throwOnRequestTimeout: true,
+  };
 }
 
 export function createDocumentClient(
@@ -25,7 +62,8 @@ export function createDocumentClient(
 ): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     region: config.region,
-    requestHandler: requestHandler(),
+    requestHandler: new NodeHttpHandler(handlerOptions(dependencyTimeouts.dynamodbRequestMs)),
+    maxAttempts: dependencyTimeouts.maxAttempts,
     ...(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint, credentials: emulatorCredentials } : {}),
   });
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
@@ -36,7 +74,8 @@ export function createSqsClient(
 ): SQSClient {
   return new SQSClient({
     region: config.region,
-    requestHandler: requestHandler(),
+    requestHandler: new SqsRequestHandler(handlerOptions(dependencyTimeouts.sqsRequestMs)),
+    maxAttempts: dependencyTimeouts.maxAttempts,
     // A deployed sidecar's scoped, renewed session; otherwise the default chain (the Lambda role).
     ...(config.credentials ? { credentials: config.credentials } : {}),
     // The emulator puts its own host name in queue URLs; send to the endpoint we were given.

@@ -1,6 +1,7 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { asDependencyUnavailable, isConditionFailure, retryOnContention } from '../infra/dependency-errors';
 import { keys } from '../infra/keys';
 import { memberItem, registrationKeyItem } from '../reservations/items';
 import type { Member } from '../reservations/model';
@@ -11,11 +12,15 @@ import { RoomAlreadyExistsError, RoomNotFoundError } from './errors';
 export type TransitionResult =
   { readonly applied: true; readonly room: Room } | { readonly applied: false; readonly room?: Room };
 
+/** Attempts at creating a room while transactions collide or DynamoDB throttles. */
+const createAttempts = 5;
+
 /** Room persistence. Storage failures leave this module only as room errors or results. */
 export class RoomStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   ) {}
 
   async create(room: Room): Promise<void> {
@@ -24,26 +29,26 @@ export class RoomStore {
 
   /**
    * Writes a new room together with its creator's reservation and registration key, all or
-   * nothing: a room is never visible with a slot count its members do not back.
+   * nothing: a room is never visible with a slot count its members do not back. Only a
+   * failed condition means the room exists; a transaction cancelled by conflicts or
+   * throttling is tried again and then answers `UNAVAILABLE`.
    */
   async createWithMember(room: Room, member?: Member): Promise<void> {
     const puts: Record<string, unknown>[] = [
       { ...keys.room(room.roomId), type: 'room', ...room, ...keys.roomIndexes(room) },
     ];
     if (member) puts.push(memberItem(member), registrationKeyItem(member));
+    const write = new TransactWriteCommand({
+      TransactItems: puts.map((Item) => ({
+        Put: { TableName: this.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' },
+      })),
+    });
     try {
-      await this.db.send(
-        new TransactWriteCommand({
-          TransactItems: puts.map((Item) => ({
-            Put: { TableName: this.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' },
-          })),
-        }),
-      );
+      // Only cancelled (unapplied) transactions are retried here, so a retry cannot find its own room.
+      await retryOnContention(() => this.db.send(write), { maxAttempts: createAttempts, sleep: this.sleep });
     } catch (error) {
-      if (error instanceof TransactionCanceledException || error instanceof ConditionalCheckFailedException) {
-        throw new RoomAlreadyExistsError(room.roomId);
-      }
-      throw error;
+      if (isConditionFailure(error)) throw new RoomAlreadyExistsError(room.roomId);
+      throw asDependencyUnavailable(error) ?? error;
     }
   }
 

@@ -10,6 +10,7 @@ import {
   type TokenVerifier,
 } from '../../core/auth/tokens';
 import { config } from '../../core/infra/config';
+import { asDependencyUnavailable } from '../../core/infra/dependency-errors';
 import { childLogger } from '../../core/infra/logger';
 
 export type HttpEvent = APIGatewayProxyEventV2;
@@ -83,8 +84,11 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 function errorResponses(): MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext> {
   return {
     onError: (request) => {
-      const error = request.error;
       const requestId = request.event.requestContext?.requestId ?? 'unknown';
+      // A dependency outage is the caller's 503 UNAVAILABLE with Retry-After, never a 500.
+      const unavailable = request.error instanceof PlatformError ? undefined : asDependencyUnavailable(request.error);
+      if (unavailable) log.warn('dependency unavailable', { requestId, error: request.error as Error });
+      const error = unavailable ?? request.error;
       if (error instanceof PlatformError) {
         request.response = json(
           error.status,

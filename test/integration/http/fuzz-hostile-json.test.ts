@@ -21,7 +21,7 @@ const configurationPath = '/v1/admin/games/arena/versions/1';
 const configuration = { binary: '/bin/true', maxPlayers: 4, serverSettings: { mode: 'ffa' }, env: { A: '1' } };
 
 beforeAll(async () => {
-  api = await startTestApi({ JOIN_RATE_LIMIT_PER_MINUTE: '100000', CREATE_RATE_LIMIT_PER_MINUTE: '100000' });
+  api = await startTestApi({ JOIN_RATE_LIMIT_PER_MINUTE: '10000', CREATE_RATE_LIMIT_PER_MINUTE: '10000' });
   tokens.player = await api.platform.token('fuzzer');
   tokens.admin = await api.platform.token('ops', ['admin']);
   await new RoomStore(api.platform.db, api.platform.tableName).create(room);

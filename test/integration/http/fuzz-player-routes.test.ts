@@ -19,7 +19,7 @@ let token: string;
 
 beforeAll(async () => {
   // Generous limits: the fuzzer sends hundreds of joins from one account on purpose.
-  platform = await startTestPlatform({ JOIN_RATE_LIMIT_PER_MINUTE: '100000', CREATE_RATE_LIMIT_PER_MINUTE: '100000' });
+  platform = await startTestPlatform({ JOIN_RATE_LIMIT_PER_MINUTE: '10000', CREATE_RATE_LIMIT_PER_MINUTE: '10000' });
   gateway = await startApiGateway({ routes, handlers: httpHandlers, port: 0 });
   call = jsonClient(gateway.url);
   token = await platform.token('fuzzer');

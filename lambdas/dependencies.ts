@@ -12,6 +12,8 @@ import type { SidecarPlatformSettings } from '../core/gameservers/sidecar-launch
 import type { Spawner } from '../core/gameservers/spawner';
 import { createDocumentClient, createSqsClient } from '../core/infra/aws-clients';
 import { config, ConfigInvalidError, type PlatformConfig } from '../core/infra/config';
+import { deriveIdempotencyKey } from '../core/idempotency/cipher';
+import { IdempotencyStore } from '../core/idempotency/store';
 import { RoomStore } from '../core/rooms/store';
 
 /**
@@ -26,6 +28,8 @@ export interface Platform {
   readonly gameConfigurations: GameConfigurationStore;
   /** Bans and per-account join/create rate limits: `assertJoinAllowed`, `assertCreateAllowed`. */
   readonly abuse: AbuseGuard;
+  /** `Idempotency-Key` records; answers encrypted under a key derived from the signing key. */
+  readonly idempotency: IdempotencyStore;
   readonly spawner: Spawner;
   /** Settings every sidecar gets; fails if the controller queue is not configured. */
   sidecarSettings(): SidecarPlatformSettings;
@@ -39,6 +43,7 @@ export interface Platform {
 
 let current: Platform | undefined;
 let spawnerOverride: ((platform: Omit<Platform, 'spawner'>) => Spawner) | undefined;
+let clockOverride: (() => Date) | undefined;
 
 function sidecarSettings(settings: PlatformConfig): SidecarPlatformSettings {
   const queueUrl = settings.queueUrls.controllerRequests;
@@ -57,9 +62,13 @@ function sidecarSettings(settings: PlatformConfig): SidecarPlatformSettings {
  * The platform's own signing key: inline in the local cloud, from Secrets Manager when
  * deployed (fetched on first use, once per cold start).
  */
-function platformTokens(settings: PlatformConfig): { sign: TokenSigner; verify: TokenVerifier } {
-  let loaded: Promise<{ sign: TokenSigner; verify: TokenVerifier }> | undefined;
-  const load = async (): Promise<{ sign: TokenSigner; verify: TokenVerifier }> => {
+function platformTokens(settings: PlatformConfig): {
+  sign: TokenSigner;
+  verify: TokenVerifier;
+  idempotencyKey: () => Promise<Buffer>;
+} {
+  let loaded: Promise<{ sign: TokenSigner; verify: TokenVerifier; idempotencyKey: Buffer }> | undefined;
+  const load = async (): Promise<{ sign: TokenSigner; verify: TokenVerifier; idempotencyKey: Buffer }> => {
     let text = settings.tokenSigningJwk;
     if (!text && settings.tokenSigningJwkSecretArn) {
       const client = new SecretsManagerClient({ region: settings.region });
@@ -86,6 +95,7 @@ function platformTokens(settings: PlatformConfig): { sign: TokenSigner; verify: 
       sign: createTokenSigner(jwk, settings.auth.issuer),
       // Tokens the platform issued itself (game servers'), checked against the public half of its key.
       verify: createTokenVerifier({ issuer: settings.auth.issuer, jwks: JSON.stringify({ keys: [publicJwk] }) }),
+      idempotencyKey: deriveIdempotencyKey(Buffer.from(jwk.d, 'base64url')),
     };
   };
   const get = () => {
@@ -96,6 +106,7 @@ function platformTokens(settings: PlatformConfig): { sign: TokenSigner; verify: 
   return {
     sign: async (claims) => (await get()).sign(claims),
     verify: async (token) => (await get()).verify(token),
+    idempotencyKey: async () => (await get()).idempotencyKey,
   };
 }
 
@@ -133,9 +144,13 @@ export function platform(): Platform {
       sidecarSettings: () => sidecarSettings(settings),
       ...(() => {
         const tokens = platformTokens(settings);
-        return { signToken: tokens.sign, verifyPlatformToken: tokens.verify };
+        return {
+          signToken: tokens.sign,
+          verifyPlatformToken: tokens.verify,
+          idempotency: new IdempotencyStore(db, settings.tableName, tokens.idempotencyKey),
+        };
       })(),
-      now: () => new Date(),
+      now: () => clockOverride?.() ?? new Date(),
       newId: () => randomUUID(),
     };
     const spawner = spawnerOverride ? spawnerOverride(base) : ecsSpawner(settings, () => sidecarSettings(settings));
@@ -151,6 +166,11 @@ export function platform(): Platform {
 export function useSpawner(factory: ((platform: Omit<Platform, 'spawner'>) => Spawner) | undefined): void {
   spawnerOverride = factory;
   current = undefined;
+}
+
+/** Tests move the platform's clock (expiries judged against `now`); undefined restores the system clock. */
+export function useClock(now: (() => Date) | undefined): void {
+  clockOverride = now;
 }
 
 /** Drop the shared adapters so the next call rebuilds them from a fresh configuration. */

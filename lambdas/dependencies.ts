@@ -21,6 +21,8 @@ import { createDocumentClient, createSqsClient } from '../core/infra/aws-clients
 import { config, ConfigInvalidError, type PlatformConfig } from '../core/infra/config';
 import type { SidecarCredentials } from '../core/protocol/controller-messages';
 import { sidecarKeys, type SidecarKeys } from '../core/protocol/sidecar-channel';
+import { deriveIdempotencyKey } from '../core/idempotency/cipher';
+import { IdempotencyStore } from '../core/idempotency/store';
 import { RoomStore } from '../core/rooms/store';
 
 /**
@@ -35,6 +37,8 @@ export interface Platform {
   readonly gameConfigurations: GameConfigurationStore;
   /** Bans and per-account join/create rate limits: `assertJoinAllowed`, `assertCreateAllowed`. */
   readonly abuse: AbuseGuard;
+  /** `Idempotency-Key` records; answers encrypted under a key derived from the signing key. */
+  readonly idempotency: IdempotencyStore;
   readonly spawner: Spawner;
   /** Settings every sidecar gets; fails if the controller queue is not configured. */
   sidecarSettings(): SidecarPlatformSettings;
@@ -56,6 +60,7 @@ export interface Platform {
 
 let current: Platform | undefined;
 let spawnerOverride: ((platform: Omit<Platform, 'spawner'>) => Spawner) | undefined;
+let clockOverride: (() => Date) | undefined;
 
 function sidecarSettings(settings: PlatformConfig): SidecarPlatformSettings {
   const queueUrl = settings.queueUrls.controllerRequests;
@@ -79,12 +84,14 @@ interface LoadedTokens {
   verify: PlatformTokenVerifier;
   /** The private scalar `d`: input keying material for the sidecar channel keys. */
   secret: Buffer;
+  idempotencyKey: Buffer;
 }
 
 function platformTokens(settings: PlatformConfig): {
   sign: TokenSigner;
   verify: PlatformTokenVerifier;
   sidecarKeys: (roomId: string) => Promise<SidecarKeys>;
+  idempotencyKey: () => Promise<Buffer>;
 } {
   let loaded: Promise<LoadedTokens> | undefined;
   const load = async (): Promise<LoadedTokens> => {
@@ -119,6 +126,7 @@ function platformTokens(settings: PlatformConfig): {
         jwks: JSON.stringify({ keys: [publicJwk] }),
       }),
       secret: Buffer.from(jwk.d, 'base64url'),
+      idempotencyKey: deriveIdempotencyKey(Buffer.from(jwk.d, 'base64url')),
     };
   };
   const get = () => {
@@ -130,6 +138,7 @@ function platformTokens(settings: PlatformConfig): {
     sign: async (claims) => (await get()).sign(claims),
     verify: async (token, audience) => (await get()).verify(token, audience),
     sidecarKeys: async (roomId) => sidecarKeys((await get()).secret, roomId),
+    idempotencyKey: async () => (await get()).idempotencyKey,
   };
 }
 
@@ -173,7 +182,12 @@ export function platform(): Platform {
       sidecarSettings: () => sidecarSettings(settings),
       ...(() => {
         const tokens = platformTokens(settings);
-        return { signToken: tokens.sign, verifyPlatformToken: tokens.verify, sidecarKeys: tokens.sidecarKeys };
+        return {
+          signToken: tokens.sign,
+          verifyPlatformToken: tokens.verify,
+          sidecarKeys: tokens.sidecarKeys,
+          idempotency: new IdempotencyStore(db, settings.tableName, tokens.idempotencyKey),
+        };
       })(),
       ...(settings.sidecarRole
         ? {
@@ -183,7 +197,7 @@ export function platform(): Platform {
             }),
           }
         : {}),
-      now: () => new Date(),
+      now: () => clockOverride?.() ?? new Date(),
       newId: () => randomUUID(),
     };
     const spawner = spawnerOverride
@@ -201,6 +215,11 @@ export function platform(): Platform {
 export function useSpawner(factory: ((platform: Omit<Platform, 'spawner'>) => Spawner) | undefined): void {
   spawnerOverride = factory;
   current = undefined;
+}
+
+/** Tests move the platform's clock (expiries judged against `now`); undefined restores the system clock. */
+export function useClock(now: (() => Date) | undefined): void {
+  clockOverride = now;
 }
 
 /** Drop the shared adapters so the next call rebuilds them from a fresh configuration. */

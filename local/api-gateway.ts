@@ -79,6 +79,33 @@ async function withinTimeout(work: Promise<HttpResult>, timeoutMs: number): Prom
   }
 }
 
+/**
+ * Path parameters, percent-decoded as API Gateway hands them to Lambda; undefined when an
+ * escape is malformed (`%`, `%zz`, or bytes that are not UTF-8), which `decodeURIComponent`
+ * answers with a URIError. The gateway refuses such a path itself, before any handler or
+ * authentication runs, as API Gateway would never invoke the function for it.
+ */
+export function decodePathParameters(
+  names: readonly string[],
+  match: RegExpExecArray,
+): Record<string, string> | undefined {
+  try {
+    return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1] ?? '')]));
+  } catch {
+    return undefined;
+  }
+}
+
+function malformedPathBody(path: string): string {
+  return JSON.stringify({
+    error: {
+      code: 'BAD_REQUEST',
+      message: 'The path holds a malformed percent escape.',
+      details: { fields: [{ field: 'path', message: `is not a valid percent-encoded path: ${path.slice(0, 200)}` }] },
+    },
+  });
+}
+
 function send(res: ServerResponse, result: HttpResult): void {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
@@ -164,7 +191,15 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Local
   const timeoutMs = options.timeoutMs ?? 30_000;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = URL.parse(req.url ?? '/', 'http://localhost');
+    if (!url) {
+      req.resume();
+      return send(res, {
+        statusCode: 400,
+        headers: { 'content-type': 'application/json' },
+        body: malformedPathBody(''),
+      });
+    }
     const method = req.method ?? 'GET';
     const own = options.ownRoutes?.find((r) => r.method === method && r.path === url.pathname);
     if (own) {
@@ -190,13 +225,18 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Local
           body: errorBody('PAYLOAD_TOO_LARGE', `The request body exceeds ${maxRequestBytes} bytes.`),
         });
       }
-      const pathParameters = route.parameterNames.length
-        ? Object.fromEntries(route.parameterNames.map((name, i) => [name, decodeURIComponent(match[i + 1] ?? '')]))
-        : undefined;
+      const pathParameters = decodePathParameters(route.parameterNames, match);
+      if (!pathParameters) {
+        return send(res, {
+          statusCode: 400,
+          headers: { 'content-type': 'application/json' },
+          body: malformedPathBody(url.pathname),
+        });
+      }
       const routeKey = `${route.definition.method} ${route.definition.path}`;
       const handler = options.handlers[route.definition.id];
       if (!handler) throw new Error(`No handler registered for route ${route.definition.id}.`);
-      const event = toHttpEvent(req, url, body, routeKey, pathParameters);
+      const event = toHttpEvent(req, url, body, routeKey, route.parameterNames.length ? pathParameters : undefined);
       return send(res, await withinTimeout(handler(event, lambdaContext(route.definition.id, timeoutMs)), timeoutMs));
     }
     req.resume();

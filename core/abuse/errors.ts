@@ -4,7 +4,7 @@ import type { RateLimitedAction } from './rate-limit';
 /** What a rate-limited caller is told, besides the `Retry-After` header. */
 export interface RateLimitDetails {
   readonly action: RateLimitedAction;
-  /** Allowed per window. */
+  /** Allowed in any span of `windowS` seconds. */
   readonly limit: number;
   readonly windowS: number;
   /** The same number as the `Retry-After` header. */
@@ -12,7 +12,7 @@ export interface RateLimitDetails {
 }
 
 /**
- * The account used up its allowance for this window (or the counter could not be written
+ * The account used up its allowance for the last `windowS` seconds (or its log could not be written
  * under throttling, which is judged the same way: wait and retry). 429 with `Retry-After`.
  */
 export abstract class AbuseRateLimitedError extends PlatformError {

@@ -7,9 +7,9 @@ import { RateLimitStore } from './rate-limit-store';
 import type { RateLimitPolicy } from './rate-limit';
 
 export interface AbuseLimits {
-  /** Joins (room join and matchmaking) per account per minute. */
+  /** Joins (room join and matchmaking) per account in any 60 s span. */
   readonly joinsPerMinute: number;
-  /** Room creations per account per minute. */
+  /** Room creations per account in any 60 s span. */
   readonly createsPerMinute: number;
 }
 
@@ -29,11 +29,12 @@ const log = childLogger('abuse');
  *
  * - `AccountBannedError`: 403 `BANNED`, message says until when (if the ban expires);
  * - `JoinRateLimitedError` / `CreateRateLimitedError`: 429 `RATE_LIMITED` with `Retry-After`
- *   (whole seconds until the window ends, ≥ 1).
+ *   (whole seconds until the oldest admission of the last 60 s leaves the window, ≥ 1).
  *
  * Each check is one strongly consistent GetItem (the ban) and then, only if not banned, one
- * conditional UpdateItem (the window's counter): a banned account spends no allowance, and a
- * refused request counts nothing, so hammering never pushes the next window back.
+ * conditional UpdateItem (the account's sliding-window log; see core/abuse/rate-limit.ts): no
+ * 60 s span admits more than the limit, a banned account spends no allowance, and a refused
+ * request records nothing, so hammering never pushes the next admission back.
  */
 export class AbuseGuard {
   private readonly joinPolicy: RateLimitPolicy;

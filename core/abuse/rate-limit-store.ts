@@ -1,19 +1,28 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../infra/keys';
-import { counterTtl, rateWindow, retryAfterSeconds, type RateLimitPolicy } from './rate-limit';
+import { cutoffMs, decide, logTtl, ringSlot, type RateGate, type RateLimitPolicy } from './rate-limit';
 
-/** Outcome of counting one request: expected refusals are results, not exceptions. */
+/** Outcome of one request against the limiter: expected refusals are results, not exceptions. */
 export type RateCountResult =
-  | { readonly state: 'Counted'; readonly count: number }
+  /** Admitted as admission number `sequence` (1-based) of this account's log. */
+  | { readonly state: 'Counted'; readonly sequence: number }
   | { readonly state: 'Exhausted'; readonly retryAfterS: number }
-  /** Throttled even after the SDK's own jittered retries: the caller should back off. */
+  /** Throttled even after the SDK's own jittered retries, or outraced too often: back off. */
   | { readonly state: 'Contention'; readonly retryAfterS: number; readonly cause: unknown };
 
-/** Each clause of the counter's condition, by name. */
+/** Each clause of the log's condition, by name. */
 export const rateConditions = {
-  windowHasRoom: '(attribute_not_exists(#count) OR #count < :limit)',
+  /** Nobody was admitted yet (or TTL collected a log whose admissions had all left the window). */
+  logIsNew: 'attribute_not_exists(#n)',
+  /** No admission happened since this process last saw the log. */
+  logIsAtExpectedSequence: '#n = :n',
+  /** The admission `limit` places back is absent or has left the window. */
+  slotIsFree: '(attribute_not_exists(#slot) OR #slot <= :cutoff)',
 } as const;
+
+const logIsAtSequenceWithFreeSlot = `${rateConditions.logIsAtExpectedSequence} AND ${rateConditions.slotIsFree}`;
 
 /** Throttling and conflicts are contention: worth a retry later, never a 500. */
 const contentionErrors = new Set([
@@ -23,47 +32,104 @@ const contentionErrors = new Set([
   'TransactionConflictException',
 ]);
 
+/** Sequence numbers this process saw last, so the usual request needs no read. Bounded. */
+const maxCachedLogs = 10_000;
+
 /**
- * Fixed-window counters, one item per account, action and window. Counting is ONE conditional
- * UpdateItem (ADD 1 if the count is below the limit), so any number of parallel requests
- * from one account let exactly `limit` through per window and refused ones count nothing.
- * SDK exceptions never leave this module except as bugs (an unknown failure).
+ * Sliding-window logs (core/abuse/rate-limit.ts), one item per account, action and limit:
+ * `n` and the ring slots `s0 … s<limit−1>` (admission times, epoch ms).
+ *
+ * An admission is ONE conditional UpdateItem: "n is what I last saw AND the slot n mod limit is
+ * free" → write the slot and n + 1. The expected n comes from a small in-process cache. When
+ * another process admitted meanwhile, the condition fails and `ReturnValuesOnConditionCheckFailure`
+ * hands back the current log, so the next attempt needs no read; a log whose gating slot is still
+ * in the window is refused with the time that slot leaves it. Parallel requests of one account
+ * are serialised by the condition: each round admits exactly one, so exactly `limit` get through
+ * and refused ones write nothing. SDK exceptions never leave this module except as bugs.
  */
 export class RateLimitStore {
+  private readonly expected = new Map<string, number>();
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
-  /** Counts one `policy.action` request of `account` in the window `now` falls in, if it still has room. */
+  /** Admits one `policy.action` request of `account` at `now` if no span of the window would exceed the limit. */
   async count(account: string, policy: RateLimitPolicy, now: Date): Promise<RateCountResult> {
-    const window = rateWindow(now, policy.windowS);
-    try {
-      const { Attributes } = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.rateWindow(account, policy.action, window.startS),
-          UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
-          ConditionExpression: rateConditions.windowHasRoom,
-          ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
-          ExpressionAttributeValues: {
-            ':one': 1,
-            ':limit': policy.limit,
-            ':type': 'rateWindow',
-            ':ttl': counterTtl(window),
-          },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return { state: 'Counted', count: Number(Attributes?.count ?? 0) };
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
-        return { state: 'Exhausted', retryAfterS: retryAfterSeconds(now, window) };
+    const key = keys.rateLog(account, policy.action, policy.limit);
+    const cacheKey = `${key.pk}\u0000${key.sk}`;
+    let gate: RateGate = { n: this.expected.get(cacheKey) ?? 0, slotAdmittedAtMs: undefined };
+    // Each round admits somebody, so a request that keeps losing is behind at most `limit` others.
+    const maxAttempts = Math.min(policy.limit, 100) + 2;
+    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+      const decision = decide(gate, policy, now);
+      if (!decision.admit) return { state: 'Exhausted', retryAfterS: decision.retryAfterS };
+      const written = await this.tryAdmit(key, gate.n, policy, now).catch((error: unknown) => error);
+      if (written === 'Admitted') {
+        this.remember(cacheKey, gate.n + 1);
+        return { state: 'Counted', sequence: gate.n + 1 };
       }
-      if (error instanceof Error && contentionErrors.has(error.name)) {
-        return { state: 'Contention', retryAfterS: 1, cause: error };
+      if (written instanceof ConditionalCheckFailedException) {
+        gate = gateOf(written.Item ? unmarshall(written.Item) : undefined, policy);
+        this.remember(cacheKey, gate.n);
+        continue;
       }
-      throw error;
+      if (written instanceof Error && contentionErrors.has(written.name)) {
+        return { state: 'Contention', retryAfterS: 1, cause: written };
+      }
+      throw written;
     }
+    return { state: 'Contention', retryAfterS: 1, cause: new Error('outraced on every attempt') };
   }
+
+  private async tryAdmit(
+    key: { pk: string; sk: string },
+    n: number,
+    policy: RateLimitPolicy,
+    now: Date,
+  ): Promise<'Admitted'> {
+    const isNew = n === 0;
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: key,
+        UpdateExpression: 'SET #slot = :now, #n = :next, #type = :type, #ttl = :ttl',
+        ConditionExpression: isNew ? rateConditions.logIsNew : logIsAtSequenceWithFreeSlot,
+        ExpressionAttributeNames: {
+          '#n': 'n',
+          '#slot': slotAttribute(ringSlot(n, policy.limit)),
+          '#type': 'type',
+          '#ttl': 'ttl',
+        },
+        ExpressionAttributeValues: {
+          ':now': now.getTime(),
+          ':next': n + 1,
+          ':type': 'rateLog',
+          ':ttl': logTtl(now, policy),
+          ...(isNew ? {} : { ':n': n, ':cutoff': cutoffMs(now, policy.windowS) }),
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return 'Admitted';
+  }
+
+  private remember(cacheKey: string, n: number): void {
+    this.expected.delete(cacheKey);
+    this.expected.set(cacheKey, n);
+    // Maps iterate in insertion order: the first key is the one used longest ago.
+    if (this.expected.size > maxCachedLogs) this.expected.delete(this.expected.keys().next().value as string);
+  }
+}
+
+function slotAttribute(slot: number): string {
+  return `s${slot}`;
+}
+
+/** The gate a stored log (as the failed condition returned it) puts before the next admission. */
+function gateOf(item: Record<string, unknown> | undefined, policy: RateLimitPolicy): RateGate {
+  const n = typeof item?.n === 'number' ? item.n : 0;
+  const slot = item?.[slotAttribute(ringSlot(n, policy.limit))];
+  return { n, slotAdmittedAtMs: typeof slot === 'number' ? slot : undefined };
 }

@@ -1,53 +1,103 @@
 /**
- * Per-account rate limits as fixed windows: pure rules of (policy, now). The store counts;
- * these functions say which window a request falls in and how long a refused caller waits.
+ * Per-account rate limits as a strict sliding window: pure rules of (log, policy, now). The
+ * store keeps the log and writes it with one conditional update; these functions decide.
  *
- * Fixed windows are exact per window (a counter item per account, action and window, raised
- * by one conditional write), at the price of the boundary: an account can spend one window's
- * allowance at its end and the next one's at the start, so any rolling 60 s sees at most
- * 2 × limit.
+ * The log of an account and action is a ring of the last `limit` admission times plus a
+ * sequence number `n` (admissions so far). Admission number `n` goes into slot `n mod limit`,
+ * which holds admission `n − limit`. A request at `now` is admitted when that slot is empty
+ * or at least one window old:
  *
  * ```
- *  window k                     window k+1
- *  |------------------------------|------------------------------|
- *  start                  now    end = start + windowS
- *                          |<---->| Retry-After = ceil(end − now) s, at least 1
+ *   slot n mod L:  admitted at t₀                       now
+ *   |--------------- windowS ----------------|···········|
+ *   t₀                                  t₀ + windowS     admit iff t₀ ≤ now − windowS
+ *                                             |<-------->| (when refused) Retry-After = ceil(t₀ + windowS − now) s, ≥ 1
  * ```
+ *
+ * Why no span of `windowS` (half-open, [t, t + windowS)) ever holds more than `limit`
+ * admissions, even when requests race or clocks disagree: the admissions whose numbers share a
+ * residue mod `limit` are written to the same slot, each at least `windowS` after the one it
+ * replaced, so each residue class has at most one admission per span, and there are `limit`
+ * classes. A fixed window admits up to 2 × limit across its boundary, and a token bucket or
+ * GCRA admits burst + refill within a span; this does neither.
  */
 
-/** What is being limited; part of the counter's key. */
+/** What is being limited; part of the log's key. */
 export type RateLimitedAction = 'join' | 'create';
 
 export interface RateLimitPolicy {
   readonly action: RateLimitedAction;
-  /** Requests allowed per window (≥ 1). */
+  /** Admissions allowed in any span of `windowS` (≥ 1): the ring's size. */
   readonly limit: number;
   readonly windowS: number;
 }
 
-export interface RateWindow {
-  /** Epoch seconds of the window's start: the counter item's identity. */
-  readonly startS: number;
-  /** Epoch seconds of the first instant that belongs to the next window. */
-  readonly endS: number;
+/**
+ * The ring keeps one timestamp per allowed request, so the item grows with the limit:
+ * 10,000 slots stay well below DynamoDB's 400 KB item size (about 12 bytes a slot).
+ */
+export const maxRateLimit = 10_000;
+
+/** What the store knows of a log when it decides: the sequence number and the slot it gates on. */
+export interface RateGate {
+  /** Admissions recorded so far; the next one is number `n`. */
+  readonly n: number;
+  /** When admission `n − limit` was admitted (epoch ms), if it exists: the time in slot `n mod limit`. */
+  readonly slotAdmittedAtMs: number | undefined;
 }
 
-/** Counters are dead once their window ends; TTL may remove them after this extra margin (garbage collection only). */
-export const counterTtlMarginS = 60;
+export type RateDecision =
+  { readonly admit: true; readonly slot: number } | { readonly admit: false; readonly retryAfterS: number };
 
-/** The fixed window `now` falls in. Windows are aligned to the epoch, so every process agrees on them. */
-export function rateWindow(now: Date, windowS: number): RateWindow {
-  const windowMs = windowS * 1000;
-  const startMs = Math.floor(now.getTime() / windowMs) * windowMs;
-  return { startS: startMs / 1000, endS: startMs / 1000 + windowS };
+/** Slot of the ring that admission number `n` writes. */
+export function ringSlot(n: number, limit: number): number {
+  return n % limit;
 }
 
-/** Whole seconds until the window ends, rounded up and never 0, for the `Retry-After` header. */
-export function retryAfterSeconds(now: Date, window: RateWindow): number {
-  return Math.max(1, Math.ceil((window.endS * 1000 - now.getTime()) / 1000));
+/** The latest admission time that no longer counts at `now`: a slot at or before it is free. */
+export function cutoffMs(now: Date, windowS: number): number {
+  return now.getTime() - windowS * 1000;
 }
 
-/** When DynamoDB TTL may collect the counter of `window`; correctness never depends on it. */
-export function counterTtl(window: RateWindow): number {
-  return window.endS + counterTtlMarginS;
+/** Admit, or say when the oldest admission of the window leaves it. */
+export function decide(gate: RateGate, policy: RateLimitPolicy, now: Date): RateDecision {
+  const slot = ringSlot(gate.n, policy.limit);
+  if (gate.slotAdmittedAtMs === undefined || gate.slotAdmittedAtMs <= cutoffMs(now, policy.windowS)) {
+    return { admit: true, slot };
+  }
+  return { admit: false, retryAfterS: retryAfterSeconds(gate.slotAdmittedAtMs, policy, now) };
+}
+
+/**
+ * Whole seconds until the admission in the gating slot leaves the window, rounded up and
+ * never 0, for the `Retry-After` header. Waiting that long always finds the slot free.
+ */
+export function retryAfterSeconds(slotAdmittedAtMs: number, policy: RateLimitPolicy, now: Date): number {
+  return Math.max(1, Math.ceil((slotAdmittedAtMs + policy.windowS * 1000 - now.getTime()) / 1000));
+}
+
+/** Logs are dead once their newest admission has left the window; TTL may collect them after this margin. */
+export const logTtlMarginS = 60;
+
+/** When DynamoDB TTL may collect a log last written at `now`; correctness never depends on it. */
+export function logTtl(now: Date, policy: RateLimitPolicy): number {
+  return Math.ceil(now.getTime() / 1000) + policy.windowS + logTtlMarginS;
+}
+
+/** A whole log in memory, for in-process fakes and tests of the rule. */
+export interface RateLog {
+  readonly n: number;
+  /** Admission times (epoch ms) by slot. */
+  readonly slots: readonly (number | undefined)[];
+}
+
+export const emptyRateLog: RateLog = { n: 0, slots: [] };
+
+/** Applies one request to a whole log: the same rule the store applies with its conditional write. */
+export function admit(log: RateLog, policy: RateLimitPolicy, now: Date): { decision: RateDecision; log: RateLog } {
+  const decision = decide({ n: log.n, slotAdmittedAtMs: log.slots[ringSlot(log.n, policy.limit)] }, policy, now);
+  if (!decision.admit) return { decision, log };
+  const slots = [...log.slots];
+  slots[decision.slot] = now.getTime();
+  return { decision, log: { n: log.n + 1, slots } };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defaultPlatformIssuer, identityProviderConflict } from '../auth/token-model';
 import { heartbeatDefaults } from '../rooms/liveness';
+import { maxRateLimit } from '../abuse/rate-limit';
 
 /**
  * Platform settings, parsed once from the environment into a typed object. Every handler
@@ -60,10 +61,10 @@ const environmentSchema = z.object({
   SWEEP_INTERVAL_S: z.coerce.number().positive().default(60),
   STATUS_INTERVAL_S: z.coerce.number().positive().optional(),
   STATUS_TIMEOUT_S: z.coerce.number().positive().optional(),
-  /** Joins (room join and matchmaking) one account may start per fixed minute window. */
-  JOIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(20),
-  /** Rooms one account may create per fixed minute window. */
-  CREATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  /** Joins (room join and matchmaking) one account may start in any 60 s span (a sliding window). */
+  JOIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().max(maxRateLimit).default(20),
+  /** Rooms one account may create in any 60 s span (a sliding window). */
+  CREATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().max(maxRateLimit).default(10),
 });
 
 export type PlatformConfig = Readonly<{

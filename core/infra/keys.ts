@@ -10,7 +10,8 @@
  * | game configuration     | GAME#<gameId>          | VERSION#<version>  |
  * | filling-room pointer   | BUCKET#<bucketHash>    | FILLING            |
  * | account ban            | ACCOUNT#<account>      | BAN                |
- * | rate window counter    | ACCOUNT#<account>      | RATE#<action>#<windowStartEpochS> |
+ * | rate limiter log       | ACCOUNT#<account>      | RATE#<action>#<limit> |
+ * | idempotency record     | ACCOUNT#<account>      | IDEMPOTENCY#<sha256(key)> |
  * | sweeper's memory       | SWEEPER                | STATE              |
  */
 export interface ItemKey {
@@ -46,9 +47,17 @@ export const keys = {
   /** What the room sweeper remembers between runs (its last run, a grace period). */
   sweeperState: (): ItemKey => ({ pk: 'SWEEPER', sk: 'STATE' }),
   ban: (account: string): ItemKey => ({ pk: `ACCOUNT#${account}`, sk: 'BAN' }),
-  /** One counter per account, action and fixed window (its start, epoch seconds). */
-  rateWindow: (account: string, action: string, windowStartS: number): ItemKey => ({
+  /**
+   * The sliding-window log of one account and action. The limit is part of the key: the ring's
+   * slots are numbered modulo the limit, so a changed limit starts a fresh log.
+   */
+  rateLog: (account: string, action: string, limit: number): ItemKey => ({
     pk: `ACCOUNT#${account}`,
-    sk: `RATE#${action}#${windowStartS}`,
+    sk: `RATE#${action}#${limit}`,
+  }),
+  /** A request made with an `Idempotency-Key`, by account and the key's hash. */
+  idempotencyRecord: (account: string, keyHash: string): ItemKey => ({
+    pk: `ACCOUNT#${account}`,
+    sk: `IDEMPOTENCY#${keyHash}`,
   }),
 };

@@ -12,14 +12,20 @@ import { z } from 'zod';
  * a 500 from the store.
  */
 export const storableJsonLimits = {
-  maxDepth: 32,
+  /**
+   * Levels of objects and arrays, counting the checked object itself. DynamoDB refuses an item
+   * nested 32 levels deep ("Nesting Levels have exceeded supported limits"), and the item is
+   * one level: an attribute value may hold 31 (measured on DynamoDB Local 1.25).
+   */
+  maxDepth: 31,
   maxKeyLength: 256,
   /** DynamoDB's number range: smaller magnitudes underflow, larger overflow. */
   minMagnitude: 1e-130,
   maxMagnitude: 9.9e125,
 } as const;
 
-const forbiddenKeys = new Set(['__proto__', 'constructor', 'prototype']);
+/** Keys that name an object's prototype machinery: refused wherever a client picks key names. */
+export const reservedJsonKeys: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 export interface StorableJsonIssue {
   /** Path from the checked value (keys and array indexes). */
@@ -33,11 +39,12 @@ export function storableJsonIssue(
   path: (string | number)[] = [],
   depth = 0,
 ): StorableJsonIssue | undefined {
-  if (depth > storableJsonLimits.maxDepth) {
-    return { path, message: `nests deeper than ${storableJsonLimits.maxDepth} levels` };
-  }
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined;
   if (typeof value === 'number') return numberIssue(value, path);
+  // Checked before descending, so even a body nested thousands of levels deep costs 31 frames.
+  if (typeof value === 'object' && depth >= storableJsonLimits.maxDepth) {
+    return { path, message: `nests deeper than ${storableJsonLimits.maxDepth} levels` };
+  }
   if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) {
       const issue = storableJsonIssue(item, [...path, index], depth + 1);
@@ -54,7 +61,7 @@ export function storableJsonIssue(
       if (key.length > storableJsonLimits.maxKeyLength) {
         return { path, message: `has a key longer than ${storableJsonLimits.maxKeyLength} characters` };
       }
-      if (forbiddenKeys.has(key)) return { path, message: `has the reserved key '${key}'` };
+      if (reservedJsonKeys.has(key)) return { path, message: `has the reserved key '${key}'` };
       const issue = storableJsonIssue((value as Record<string, unknown>)[key], [...path, key], depth + 1);
       if (issue) return issue;
     }
@@ -83,16 +90,32 @@ function numberIssue(value: number, path: (string | number)[]): StorableJsonIssu
 /**
  * A JSON object whose every member can be stored exactly, at most `maxBytes` of JSON.
  * Failures carry the path of the offending member, so a 400 names the field.
+ *
+ * The check runs on the value exactly as `JSON.parse` made it, and the value passes through
+ * uncopied: a `z.record` would rebuild the object and turn an own `__proto__` key into a
+ * prototype, silently dropping it instead of refusing it.
  */
 export function storableJsonObjectSchema(maxBytes: number) {
-  return z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
-    const issue = storableJsonIssue(value);
-    if (issue) {
-      ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
-      return;
-    }
-    if (Buffer.byteLength(JSON.stringify(value)) > maxBytes) {
-      ctx.addIssue({ code: 'custom', message: `must be at most ${maxBytes} bytes of JSON` });
-    }
-  });
+  return z
+    .custom<Record<string, unknown>>(
+      (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+      'must be a JSON object',
+    )
+    .meta({
+      override: {
+        type: 'object',
+        additionalProperties: true,
+        description: `Any JSON object of at most ${maxBytes} bytes that DynamoDB stores exactly: numbers are safe integers or finite with magnitude between ${storableJsonLimits.minMagnitude} and ${storableJsonLimits.maxMagnitude}, at most ${storableJsonLimits.maxDepth} levels of nesting, keys non-empty, at most ${storableJsonLimits.maxKeyLength} characters and never __proto__, constructor or prototype.`,
+      },
+    })
+    .superRefine((value, ctx) => {
+      const issue = storableJsonIssue(value);
+      if (issue) {
+        ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+        return;
+      }
+      if (Buffer.byteLength(JSON.stringify(value)) > maxBytes) {
+        ctx.addIssue({ code: 'custom', message: `must be at most ${maxBytes} bytes of JSON` });
+      }
+    });
 }

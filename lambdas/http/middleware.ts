@@ -11,6 +11,7 @@ import {
 } from '../../core/auth/tokens';
 import { config } from '../../core/infra/config';
 import { asDependencyUnavailable } from '../../core/infra/dependency-errors';
+import { parseJsonBody } from '../../core/protocol/json-body';
 import { childLogger } from '../../core/infra/logger';
 
 export type HttpEvent = APIGatewayProxyEventV2;
@@ -122,11 +123,7 @@ function jsonBody(deps: () => HttpDependencies): MiddlewareObj<HttpEvent, HttpRe
       const text = isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
       const { maxBodyBytes } = deps();
       if (Buffer.byteLength(text, 'utf8') > maxBodyBytes) throw new RequestTooLargeError(maxBodyBytes);
-      try {
-        request.context.jsonBody = JSON.parse(text);
-      } catch {
-        throw new RequestInvalidError('The request body is not valid JSON.');
-      }
+      request.context.jsonBody = parseJsonBody(text);
     },
   };
 }

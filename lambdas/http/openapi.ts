@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { banRequestSchema, banSchema } from '../../core/abuse/bans';
 import { errorStatus } from '../../core/errors';
+import { idempotencyKeyHeaderSchema } from '../../core/idempotency/record';
 import { gameServerConfigurationBodySchema } from '../../core/gameservers/schema';
 import {
   createRoomRequestSchema,
@@ -35,6 +36,7 @@ const errors = (...codes: (keyof typeof errorStatus)[]) =>
     ]),
   );
 const roomIdParams = z.object({ roomId: z.string() });
+const idempotencyHeader = z.object({ 'idempotency-key': idempotencyKeyHeaderSchema });
 const roomAndReservation = z
   .object({ room: roomViewSchema, reservation: reservationSchema })
   .meta({ id: 'RoomWithReservation' });
@@ -45,6 +47,7 @@ const banView = z.object({ ban: banSchema });
 const operations: Record<RouteId, ZodOpenApiOperationObject> = {
   createRoom: {
     summary: 'Create a room and hold its first slot',
+    requestParams: { header: idempotencyHeader },
     requestBody: { content: { 'application/json': { schema: createRoomRequestSchema } } },
     responses: {
       '201': json(roomAndReservation, 'The server is ready; the creator holds the first slot.'),
@@ -57,6 +60,7 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
         'RATE_LIMITED',
         'SPAWN_FAILED',
         'NO_HEALTHY_HOST',
+        'UNAVAILABLE',
         'SPAWN_TIMEOUT',
       ),
     },
@@ -68,16 +72,26 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
   },
   joinRoom: {
     summary: 'Join a named room: claim a slot and get a registration key',
-    requestParams: { path: roomIdParams },
+    requestParams: { path: roomIdParams, header: idempotencyHeader },
     requestBody: { content: { 'application/json': { schema: joinRoomRequestSchema } } },
     responses: {
       '200': json(roomAndReservation, 'A slot is reserved for the caller; connect with the key before expiresAt.'),
       '202': json(roomAndReservation, 'Reserved in a room that is still spawning; poll GET /v1/rooms/{roomId}.'),
-      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'BANNED', 'NOT_FOUND', 'ROOM_FULL', 'NOT_JOINABLE', 'RATE_LIMITED'),
+      ...errors(
+        'BAD_REQUEST',
+        'UNAUTHORIZED',
+        'BANNED',
+        'NOT_FOUND',
+        'ROOM_FULL',
+        'NOT_JOINABLE',
+        'RATE_LIMITED',
+        'UNAVAILABLE',
+      ),
     },
   },
   matchmakingJoin: {
     summary: 'Find an open room matching every criteria key, else create one (rooms are packed densely)',
+    requestParams: { header: idempotencyHeader },
     requestBody: { content: { 'application/json': { schema: matchmakingRequestSchema } } },
     responses: {
       '200': json(roomAndReservation, 'A slot is reserved for the caller.'),
@@ -90,6 +104,7 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
         'RATE_LIMITED',
         'SPAWN_FAILED',
         'NO_HEALTHY_HOST',
+        'UNAVAILABLE',
         'SPAWN_TIMEOUT',
       ),
     },

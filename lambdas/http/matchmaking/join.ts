@@ -9,9 +9,12 @@ import { toRoomView } from '../../../core/rooms/model';
 import { matchmakingRequestSchema } from '../../../core/rooms/schema';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
+import { idempotent } from '../idempotency';
 import { serverTokenMinter, sleep } from '../rooms/server-token';
 
-export const handler = httpHandler({ auth: {}, body: matchmakingRequestSchema }, async ({ body, principal }) => {
+export const handler = httpHandler(
+  { auth: {}, body: matchmakingRequestSchema },
+  idempotent('matchmakingJoin', async ({ body, principal }) => {
   const p = platform();
   await p.abuse.assertJoinAllowed(principal.account, p.now());
   const answerBy = new Date(p.now().getTime() + p.config.createWaitS * 1000);
@@ -68,4 +71,5 @@ export const handler = httpHandler({ auth: {}, body: matchmakingRequestSchema },
     status: result.spawning ? 202 : 200,
     body: { room: toRoomView(result.room), ...(result.reservation ? { reservation: result.reservation } : {}) },
   };
-});
+  }),
+);

@@ -4,42 +4,46 @@ import { toRoomView } from '../../../core/rooms/model';
 import { createRoomRequestSchema } from '../../../core/rooms/schema';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
+import { idempotent } from '../idempotency';
 import { serverTokenMinter, sleep } from './server-token';
 
-export const handler = httpHandler({ auth: {}, body: createRoomRequestSchema }, async ({ body, principal }) => {
-  const p = platform();
-  await p.abuse.assertCreateAllowed(principal.account, p.now());
-  // The caller's wait counts from the request, not from the spawn: the gateway's 30 s include both.
-  const answerBy = new Date(p.now().getTime() + p.config.createWaitS * 1000);
-  const configuration = await p.gameConfigurations.get(body.gameId, body.version);
-  const region = resolveRegion(body, [p.config.roomRegion], p.config.roomRegion);
-  const result = await createRoom(
-    {
-      account: principal.account,
-      scopes: principal.scopes,
-      gameId: body.gameId,
-      version: body.version,
-      settings: body.settings,
-      maxPlayers: body.maxPlayers,
-      region,
-    },
-    {
-      rooms: p.rooms,
-      configuration,
-      spawner: p.spawner,
-      now: p.now,
-      newRoomId: p.newId,
-      mintServerToken: serverTokenMinter(p, configuration),
-      sleep,
-      answerBy,
-    },
-  );
-  if (result.state === 'Spawning') {
-    return {
-      status: 202,
-      body: { room: toRoomView(result.room) },
-      headers: { location: `/v1/rooms/${result.room.roomId}` },
-    };
-  }
-  return { status: 201, body: { room: toRoomView(result.room), reservation: result.reservation } };
-});
+export const handler = httpHandler(
+  { auth: {}, body: createRoomRequestSchema },
+  idempotent('createRoom', async ({ body, principal }) => {
+    const p = platform();
+    await p.abuse.assertCreateAllowed(principal.account, p.now());
+    // The caller's wait counts from the request, not from the spawn: the gateway's 30 s include both.
+    const answerBy = new Date(p.now().getTime() + p.config.createWaitS * 1000);
+    const configuration = await p.gameConfigurations.get(body.gameId, body.version);
+    const region = resolveRegion(body, [p.config.roomRegion], p.config.roomRegion);
+    const result = await createRoom(
+      {
+        account: principal.account,
+        scopes: principal.scopes,
+        gameId: body.gameId,
+        version: body.version,
+        settings: body.settings,
+        maxPlayers: body.maxPlayers,
+        region,
+      },
+      {
+        rooms: p.rooms,
+        configuration,
+        spawner: p.spawner,
+        now: p.now,
+        newRoomId: p.newId,
+        mintServerToken: serverTokenMinter(p, configuration),
+        sleep,
+        answerBy,
+      },
+    );
+    if (result.state === 'Spawning') {
+      return {
+        status: 202,
+        body: { room: toRoomView(result.room) },
+        headers: { location: `/v1/rooms/${result.room.roomId}` },
+      };
+    }
+    return { status: 201, body: { room: toRoomView(result.room), reservation: result.reservation } };
+  }),
+);

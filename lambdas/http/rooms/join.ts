@@ -5,13 +5,14 @@ import { toRoomView } from '../../../core/rooms/model';
 import { roomIdSchema } from '../../../core/rooms/schema';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
+import { idempotent } from '../idempotency';
 import { sleep } from './server-token';
 
 export const joinRoomRequestSchema = z.strictObject({}).meta({ id: 'JoinRoomRequest' });
 
 export const handler = httpHandler(
   { auth: {}, params: z.strictObject({ roomId: roomIdSchema }), body: joinRoomRequestSchema },
-  async ({ params, principal }) => {
+  idempotent('joinRoom', async ({ params, principal }) => {
     const p = platform();
     await p.abuse.assertJoinAllowed(principal.account, p.now());
     const result = await joinRoom(
@@ -29,5 +30,5 @@ export const handler = httpHandler(
       status: result.spawning ? 202 : 200,
       body: { room: toRoomView(result.room), reservation: result.reservation },
     };
-  },
+  }),
 );

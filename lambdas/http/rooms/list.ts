@@ -1,8 +1,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { RequestInvalidError } from '../../../core/errors';
 import { gameIdSchema, gameVersionSchema } from '../../../core/gameservers/schema';
 import { toRoomView, type Room } from '../../../core/rooms/model';
+import { decodePageToken, encodePageToken } from '../../../core/rooms/page-token';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 
@@ -15,22 +15,6 @@ export const listRoomsQuerySchema = z
     nextToken: z.string().max(2048).optional(),
   })
   .meta({ id: 'ListRoomsQuery' });
-
-const pageKeySchema = z.strictObject({ pk: z.string(), sk: z.string(), gsi2pk: z.string(), gsi2sk: z.string() });
-
-/** A page token is only ever a key of this index and partition: anything else is a 400, never a storage error. */
-function decodeToken(token: string | undefined, partition: string): Record<string, unknown> | undefined {
-  if (!token) return undefined;
-  try {
-    const key = pageKeySchema.parse(JSON.parse(Buffer.from(token, 'base64url').toString('utf8')));
-    if (key.gsi2pk === partition) return key;
-  } catch {
-    // falls through to the error below
-  }
-  throw new RequestInvalidError('nextToken is not a token this API issued.', [
-    { field: 'query.nextToken', message: 'invalid' },
-  ]);
-}
 
 /** Open rooms of one game version in one region, oldest first, through an index (no scan). */
 export const handler = httpHandler({ auth: {}, query: listRoomsQuerySchema }, async ({ query }) => {
@@ -46,12 +30,10 @@ export const handler = httpHandler({ auth: {}, query: listRoomsQuerySchema }, as
       ExpressionAttributeNames: { '#state': 'state' },
       ExpressionAttributeValues: { ':live': partition, ':ready': 'ready' },
       Limit: query.limit,
-      ExclusiveStartKey: decodeToken(query.nextToken, partition),
+      ExclusiveStartKey: decodePageToken(query.nextToken, partition),
     }),
   );
   const rooms = (page.Items ?? []).map((item) => toRoomView(item as unknown as Room));
-  const nextToken = page.LastEvaluatedKey
-    ? Buffer.from(JSON.stringify(page.LastEvaluatedKey)).toString('base64url')
-    : undefined;
+  const nextToken = page.LastEvaluatedKey ? encodePageToken(page.LastEvaluatedKey) : undefined;
   return { status: 200, body: { rooms, ...(nextToken ? { nextToken } : {}) } };
 });

@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { AbuseRateLimitedError, JoinRateLimitedError, CreateRateLimitedError } from '../../../core/abuse/errors';
-import { rateWindow } from '../../../core/abuse/rate-limit';
+import { RateLimitStore } from '../../../core/abuse/rate-limit-store';
+import type { RateLimitPolicy } from '../../../core/abuse/rate-limit';
 import { keys } from '../../../core/infra/keys';
 import { platform as platformAdapters } from '../../../lambdas/dependencies';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
@@ -13,9 +14,9 @@ beforeAll(async () => {
 });
 afterAll(() => platform.close());
 
-/** Half-way through a window: a refused caller is told to come back in 30 s. */
+/** Every admission of a burst at this instant leaves the window 60 s later. */
 const midWindow = new Date('2030-01-01T00:00:30.000Z');
-const nextWindow = new Date('2030-01-01T00:01:00.000Z');
+const oneWindowLater = new Date('2030-01-01T00:01:30.000Z');
 
 type Outcome = 'allowed' | `RATE_LIMITED after ${string} s`;
 
@@ -35,15 +36,12 @@ function tally(outcomes: readonly Outcome[]): Record<string, number> {
   return counts;
 }
 
-async function storedCount(account: string, action: string, now: Date): Promise<unknown> {
+/** Admissions recorded in the account's log (its sequence number). */
+async function storedAdmissions(account: string, action: string, limit: number): Promise<unknown> {
   const { Item } = await platform.db.send(
-    new GetCommand({
-      TableName: platform.tableName,
-      Key: keys.rateWindow(account, action, rateWindow(now, 60).startS),
-      ConsistentRead: true,
-    }),
+    new GetCommand({ TableName: platform.tableName, Key: keys.rateLog(account, action, limit), ConsistentRead: true }),
   );
-  return Item?.count;
+  return Item?.n;
 }
 
 describe('join rate limit (RELIABILITY 12)', () => {
@@ -60,7 +58,7 @@ describe('join rate limit (RELIABILITY 12)', () => {
       ),
     ]);
 
-    const expected = { allowed: 20, 'RATE_LIMITED after 30 s': 80 };
+    const expected = { allowed: 20, 'RATE_LIMITED after 60 s': 80 };
     process.stdout.write(
       `100 parallel joins, limit 20: ${JSON.stringify(tally(spammer))} (expected ${JSON.stringify(expected)})\n`,
     );
@@ -69,8 +67,8 @@ describe('join rate limit (RELIABILITY 12)', () => {
     );
     expect(tally(spammer)).toEqual(expected);
     expect(tally(bystanders)).toEqual({ allowed: 50 });
-    // Refused joins count nothing: the counter holds exactly the limit.
-    expect(await storedCount('spammer', 'join', midWindow)).toBe(20);
+    // Refused joins record nothing: the log holds exactly the limit.
+    expect(await storedAdmissions('spammer', 'join', 20)).toBe(20);
   });
 
   it('answers the refusal as the API does: RATE_LIMITED, 429, Retry-After in whole seconds', async () => {
@@ -81,17 +79,20 @@ describe('join rate limit (RELIABILITY 12)', () => {
     expect(error).toMatchObject({
       code: 'RATE_LIMITED',
       status: 429,
-      headers: { 'Retry-After': '1' },
-      details: { action: 'join', limit: 20, windowS: 60, retryAfterS: 1 },
+      headers: { 'Retry-After': '31' },
+      details: { action: 'join', limit: 20, windowS: 60, retryAfterS: 31 },
     });
   });
 
-  it('allows the account again in the next window, up to the limit once more', async () => {
+  it('allows the account again once its admissions have left the window, up to the limit once more', async () => {
     const { abuse } = platformAdapters();
     const outcomes = await Promise.all(
-      Array.from({ length: 30 }, () => outcome(abuse.assertJoinAllowed('spammer', nextWindow))),
+      Array.from({ length: 30 }, () => outcome(abuse.assertJoinAllowed('spammer', oneWindowLater))),
     );
     expect(tally(outcomes)).toEqual({ allowed: 20, 'RATE_LIMITED after 60 s': 10 });
+    await expect(abuse.assertJoinAllowed('spammer', new Date('2030-01-01T00:01:29.999Z'))).rejects.toBeInstanceOf(
+      JoinRateLimitedError,
+    );
   });
 });
 
@@ -104,11 +105,80 @@ describe('create rate limit', () => {
       Promise.all(Array.from({ length: 20 }, () => outcome(abuse.assertJoinAllowed(account, midWindow)))),
     ]);
     process.stdout.write(
-      `40 parallel creations, limit 10: ${JSON.stringify(tally(creates))} (expected {"allowed":10,"RATE_LIMITED after 30 s":30})\n`,
+      `40 parallel creations, limit 10: ${JSON.stringify(tally(creates))} (expected {"allowed":10,"RATE_LIMITED after 60 s":30})\n`,
     );
-    expect(tally(creates)).toEqual({ allowed: 10, 'RATE_LIMITED after 30 s': 30 });
+    expect(tally(creates)).toEqual({ allowed: 10, 'RATE_LIMITED after 60 s': 30 });
     expect(tally(joins)).toEqual({ allowed: 20 });
     await expect(abuse.assertCreateAllowed(account, midWindow)).rejects.toBeInstanceOf(CreateRateLimitedError);
-    expect(await storedCount(account, 'create', midWindow)).toBe(10);
+    expect(await storedAdmissions(account, 'create', 10)).toBe(10);
+  });
+});
+
+/**
+ * Issue 8, point 10: fixed windows let 2 × limit through across a boundary (40 joins in 2.3 s
+ * against 20 a minute). Here several limiter instances (as separate Lambda processes, each with
+ * its own cache) share one log in DynamoDB Local and race with hundreds of parallel requests.
+ */
+describe('sliding window under real concurrency (issue 8, point 10)', () => {
+  const policy: RateLimitPolicy = { action: 'join', limit: 20, windowS: 60 };
+  const base = Date.parse('2031-01-01T00:00:00.000Z');
+  const processes = () => Array.from({ length: 6 }, () => new RateLimitStore(platform.db, platform.tableName));
+
+  /** The most admissions any half-open span [t, t + 60 s) holds. */
+  function busiestSpan(admitted: readonly number[]): number {
+    const sorted = [...admitted].sort((a, b) => a - b);
+    let best = 0;
+    for (let i = 0, j = 0; i < sorted.length; i++) {
+      while (sorted[i]! - sorted[j]! >= policy.windowS * 1000) j++;
+      best = Math.max(best, i - j + 1);
+    }
+    return best;
+  }
+
+  it('admits 20, not 40, of 300 parallel joins from six processes spread over 2.3 s across a minute boundary; bystanders unaffected', async () => {
+    const stores = processes();
+    // 58.85 s … 61.15 s after a whole minute: the old fixed window let 20 through on each side.
+    const times = Array.from({ length: 300 }, (_, i) => base + 58_850 + Math.round((i * 2300) / 299));
+    const [results, bystanders] = await Promise.all([
+      Promise.all(times.map((ms, i) => stores[i % stores.length]!.count('boundary', policy, new Date(ms)))),
+      Promise.all(
+        Array.from({ length: 60 }, (_, i) =>
+          stores[i % stores.length]!.count(`neighbour-${i % 6}`, policy, new Date(times[i * 5]!)),
+        ),
+      ),
+    ]);
+    const admitted = times.filter((_, i) => results[i]!.state === 'Counted');
+    process.stdout.write(
+      `300 parallel joins over 2.3 s across a minute boundary, limit 20: ${admitted.length} admitted (fixed windows admitted 40)\n`,
+    );
+    expect(admitted.length).toBeLessThanOrEqual(20);
+    expect(busiestSpan(admitted)).toBeLessThanOrEqual(20);
+    expect(admitted.length).toBe(20);
+    expect(results.filter((r) => r.state === 'Contention')).toEqual([]);
+    expect(bystanders.map((r) => r.state)).toEqual(Array.from({ length: 60 }, () => 'Counted'));
+    expect(await storedAdmissions('boundary', 'join', 20)).toBe(20);
+  });
+
+  it('never admits more than 20 in any 60 s span over 3 minutes of parallel bursts at random instants', async () => {
+    const stores = processes();
+    // 24 bursts of 25 parallel requests at random instants over 3 minutes, in time order.
+    const bursts = Array.from({ length: 24 }, () => Math.floor(Math.random() * 180_000)).sort((a, b) => a - b);
+    const admitted: number[] = [];
+    let refused = 0;
+    for (const start of bursts) {
+      const times = Array.from({ length: 25 }, () => base + 600_000 + start + Math.floor(Math.random() * 500));
+      const results = await Promise.all(
+        times.map((ms, i) => stores[i % stores.length]!.count('bursty', policy, new Date(ms))),
+      );
+      results.forEach((result, i) => {
+        if (result.state === 'Counted') admitted.push(times[i]!);
+        else refused++;
+      });
+    }
+    process.stdout.write(
+      `600 requests in 24 random bursts over 3 min: ${admitted.length} admitted, ${refused} refused, busiest 60 s span ${busiestSpan(admitted)} (limit 20)\n`,
+    );
+    expect(busiestSpan(admitted)).toBeLessThanOrEqual(20);
+    expect(admitted.length).toBeGreaterThanOrEqual(20);
   });
 });

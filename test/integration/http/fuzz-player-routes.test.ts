@@ -4,6 +4,7 @@ import { routes } from '../../../lambdas/http/routes';
 import { startApiGateway, type LocalApiGateway } from '../../../local/api-gateway';
 import { httpHandlers } from '../../../local/http-handlers';
 import { aRoom } from '../../helpers/factories';
+import { hostileBody, hostileObject, hostilePageToken, malformedSegment } from '../../helpers/hostile-json';
 import { jsonClient } from '../../helpers/http';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
@@ -18,7 +19,7 @@ let token: string;
 
 beforeAll(async () => {
   // Generous limits: the fuzzer sends hundreds of joins from one account on purpose.
-  platform = await startTestPlatform({ JOIN_RATE_LIMIT_PER_MINUTE: '100000', CREATE_RATE_LIMIT_PER_MINUTE: '100000' });
+  platform = await startTestPlatform({ JOIN_RATE_LIMIT_PER_MINUTE: '10000', CREATE_RATE_LIMIT_PER_MINUTE: '10000' });
   gateway = await startApiGateway({ routes, handlers: httpHandlers, port: 0 });
   call = jsonClient(gateway.url);
   token = await platform.token('fuzzer');
@@ -36,15 +37,22 @@ const nearlyValid = fc.record(
   {
     gameId: fc.oneof({ arbitrary: fc.constantFrom('no-such-game', 'other_game'), weight: 4 }, fc.string()),
     version: fc.oneof({ arbitrary: fc.constantFrom('1', '1.0.0'), weight: 4 }, fc.string()),
-    settings: fc.oneof({ arbitrary: settingsLike, weight: 6 }, fc.constant({ blob: 'x'.repeat(5000) })),
-    criteria: settingsLike,
+    settings: fc.oneof({ arbitrary: settingsLike, weight: 6 }, fc.constant({ blob: 'x'.repeat(5000) }), {
+      arbitrary: hostileObject,
+      weight: 2,
+    }),
+    criteria: fc.oneof({ arbitrary: settingsLike, weight: 3 }, hostileObject),
     maxPlayers: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 100 }), weight: 6 }, fc.integer(), fc.double()),
     region: fc.constantFrom('local', 'local', 'local', 'us-east-1', 'Mars!'),
     latencies: fc.dictionary(fc.constantFrom('us-east-1', 'local', 'eu-west-1'), fc.integer({ min: 0, max: 1000 })),
   },
   { requiredKeys: ['gameId', 'version'] },
 );
-const bodies = fc.oneof({ arbitrary: nearlyValid, weight: 4 }, { arbitrary: fc.jsonValue(), weight: 1 });
+const bodies = fc.oneof(
+  { arbitrary: nearlyValid, weight: 4 },
+  { arbitrary: fc.jsonValue(), weight: 1 },
+  { arbitrary: hostileBody(['settings', 'criteria', 'latencies', 'gameId']), weight: 1 },
+);
 
 function acceptable(status: number): boolean {
   return (status >= 200 && status < 300) || (status >= 400 && status < 500);
@@ -74,10 +82,10 @@ describe('fuzzing the player routes', () => {
     await rooms.create(room);
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.constant(room.roomId), fc.string({ maxLength: 80 })),
-        fc.jsonValue(),
+        fc.oneof(fc.constant(room.roomId), fc.string({ maxLength: 80 }).map(encodeURIComponent), malformedSegment),
+        fc.oneof(fc.jsonValue(), hostileBody(['settings'])),
         async (roomId, body) => {
-          const response = await call('POST', `/v1/rooms/${encodeURIComponent(roomId)}/join`, { token, body });
+          const response = await call('POST', `/v1/rooms/${roomId}/join`, { token, body });
           expect(acceptable(response.status)).toBe(true);
         },
       ),
@@ -94,7 +102,10 @@ describe('fuzzing the player routes', () => {
   it('list: arbitrary query strings never give a 5xx', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.dictionary(fc.constantFrom('gameId', 'version', 'region', 'limit', 'nextToken', 'x'), fc.string()),
+        fc.dictionary(
+          fc.constantFrom('gameId', 'version', 'region', 'limit', 'nextToken', 'x'),
+          fc.oneof(fc.string(), hostilePageToken),
+        ),
         async (query) => {
           const response = await call('GET', `/v1/rooms?${new URLSearchParams(query).toString()}`, { token });
           expect(acceptable(response.status)).toBe(true);

@@ -23,7 +23,7 @@ function guardWith(options: { ban?: Ban; count?: RateCountResult } = {}) {
   const rates = {
     count: jest.fn(async (account: string, policy: RateLimitPolicy) => {
       counted.push({ account, policy });
-      return options.count ?? { state: 'Counted', count: 1 };
+      return options.count ?? { state: 'Counted', sequence: 1 };
     }),
   };
   const guard = new AbuseGuard({

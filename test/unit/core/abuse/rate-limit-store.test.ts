@@ -1,67 +1,142 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { RateLimitStore, rateConditions } from '../../../../core/abuse/rate-limit-store';
 import type { RateLimitPolicy } from '../../../../core/abuse/rate-limit';
 
 const dbMock = mockClient(DynamoDBDocumentClient);
-const store = new RateLimitStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })), 'table');
+const client = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
 const policy: RateLimitPolicy = { action: 'join', limit: 20, windowS: 60 };
 const now = new Date('2026-01-01T00:01:45.250Z');
-const windowStartS = Date.parse('2026-01-01T00:01:00.000Z') / 1000;
+const nowMs = now.getTime();
 
 function awsError(name: string): Error {
   return Object.assign(new Error(name), { name, $metadata: {} });
 }
 
+/** A failed condition carrying the stored log, as DynamoDB answers with ALL_OLD. */
+function conditionFailed(item?: Record<string, unknown>): ConditionalCheckFailedException {
+  return new ConditionalCheckFailedException({
+    message: 'The conditional request failed',
+    $metadata: {},
+    ...(item ? { Item: marshall(item) } : {}),
+  });
+}
+
+const inputs = () => dbMock.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+
 beforeEach(() => dbMock.reset());
 
 describe('RateLimitStore.count', () => {
-  it('raises the window counter with one conditional UpdateItem, pinned clause by clause', async () => {
-    dbMock.on(UpdateCommand).resolves({ Attributes: { count: 3 } });
-
-    const result = await store.count('alice', policy, now);
-
-    expect(result).toEqual({ state: 'Counted', count: 3 });
-    expect(dbMock.commandCalls(UpdateCommand)).toHaveLength(1);
-    expect(dbMock.commandCalls(UpdateCommand)[0]!.args[0].input).toEqual({
-      TableName: 'table',
-      Key: { pk: 'ACCOUNT#alice', sk: `RATE#join#${windowStartS}` },
-      UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
-      ConditionExpression: '(attribute_not_exists(#count) OR #count < :limit)',
-      ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
-      ExpressionAttributeValues: { ':one': 1, ':limit': 20, ':type': 'rateWindow', ':ttl': windowStartS + 60 + 60 },
-      ReturnValues: 'UPDATED_NEW',
+  it('admits the first request of a log with one conditional UpdateItem, pinned clause by clause', async () => {
+    dbMock.on(UpdateCommand).resolves({});
+    const result = await new RateLimitStore(client, 'table').count('alice', policy, now);
+    expect(result).toEqual({ state: 'Counted', sequence: 1 });
+    expect(inputs()).toEqual([
+      {
+        TableName: 'table',
+        Key: { pk: 'ACCOUNT#alice', sk: 'RATE#join#20' },
+        UpdateExpression: 'SET #slot = :now, #n = :next, #type = :type, #ttl = :ttl',
+        ConditionExpression: 'attribute_not_exists(#n)',
+        ExpressionAttributeNames: { '#n': 'n', '#slot': 's0', '#type': 'type', '#ttl': 'ttl' },
+        ExpressionAttributeValues: {
+          ':now': nowMs,
+          ':next': 1,
+          ':type': 'rateLog',
+          ':ttl': Math.ceil(nowMs / 1000) + 120,
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    ]);
+    expect(rateConditions).toEqual({
+      logIsNew: 'attribute_not_exists(#n)',
+      logIsAtExpectedSequence: '#n = :n',
+      slotIsFree: '(attribute_not_exists(#slot) OR #slot <= :cutoff)',
     });
-    expect(rateConditions.windowHasRoom).toBe('(attribute_not_exists(#count) OR #count < :limit)');
   });
 
-  it('keeps joins and creations on separate counters', async () => {
-    dbMock.on(UpdateCommand).resolves({ Attributes: { count: 1 } });
-    await store.count('alice', { ...policy, action: 'create' }, now);
-    expect(dbMock.commandCalls(UpdateCommand)[0]!.args[0].input.Key).toEqual({
-      pk: 'ACCOUNT#alice',
-      sk: `RATE#create#${windowStartS}`,
+  it('uses the sequence it saw last, so the usual request is one write with the slot condition', async () => {
+    dbMock.on(UpdateCommand).resolves({});
+    const store = new RateLimitStore(client, 'table');
+    await store.count('alice', policy, now);
+    await store.count('alice', policy, now);
+    expect(inputs()).toHaveLength(2);
+    expect(inputs()[1]).toMatchObject({
+      ConditionExpression: '#n = :n AND (attribute_not_exists(#slot) OR #slot <= :cutoff)',
+      ExpressionAttributeNames: { '#slot': 's1' },
+      ExpressionAttributeValues: { ':n': 1, ':next': 2, ':cutoff': nowMs - 60_000 },
     });
   });
 
-  it('answers a failed condition as Exhausted until the window ends', async () => {
+  it('catches up from the log the failed condition returned (no read), then admits', async () => {
     dbMock
       .on(UpdateCommand)
-      .rejects(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }));
-    expect(await store.count('alice', policy, now)).toEqual({ state: 'Exhausted', retryAfterS: 15 });
+      .rejectsOnce(conditionFailed({ n: 45, s5: nowMs - 61_000 }))
+      .resolves({});
+    const result = await new RateLimitStore(client, 'table').count('bob', policy, now);
+    expect(result).toEqual({ state: 'Counted', sequence: 46 });
+    expect(inputs()).toHaveLength(2);
+    expect(inputs()[1]).toMatchObject({
+      ExpressionAttributeNames: { '#slot': 's5' },
+      ExpressionAttributeValues: { ':n': 45, ':next': 46 },
+    });
+  });
+
+  it('refuses without another write when the returned log shows the window full; Retry-After from that slot', async () => {
+    dbMock.on(UpdateCommand).rejects(conditionFailed({ n: 40, s0: nowMs - 44_500 }));
+    const result = await new RateLimitStore(client, 'table').count('carol', policy, now);
+    expect(result).toEqual({ state: 'Exhausted', retryAfterS: 16 });
+    expect(inputs()).toHaveLength(1);
+  });
+
+  it('starts a new log when the one it expected is gone (TTL collected it)', async () => {
+    dbMock.on(UpdateCommand).resolves({});
+    const store = new RateLimitStore(client, 'table');
+    await store.count('dave', policy, now);
+    dbMock.reset();
+    dbMock.on(UpdateCommand).rejectsOnce(conditionFailed()).resolves({});
+    expect(await store.count('dave', policy, now)).toEqual({ state: 'Counted', sequence: 1 });
+    expect(inputs().map((input) => input.ConditionExpression)).toEqual([
+      '#n = :n AND (attribute_not_exists(#slot) OR #slot <= :cutoff)',
+      'attribute_not_exists(#n)',
+    ]);
+  });
+
+  it('keeps joins, creations and each limit on logs of their own', async () => {
+    dbMock.on(UpdateCommand).resolves({});
+    const store = new RateLimitStore(client, 'table');
+    await store.count('alice', { ...policy, action: 'create' }, now);
+    await store.count('alice', { ...policy, limit: 5 }, now);
+    expect(inputs().map((input) => input.Key)).toEqual([
+      { pk: 'ACCOUNT#alice', sk: 'RATE#create#20' },
+      { pk: 'ACCOUNT#alice', sk: 'RATE#join#5' },
+    ]);
+  });
+
+  it('answers being outraced on every attempt as Contention, never a 500', async () => {
+    let n = 0;
+    dbMock.on(UpdateCommand).callsFake(() => Promise.reject(conditionFailed({ n: ++n })));
+    const result = await new RateLimitStore(client, 'table').count('erin', { ...policy, limit: 3 }, now);
+    expect(result).toMatchObject({ state: 'Contention', retryAfterS: 1 });
+    expect(inputs()).toHaveLength(5);
   });
 
   it.each(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded'])(
     'answers %s (after the SDK gave up retrying) as Contention: back off 1 s, never a 500',
     async (name) => {
       dbMock.on(UpdateCommand).rejects(awsError(name));
-      expect(await store.count('alice', policy, now)).toMatchObject({ state: 'Contention', retryAfterS: 1 });
+      expect(await new RateLimitStore(client, 'table').count('alice', policy, now)).toMatchObject({
+        state: 'Contention',
+        retryAfterS: 1,
+      });
     },
   );
 
   it('lets an unknown failure through as the bug it is', async () => {
     dbMock.on(UpdateCommand).rejects(awsError('ResourceNotFoundException'));
-    await expect(store.count('alice', policy, now)).rejects.toThrow('ResourceNotFoundException');
+    await expect(new RateLimitStore(client, 'table').count('alice', policy, now)).rejects.toThrow(
+      'ResourceNotFoundException',
+    );
   });
 });

@@ -1,63 +1,158 @@
-import { counterTtl, rateWindow, retryAfterSeconds } from '../../../../core/abuse/rate-limit';
+import fc from 'fast-check';
+import {
+  admit,
+  cutoffMs,
+  decide,
+  emptyRateLog,
+  logTtl,
+  maxRateLimit,
+  retryAfterSeconds,
+  ringSlot,
+  type RateLimitPolicy,
+  type RateLog,
+} from '../../../../core/abuse/rate-limit';
 import { parseConfig } from '../../../../core/infra/config';
 
-const at = (iso: string) => new Date(iso);
-const epochS = (iso: string) => Date.parse(iso) / 1000;
+const policy: RateLimitPolicy = { action: 'join', limit: 20, windowS: 60 };
+const t0 = Date.parse('2026-01-01T00:00:00.000Z');
+const at = (ms: number) => new Date(t0 + ms);
 
-describe('rateWindow', () => {
+/** Runs arrivals (ms after t0, in the order given) through the rule; returns admitted times. */
+function run(arrivals: readonly number[], p: RateLimitPolicy = policy): number[] {
+  let log: RateLog = emptyRateLog;
+  const admitted: number[] = [];
+  for (const ms of arrivals) {
+    const result = admit(log, p, at(ms));
+    log = result.log;
+    if (result.decision.admit) admitted.push(ms);
+  }
+  return admitted;
+}
+
+/** The most admissions any half-open span [t, t + windowS) holds. */
+function busiestSpan(admitted: readonly number[], windowS: number): number {
+  const sorted = [...admitted].sort((a, b) => a - b);
+  let best = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i]! - sorted[j]! >= windowS * 1000) j++;
+    best = Math.max(best, i - j + 1);
+  }
+  return best;
+}
+
+describe('decide', () => {
   it.each([
-    ['the first instant of a window', '2026-01-01T00:01:00.000Z', 60, '2026-01-01T00:01:00.000Z'],
-    ['the middle of a window', '2026-01-01T00:01:30.500Z', 60, '2026-01-01T00:01:00.000Z'],
-    ['the last millisecond of a window', '2026-01-01T00:01:59.999Z', 60, '2026-01-01T00:01:00.000Z'],
-    ['the first instant of the next window', '2026-01-01T00:02:00.000Z', 60, '2026-01-01T00:02:00.000Z'],
-    ['a 10 s window', '2026-01-01T00:00:17.000Z', 10, '2026-01-01T00:00:10.000Z'],
-  ])('%s (%s, %i s) starts at %s', (_name, now, windowS, start) => {
-    expect(rateWindow(at(now), windowS)).toEqual({ startS: epochS(start), endS: epochS(start) + windowS });
+    ['an empty slot', undefined, 30_000, { admit: true, slot: 7 }],
+    ['a slot exactly one window old', 0, 60_000, { admit: true, slot: 7 }],
+    ['a slot one millisecond inside the window', 1, 60_000, { admit: false, retryAfterS: 1 }],
+    ['a slot admitted half a window ago', 30_000, 60_000, { admit: false, retryAfterS: 30 }],
+    ['a slot admitted just now', 59_999, 60_000, { admit: false, retryAfterS: 60 }],
+  ])('%s → %p', (_name, slotMs, nowMs, expected) => {
+    const gate = { n: 27, slotAdmittedAtMs: slotMs === undefined ? undefined : t0 + slotMs };
+    expect(decide(gate, policy, at(nowMs))).toEqual(expected);
   });
 
-  it('puts every instant of one window on the same counter, and the next instant on a new one', () => {
-    const first = rateWindow(at('2026-01-01T00:01:00.000Z'), 60);
-    expect(rateWindow(at('2026-01-01T00:01:59.999Z'), 60)).toEqual(first);
-    expect(rateWindow(at('2026-01-01T00:02:00.000Z'), 60).startS).toBe(first.endS);
+  it('gates admission n on slot n mod limit', () => {
+    expect([ringSlot(0, 20), ringSlot(19, 20), ringSlot(20, 20), ringSlot(47, 20)]).toEqual([0, 19, 0, 7]);
+    expect(cutoffMs(at(60_000), 60)).toBe(t0);
+  });
+});
+
+describe('the sliding window rule', () => {
+  it('admits 20, not 40, of 40 joins in 2.3 s around a minute boundary (the fixed window let all 40 through)', () => {
+    const arrivals = Array.from({ length: 40 }, (_, i) => 58_850 + Math.round((i * 2300) / 39));
+    expect(run(arrivals)).toHaveLength(20);
+  });
+
+  it('admits the next request exactly when the oldest admission of the window leaves it', () => {
+    const burst = Array.from({ length: 20 }, (_, i) => i * 100);
+    expect(run([...burst, 59_999])).toHaveLength(20);
+    expect(run([...burst, 60_000])).toHaveLength(21);
+  });
+
+  it('never admits more than the limit in any 60 s span, for any arrival sequence (even out of order)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(fc.integer({ min: 0, max: 240_000 }), { maxLength: 300 }),
+        fc.boolean(),
+        (limit, arrivals, sorted) => {
+          const p = { ...policy, limit };
+          const admitted = run(sorted ? [...arrivals].sort((a, b) => a - b) : arrivals, p);
+          expect(busiestSpan(admitted, p.windowS)).toBeLessThanOrEqual(limit);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('refuses an in-order request only when the last 60 s already hold the limit (exact, not merely safe)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(fc.integer({ min: 0, max: 240_000 }), { maxLength: 300 }),
+        (limit, raw) => {
+          const p = { ...policy, limit };
+          const arrivals = [...raw].sort((a, b) => a - b);
+          let log: RateLog = emptyRateLog;
+          const admitted: number[] = [];
+          for (const ms of arrivals) {
+            const inWindow = admitted.filter((a) => a > ms - 60_000).length;
+            const result = admit(log, p, at(ms));
+            log = result.log;
+            expect(result.decision.admit).toBe(inWindow < limit);
+            if (result.decision.admit) admitted.push(ms);
+            else {
+              // Retry-After points at the moment the oldest admission of the window leaves it.
+              const oldest = admitted.filter((a) => a > ms - 60_000)[0]!;
+              expect(result.decision.retryAfterS).toBe(Math.max(1, Math.ceil((oldest + 60_000 - ms) / 1000)));
+            }
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('a refused request changes nothing, so hammering never delays the next admission', () => {
+    const full = Array.from({ length: 20 }, () => 0);
+    const hammering = Array.from({ length: 500 }, (_, i) => 1 + i * 100);
+    expect(run([...full, ...hammering, 60_000])).toEqual([...full, 60_000]);
   });
 });
 
 describe('retryAfterSeconds', () => {
   it.each([
-    ['at the window start', '2026-01-01T00:01:00.000Z', 60],
-    ['half-way', '2026-01-01T00:01:30.000Z', 30],
-    ['rounds a fraction up', '2026-01-01T00:01:30.001Z', 30],
-    ['rounds up to a whole second', '2026-01-01T00:01:29.999Z', 31],
-    ['is at least 1 in the last second', '2026-01-01T00:01:59.999Z', 1],
-    ['is 1 exactly one second before the end', '2026-01-01T00:01:59.000Z', 1],
-  ])('%s (%s) → %i s', (_name, now, expected) => {
-    const window = rateWindow(at(now), 60);
-    const retryAfter = retryAfterSeconds(at(now), window);
-    expect(retryAfter).toBe(expected);
-    expect(Number.isInteger(retryAfter)).toBe(true);
+    ['a whole window ahead', 0, 0, 60],
+    ['rounds a fraction up', 0, 29_999, 31],
+    ['is at least 1', 0, 59_999, 1],
+    ['is at least 1 even when already free', 0, 61_000, 1],
+  ])('%s', (_name, slotMs, nowMs, expected) => {
+    expect(retryAfterSeconds(t0 + slotMs, policy, at(nowMs))).toBe(expected);
   });
 
-  it('never points before the end of the window (waiting that long always lands in a new one)', () => {
-    for (let ms = 0; ms < 60_000; ms += 137) {
-      const now = new Date(Date.parse('2026-01-01T00:01:00.000Z') + ms);
-      const window = rateWindow(now, 60);
-      const retryAt = new Date(now.getTime() + retryAfterSeconds(now, window) * 1000);
-      expect(rateWindow(retryAt, 60).startS).toBeGreaterThan(window.startS);
-    }
+  it('waiting that long always finds the slot free', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 59_999 }), (age) => {
+        const now = at(100_000);
+        const slot = now.getTime() - age;
+        const retryAt = new Date(now.getTime() + retryAfterSeconds(slot, policy, now) * 1000);
+        expect(decide({ n: 0, slotAdmittedAtMs: slot }, policy, retryAt).admit).toBe(true);
+      }),
+    );
   });
 });
 
-describe('counterTtl', () => {
-  it('lets TTL collect a counter only after its window has ended', () => {
-    const window = rateWindow(at('2026-01-01T00:01:10.000Z'), 60);
-    expect(counterTtl(window)).toBeGreaterThan(window.endS);
+describe('logTtl', () => {
+  it('lets TTL collect a log only after its newest admission has left the window', () => {
+    expect(logTtl(at(500), policy)).toBeGreaterThan((t0 + 500) / 1000 + policy.windowS);
   });
 });
 
 describe('configured limits', () => {
   const minimal = { TABLE_NAME: 'rooms', AUTH_ISSUER: 'https://id.example', AUTH_JWKS_URL: 'https://id.example/jwks' };
 
-  it('defaults to 20 joins and 10 creations per account per minute', () => {
+  it('defaults to 20 joins and 10 creations per account in any 60 s', () => {
     expect(parseConfig(minimal).abuse).toEqual({ joinsPerMinute: 20, createsPerMinute: 10 });
   });
 
@@ -69,6 +164,7 @@ describe('configured limits', () => {
   it.each([
     ['JOIN_RATE_LIMIT_PER_MINUTE', '0'],
     ['JOIN_RATE_LIMIT_PER_MINUTE', 'lots'],
+    ['JOIN_RATE_LIMIT_PER_MINUTE', String(maxRateLimit + 1)],
     ['CREATE_RATE_LIMIT_PER_MINUTE', '1.5'],
   ])('fails fast naming %s = %p', (variable, value) => {
     expect(() => parseConfig({ ...minimal, [variable]: value })).toThrow(variable);

@@ -1,0 +1,156 @@
+import fc from 'fast-check';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../../core/infra/keys';
+import { RoomStore } from '../../../core/rooms/store';
+import { routes } from '../../../lambdas/http/routes';
+import { aRoom } from '../../helpers/factories';
+import { hostileBody, hostileObject, hostilePageToken, malformedSegment } from '../../helpers/hostile-json';
+import { startTestApi, type TestApi } from '../../helpers/platform';
+
+/**
+ * Issue 8, point 9: every route of the route table against JSON that cannot be stored exactly
+ * (huge or tiny numbers, deep nesting, empty and `__proto__` keys), hostile page tokens and
+ * malformed percent escapes. Never a 5xx; a hostile field is a 400 naming a field; stored
+ * rooms, configurations and bans are unchanged afterwards.
+ */
+let api: TestApi;
+const tokens: Record<'player' | 'admin', string> = { player: '', admin: '' };
+
+const room = aRoom({ state: 'ready', players: 0, maxPlayers: 4, gameId: 'arena', version: '1', region: 'us-east-1' });
+const configurationPath = '/v1/admin/games/arena/versions/1';
+const configuration = { binary: '/bin/true', maxPlayers: 4, serverSettings: { mode: 'ffa' }, env: { A: '1' } };
+
+beforeAll(async () => {
+  api = await startTestApi({ JOIN_RATE_LIMIT_PER_MINUTE: '10000', CREATE_RATE_LIMIT_PER_MINUTE: '10000' });
+  tokens.player = await api.platform.token('fuzzer');
+  tokens.admin = await api.platform.token('ops', ['admin']);
+  await new RoomStore(api.platform.db, api.platform.tableName).create(room);
+  expect((await api.call('PUT', configurationPath, { token: tokens.admin, body: configuration })).status).toBe(200);
+  expect((await api.call('POST', '/v1/admin/bans', { token: tokens.admin, body: { account: 'mallory' } })).status).toBe(
+    201,
+  );
+});
+afterAll(() => api.close());
+
+const statuses: Record<string, Record<number, number>> = {};
+function record(route: string, status: number): void {
+  statuses[route] ??= {};
+  statuses[route][status] = (statuses[route][status] ?? 0) + 1;
+}
+afterAll(() => process.stdout.write(`hostile JSON fuzz statuses: ${JSON.stringify(statuses)} (expected no 5xx)\n`));
+
+/** Where a hostile body can go on each route that takes one, and the fields that hold free-form objects. */
+const bodyRoutes = [
+  {
+    method: 'POST',
+    path: '/v1/rooms',
+    caller: 'player',
+    base: { gameId: 'arena', version: '1' },
+    objects: ['settings'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/matchmaking/join',
+    caller: 'player',
+    base: { gameId: 'arena', version: '1' },
+    objects: ['settings', 'criteria'],
+  },
+  { method: 'POST', path: `/v1/rooms/${room.roomId}/join`, caller: 'player', base: {}, objects: [] },
+  {
+    method: 'PUT',
+    path: configurationPath,
+    caller: 'admin',
+    base: { binary: '/bin/true', maxPlayers: 4 },
+    objects: ['serverSettings', 'env'],
+  },
+  { method: 'POST', path: '/v1/admin/bans', caller: 'admin', base: { account: 'mallory' }, objects: [] },
+  { method: 'POST', path: '/v1/dev/tokens', caller: 'player', base: { account: 'x' }, objects: [] },
+] as const;
+
+it('covers every route with a body', () => {
+  const withBody = routes.filter((r) => r.method === 'POST' || r.method === 'PUT').map((r) => r.id);
+  expect(withBody).toHaveLength(bodyRoutes.length);
+});
+
+describe.each(bodyRoutes.filter((route) => route.objects.length > 0))(
+  '$method $path',
+  ({ method, path, caller, base, objects }) => {
+    it('answers hostile JSON in a free-form object with 400 naming that field', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...objects), hostileObject, async (field, value) => {
+          const response = await api.call(method, path, { token: tokens[caller], body: { ...base, [field]: value } });
+          record(`${method} ${path} .${field}`, response.status);
+          expect(response.status).toBe(400);
+          expect(response.body.error.code).toBe('BAD_REQUEST');
+          expect(response.body.error.details.fields[0].field).toMatch(new RegExp(`^body\\.(${field}|__proto__)`));
+        }),
+        { numRuns: 120 },
+      );
+    });
+  },
+);
+
+describe.each(bodyRoutes)('$method $path', ({ method, path, caller, objects }) => {
+  it('answers hostile JSON anywhere in the body without a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(hostileBody(['gameId', 'version', 'account', 'latencies', 'args', ...objects]), async (body) => {
+        const response = await api.call(method, path, { token: tokens[caller], body });
+        record(`${method} ${path}`, response.status);
+        expect(response.status).toBeGreaterThanOrEqual(400);
+        expect(response.status).toBeLessThan(500);
+        expect(typeof response.body.error.code).toBe('string');
+      }),
+      { numRuns: 120 },
+    );
+  });
+});
+
+describe('paths and queries', () => {
+  it('answers a malformed percent escape in any path parameter with 400, with or without a token', async () => {
+    const templates = routes.filter((r) => r.path.includes('{'));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...templates),
+        malformedSegment,
+        fc.boolean(),
+        async (route, segment, withToken) => {
+          const path = route.path.replace(/\{\w+\}/g, segment);
+          const response = await api.call(route.method, path, {
+            token: withToken ? tokens.admin : undefined,
+            body: route.method === 'PUT' ? configuration : undefined,
+          });
+          record(`${route.method} ${route.path} (malformed %)`, response.status);
+          expect([response.status, response.body.error.code]).toEqual([400, 'BAD_REQUEST']);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('answers a hostile nextToken with 400 naming query.nextToken', async () => {
+    await fc.assert(
+      fc.asyncProperty(hostilePageToken, async (nextToken) => {
+        const query = new URLSearchParams({ gameId: 'arena', version: '1', nextToken });
+        const response = await api.call('GET', `/v1/rooms?${query.toString()}`, { token: tokens.player });
+        record('GET /v1/rooms nextToken', response.status);
+        expect(response.status).toBe(400);
+        expect(response.body.error.details.fields[0].field).toBe('query.nextToken');
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('stored data', () => {
+  it('is unchanged after the fuzzing: the room, the configuration and the ban', async () => {
+    const stored = await new RoomStore(api.platform.db, api.platform.tableName).get(room.roomId);
+    expect([stored.state, stored.players, stored.settings]).toEqual(['ready', 0, room.settings]);
+    const got = await api.call('GET', configurationPath, { token: tokens.admin });
+    expect(got.body.configuration).toMatchObject(configuration);
+    const { Item: ban } = await api.platform.db.send(
+      new GetCommand({ TableName: api.platform.tableName, Key: keys.ban('mallory'), ConsistentRead: true }),
+    );
+    expect(ban).toMatchObject({ account: 'mallory' });
+    expect(ban?.reason).toBeUndefined();
+  });
+});

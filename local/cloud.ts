@@ -242,6 +242,8 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       checkHealth(
         {
           dynamodb: async (abortSignal) => {
+            if (dynamo.status === 'restoring')
+              throw new ComponentDownError('restoring the table and games after a restart');
             if (dynamo.status !== 'up') throw new ComponentDownError(`restarting (${dynamo.lastExit ?? 'stopped'})`);
             await db.send(new DescribeTableCommand({ TableName: localTableName }), { abortSignal });
           },

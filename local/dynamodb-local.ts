@@ -14,7 +14,8 @@ export interface DynamoDbLocal {
   /** The JVM serving now; a supervised restart changes it. */
   readonly pid: number;
   /** `restarting` from the JVM's unexpected death until its successor serves on the same port. */
-  readonly status: 'up' | 'restarting' | 'stopped';
+  /** `restoring`: the JVM serves again, the after-restart steps (table, games) are still running. */
+  readonly status: 'up' | 'restoring' | 'restarting' | 'stopped';
   /** Why the last JVM died, while `restarting`. */
   readonly lastExit?: string;
   readonly restarts: number;
@@ -183,19 +184,21 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
         continue;
       }
       if (status !== 'restarting') return;
-      status = 'up';
+      status = 'restoring';
       lastExit = undefined;
       restarts++;
       watch(current.child);
       log.info('DynamoDB Local restarted', { endpoint, pid: current.child.pid, restarts });
       for (const listener of listeners)
         await listener().catch((error: unknown) => log.error('after-restart step failed', { error: error as Error }));
+      // Healthy only once the table and the games are back, not merely the JVM.
+      if (status === 'restoring') status = 'up';
     }
   }
 
   function watch(child: ChildProcess): void {
     child.once('exit', (code, signal) => {
-      if (status !== 'up' || child !== current.child) return;
+      if ((status !== 'up' && status !== 'restoring') || child !== current.child) return;
       lastExit = signal ? `killed by ${signal}` : `exited with code ${code}`;
       status = 'restarting';
       log.warn('DynamoDB Local died; restarting it on the same port', { endpoint, lastExit });

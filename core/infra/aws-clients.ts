@@ -16,8 +16,18 @@ const emulatorCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
  * 5 s (`UNAVAILABLE`), and a refused connection in well under 1 s.
  */
 export const dependencyTimeouts = {
-  connectionMs: 1_000,
-  dynamodbRequestMs: 1_500,
+  /**
+   * A connect that sees no answer. Not shorter: a burst of new connections overflows DynamoDB
+   * Local's accept backlog (50) and the kernel retries a dropped SYN after 1 s. A stalled
+   * (SIGSTOPped) server still accepts connections; a dead one refuses them at once.
+   */
+  connectionMs: 3_000,
+  /**
+   * How long a DynamoDB request may sit on its socket without an answer. Not a wall-clock
+   * limit: time spent waiting for a pooled socket is not counted, since a burst of hundreds of
+   * joins queues there legitimately, while a stalled DynamoDB leaves sockets silent.
+   */
+  dynamodbSilenceMs: 1_500,
   sqsRequestMs: 5_000,
   /** SQS long polls wait up to 20 s by design; their own timeout must outlast that. */
   sqsLongPollRequestMs: 25_000,
@@ -47,12 +57,12 @@ class SqsRequestHandler extends NodeHttpHandler {
  * burst of new connections would stall: the pool stays below it. Timeouts throw (the
  * handler only warns by default), so the SDK retries and then gives up.
  */
-function handlerOptions(requestTimeout: number) {
+function handlerOptions(timeouts: { requestTimeout: number } | { socketTimeout: number }) {
   return {
     httpAgent: new Agent({ keepAlive: true, maxSockets: 48 }),
     httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 48 }),
     connectionTimeout: dependencyTimeouts.connectionMs,
-    requestTimeout,
+    ...timeouts,
     throwOnRequestTimeout: true,
   };
 }
@@ -62,7 +72,7 @@ export function createDocumentClient(
 ): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     region: config.region,
-    requestHandler: new NodeHttpHandler(handlerOptions(dependencyTimeouts.dynamodbRequestMs)),
+    requestHandler: new NodeHttpHandler(handlerOptions({ socketTimeout: dependencyTimeouts.dynamodbSilenceMs })),
     maxAttempts: dependencyTimeouts.maxAttempts,
     ...(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint, credentials: emulatorCredentials } : {}),
   });
@@ -74,7 +84,7 @@ export function createSqsClient(
 ): SQSClient {
   return new SQSClient({
     region: config.region,
-    requestHandler: new SqsRequestHandler(handlerOptions(dependencyTimeouts.sqsRequestMs)),
+    requestHandler: new SqsRequestHandler(handlerOptions({ requestTimeout: dependencyTimeouts.sqsRequestMs })),
     maxAttempts: dependencyTimeouts.maxAttempts,
     // A deployed sidecar's scoped, renewed session; otherwise the default chain (the Lambda role).
     ...(config.credentials ? { credentials: config.credentials } : {}),

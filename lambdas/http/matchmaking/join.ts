@@ -15,61 +15,61 @@ import { serverTokenMinter, sleep } from '../rooms/server-token';
 export const handler = httpHandler(
   { auth: {}, body: matchmakingRequestSchema },
   idempotent('matchmakingJoin', async ({ body, principal }) => {
-  const p = platform();
-  await p.abuse.assertJoinAllowed(principal.account, p.now());
-  const answerBy = new Date(p.now().getTime() + p.config.createWaitS * 1000);
-  const configuration = await p.gameConfigurations.get(body.gameId, body.version);
-  const region = resolveRegion(body, [p.config.roomRegion], p.config.roomRegion);
-  const bucket = bucketOf({ gameId: body.gameId, version: body.version, region, criteria: body.criteria });
-  const members = new MemberStore(p.db, p.config.tableName);
-  const result: MatchResult = await findOrCreate(bucket, body.criteria, {
-    pointers: new FillingRoomStore(p.db, p.config.tableName),
-    findRoom: (roomId) => p.rooms.find(roomId),
-    newRoomId: p.newId,
-    now: p.now,
-    sleep,
-    join: async (roomId) => {
-      const joined = await joinRoom(
-        { roomId, account: principal.account, scopes: principal.scopes },
-        { rooms: p.rooms, members, now: p.now, sleep, answerBy, heartbeatTimeoutS: p.config.heartbeatTimeoutS },
-      );
-      return { ...joined, created: false };
-    },
-    create: async (roomId) => {
-      // Creating through matchmaking counts toward the same per-account room budget.
-      await p.abuse.assertCreateAllowed(principal.account, p.now());
-      const created = await createRoom(
-        {
-          account: principal.account,
-          scopes: principal.scopes,
-          gameId: body.gameId,
-          version: body.version,
-          settings: { ...body.settings, ...body.criteria },
-          region,
-          bucket,
-        },
-        {
-          rooms: p.rooms,
-          configuration,
-          spawner: p.spawner,
-          now: p.now,
-          newRoomId: () => roomId,
-          mintServerToken: serverTokenMinter(p, configuration),
-          sleep,
-          answerBy,
-        },
-      );
-      return {
-        room: created.room,
-        reservation: created.reservation,
-        spawning: created.state === 'Spawning',
-        created: true,
-      };
-    },
-  });
-  return {
-    status: result.spawning ? 202 : 200,
-    body: { room: toRoomView(result.room), ...(result.reservation ? { reservation: result.reservation } : {}) },
-  };
+    const p = platform();
+    await p.abuse.assertJoinAllowed(principal.account, p.now());
+    const answerBy = new Date(p.now().getTime() + p.config.createWaitS * 1000);
+    const configuration = await p.gameConfigurations.get(body.gameId, body.version);
+    const region = resolveRegion(body, [p.config.roomRegion], p.config.roomRegion);
+    const bucket = bucketOf({ gameId: body.gameId, version: body.version, region, criteria: body.criteria });
+    const members = new MemberStore(p.db, p.config.tableName);
+    const result: MatchResult = await findOrCreate(bucket, body.criteria, {
+      pointers: new FillingRoomStore(p.db, p.config.tableName),
+      findRoom: (roomId) => p.rooms.find(roomId),
+      newRoomId: p.newId,
+      now: p.now,
+      sleep,
+      join: async (roomId) => {
+        const joined = await joinRoom(
+          { roomId, account: principal.account, scopes: principal.scopes },
+          { rooms: p.rooms, members, now: p.now, sleep, answerBy, heartbeatTimeoutS: p.config.heartbeatTimeoutS },
+        );
+        return { ...joined, created: false };
+      },
+      create: async (roomId) => {
+        // Creating through matchmaking counts toward the same per-account room budget.
+        await p.abuse.assertCreateAllowed(principal.account, p.now());
+        const created = await createRoom(
+          {
+            account: principal.account,
+            scopes: principal.scopes,
+            gameId: body.gameId,
+            version: body.version,
+            settings: { ...body.settings, ...body.criteria },
+            region,
+            bucket,
+          },
+          {
+            rooms: p.rooms,
+            configuration,
+            spawner: p.spawner,
+            now: p.now,
+            newRoomId: () => roomId,
+            mintServerToken: serverTokenMinter(p, configuration),
+            sleep,
+            answerBy,
+          },
+        );
+        return {
+          room: created.room,
+          reservation: created.reservation,
+          spawning: created.state === 'Spawning',
+          created: true,
+        };
+      },
+    });
+    return {
+      status: result.spawning ? 202 : 200,
+      body: { room: toRoomView(result.room), ...(result.reservation ? { reservation: result.reservation } : {}) },
+    };
   }),
 );

@@ -7,7 +7,7 @@ import { storableJsonIssue } from './storable-json';
  * platform before applying, with the same words:
  *
  * 1. the whole params value must be JSON that can be stored and read back exactly (no
- *    integer beyond 2^53, no number outside DynamoDB's range, no nesting deeper than 32, no
+ *    integer beyond 2^53, no number outside DynamoDB's range, no nesting deeper than the storable limit, no
  *    empty or prototype key) — also in members the method's schema would drop;
  * 2. then the method's own schema.
  */

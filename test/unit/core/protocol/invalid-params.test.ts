@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { gameMethods } from '../../../../core/protocol/game-methods';
 import { checkRpcParams } from '../../../../core/protocol/invalid-params';
+import { storableJsonLimits } from '../../../../core/protocol/storable-json';
+
+const { maxDepth } = storableJsonLimits;
 
 const deep = (levels: number): unknown => (levels === 0 ? 1 : { a: deep(levels - 1) });
 
@@ -18,7 +21,7 @@ describe('checkRpcParams', () => {
       { settings: JSON.parse('{"a":{"__proto__":{}}}') },
       "settings.a: has the reserved key '__proto__'",
     ],
-    ['nesting deeper than 32', { settings: deep(33) }, 'nests deeper than 32 levels'],
+    ['nesting deeper than the limit', { settings: deep(maxDepth + 1) }, `nests deeper than ${maxDepth} levels`],
     ['a bad member the schema would drop', { extra: { n: 2 ** 53 + 2 } }, 'extra.n: is an integer beyond'],
     ['a schema failure', { settings: 5 }, 'settings: '],
   ])('refuses %s with a sentence naming the member', (_name, params, words) => {
@@ -27,9 +30,9 @@ describe('checkRpcParams', () => {
     expect('message' in checked && checked.message).toMatch(/^Invalid params: .+\.$/);
   });
 
-  it('lets settings nest exactly as deep as room settings may (32 levels)', () => {
-    expect(checkRpcParams(gameMethods.inited.params, { settings: deep(32) })).toHaveProperty('data');
-    expect(checkRpcParams(gameMethods.inited.params, { settings: deep(33) })).toHaveProperty('message');
+  it('lets settings nest exactly as deep as room settings may', () => {
+    expect(checkRpcParams(gameMethods.inited.params, { settings: deep(maxDepth) })).toHaveProperty('data');
+    expect(checkRpcParams(gameMethods.inited.params, { settings: deep(maxDepth + 1) })).toHaveProperty('message');
   });
 
   it('works for any schema', () => {

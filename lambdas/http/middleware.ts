@@ -118,6 +118,10 @@ function errorResponses(): MiddlewareObj<HttpEvent, HttpResult, Error, RequestCo
 function jsonBody(deps: () => HttpDependencies): MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext> {
   return {
     before: (request) => {
+      // The context object can outlive one invocation (a reused Lambda context, a test's):
+      // nothing of an earlier request may leak into this one.
+      request.context.jsonBody = undefined;
+      request.context.principal = undefined;
       const { body, isBase64Encoded } = request.event;
       if (body === undefined || body === '') return;
       const text = isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;

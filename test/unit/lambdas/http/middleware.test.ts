@@ -115,6 +115,14 @@ describe('httpHandler', () => {
     expect(JSON.parse(result.body ?? '').error.message).toContain('req-1');
   });
 
+  it('forgets the previous body and caller when a Lambda context object is reused (warm container)', async () => {
+    await createThing(event({ body: '{"name":"boom"}' }), context);
+    const empty = await createThing(event({ body: '' }), context);
+    expect(empty.statusCode).toBe(400);
+    const anonymous = await createThing(event({ headers: {}, body: '{"name":"x"}' }), context);
+    expect(anonymous.statusCode).toBe(401);
+  });
+
   it('answers every arbitrary body with a 2xx or a 4xx carrying a code, never a 5xx', async () => {
     await fc.assert(
       fc.asyncProperty(

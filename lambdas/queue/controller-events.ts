@@ -101,6 +101,17 @@ export async function processControllerEvents(event: SQSEvent): Promise<SQSBatch
             now: p.now,
           });
         } catch (error) {
+          if (request?.type === 'heartbeat') {
+            // A newer heartbeat follows within one interval and says the same, fresher. Handing
+            // this one back would hold the room's whole group for a visibility timeout (30 s),
+            // and with it every heartbeat behind it: a healthy room would look silent.
+            log.warn('heartbeat not applied; the next one supersedes it', {
+              messageId: record.messageId,
+              roomId: request.roomId,
+              error: error as Error,
+            });
+            continue;
+          }
           const reply = request ? replyFor(request.roomId) : undefined;
           if (request && reply && (await givenUp(record, request, error, { rooms: p.rooms, reply, now: p.now }))) {
             // Bound for the dead-letter queue; the room is failed, so the rest of its group goes on.

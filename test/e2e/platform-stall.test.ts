@@ -76,7 +76,14 @@ describe('a stall of the whole platform process', () => {
       expect(rooms.map((r) => [r.state, r.failureReason])).toEqual(roomIds.map(() => ['ready', undefined]));
       // Their servers still run: each room takes a player.
       for (const [i, roomId] of roomIds.entries()) {
-        expect((await call('POST', `/v1/rooms/${roomId}/join`, { token: await token(`p${i}`) })).status).toBe(200);
+        const joined = await call('POST', `/v1/rooms/${roomId}/join`, { token: await token(`p${i}`) });
+        if (joined.status !== 200) {
+          const room = (await call('GET', `/v1/rooms/${roomId}`, { token: owner })).body.room;
+          process.stdout.write(
+            `join after the stall: ${joined.status} ${JSON.stringify(joined.body)}; room ${JSON.stringify(room)}\n`,
+          );
+        }
+        expect(joined.status).toBe(200);
       }
     },
     120_000 + stallS * 1000,

@@ -399,6 +399,28 @@ describe('exited and heartbeat', () => {
     expect((await rooms.get(room.roomId)).lastHeartbeatAt).not.toEqual(before.lastHeartbeatAt);
   });
 
+  it('a heartbeat that cannot be applied is not handed back: it would hold the room group behind it for a visibility timeout', async () => {
+    const { room } = await spawningRoomWithCreator();
+    await deliver(rpc(room.roomId, 'inited', {}));
+    await replies(1);
+    // DynamoDB fails this one write (a stall, a throttle); the next heartbeat says the same, fresher.
+    const failing = jest
+      .spyOn(RoomStore.prototype, 'recordHeartbeat')
+      .mockRejectedValueOnce(Object.assign(new Error('socket timed out'), { name: 'TimeoutError' }));
+    try {
+      const outcome = await deliver(
+        { type: 'heartbeat', roomId: room.roomId, sentAt: new Date().toISOString() },
+        { type: 'exited', roomId: room.roomId, sentAt: new Date().toISOString(), reason: 'exited', exitCode: 0 },
+      );
+      expect(outcome.batchItemFailures).toEqual([]);
+      expect(failing).toHaveBeenCalledTimes(1);
+    } finally {
+      failing.mockRestore();
+    }
+    // The message behind it in the room's group was applied at once.
+    expect((await rooms.get(room.roomId)).state).toBe('closed');
+  });
+
   it('drops a malformed message instead of retrying it forever', async () => {
     const result = await processControllerEvents({
       Records: [{ messageId: 'm', body: '{"type":"nope"}', attributes: {} } as never],

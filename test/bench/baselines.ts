@@ -23,7 +23,7 @@ export interface Baselines {
   /** One loopback HTTP echo round trip; resolves with its latency in ms. */
   echo(): Promise<number>;
   /** Successful conditional updates per second on the one item from `clients` concurrent callers. */
-  updateRate(clients: number, durationMs: number): Promise<RateSample>;
+  updateRate(clients: number, durationMs: number, onOperation?: () => void): Promise<RateSample>;
   close(): Promise<void>;
 }
 
@@ -86,7 +86,7 @@ export async function startBaselines(dynamodbEndpoint: string): Promise<Baseline
     update: () => timed(() => conditionalAdd(db)),
     // The same shape of request as a join: a POST with a bearer token and a JSON body.
     echo: () => timed(() => call('POST', '/echo', { token: 'bench', body: {} })),
-    updateRate: async (clients, durationMs) => {
+    updateRate: async (clients, durationMs, onOperation) => {
       let operations = 0;
       let errors = 0;
       const started = performance.now();
@@ -95,7 +95,10 @@ export async function startBaselines(dynamodbEndpoint: string): Promise<Baseline
         Array.from({ length: clients }, async () => {
           while (performance.now() < until) {
             await conditionalAdd(db).then(
-              () => void operations++,
+              () => {
+                operations++;
+                onOperation?.();
+              },
               () => void errors++,
             );
           }

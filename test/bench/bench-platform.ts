@@ -47,7 +47,7 @@ export async function startBenchPlatform(): Promise<BenchPlatform> {
     port: 0,
     gameOutput: 'ignore',
     // Fresh accounts for every join; the limits only need to stay out of the way.
-    rateLimits: { createsPerMinute: 100_000, joinsPerMinute: 100_000 },
+    rateLimits: { createsPerMinute: 10_000, joinsPerMinute: 10_000 },
     // The sweeper is not under test: keep its periodic work out of the measurements.
     sweepIntervalMs: 3_600_000,
   });

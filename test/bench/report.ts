@@ -21,6 +21,8 @@ export interface BenchReport {
     readonly node: string;
     readonly platform: string;
   };
+  /** The 1-minute load average when the run started and ended. */
+  readonly loadAverage: { readonly before: number; readonly after: number };
   readonly commit: string | undefined;
   readonly warmup: WarmupResult | undefined;
   readonly results: ScenarioResult[];
@@ -71,6 +73,7 @@ export function describeResult(result: ScenarioResult): string[] {
       return [
         `hot room: ${result.players} concurrent players filling ${result.rooms} rooms of 100 one after another`,
         `  successful joins               ${result.joins} in ${(result.elapsedMs / 1000).toFixed(2)} s = ${result.joinsPerSecond.toFixed(0)} joins/s   ${latency(result.join)}`,
+        `  last answer (late ROOM_FULLs)  after ${(result.drainedMs / 1000).toFixed(2)} s`,
         `  ROOM_FULL at room ends         ${result.fullAnswers}   errors ${errorsLine(result.errors, result.errorStatuses)}`,
         `  raw conditional ADD, 1 item    ${result.baseline.perSecond.toFixed(0)} /s from ${result.players} callers (before ${result.baseline.before.perSecond.toFixed(0)}, after ${result.baseline.after.perSecond.toFixed(0)})`,
         `  RATIO joins/s / raw updates/s  ${formatRatio(result.ratio)}   target ${describeTarget(result.target)}   ${verdict(result.meetsTarget)}`,
@@ -100,7 +103,7 @@ export function toMarkdown(report: BenchReport): string {
   const lines = [
     `# Bench results${report.quick ? ' (quick)' : ''}`,
     '',
-    `${report.date} · commit ${report.commit ?? 'unknown'} · ${m.hostname}: ${m.cores} × ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node} (${m.platform})`,
+    `${report.date} · commit ${report.commit ?? 'unknown'} · ${m.hostname}: ${m.cores} × ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node} (${m.platform}) · load average ${report.loadAverage.before.toFixed(1)} → ${report.loadAverage.after.toFixed(1)}`,
     '',
     'Each ratio compares the platform with raw parts measured in the same run, on the same DynamoDB Local and SDK client factory.',
     '',

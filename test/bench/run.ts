@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { startBaselines } from './baselines';
 import { startBenchPlatform } from './bench-platform';
 import {
@@ -40,20 +41,21 @@ function plan(args: readonly string[]): Plan {
   return {
     quick,
     scenarios: new Set((named.length > 0 ? named : scenarioNames) as ScenarioName[]),
-    warmupMs: fromEnv('BENCH_WARMUP_MS', quick ? 5_000 : 8_000),
-    joinSamples: fromEnv('BENCH_JOINS', quick ? 200 : 500),
+    warmupMs: fromEnv('BENCH_WARMUP_MS', quick ? 4_000 : 8_000),
+    joinSamples: fromEnv('BENCH_JOINS', quick ? 150 : 500),
     hotRoom: {
       players: [64, 200],
-      rooms: fromEnv('BENCH_ROOMS', quick ? 3 : 10),
-      baselineMs: quick ? 1_500 : 3_000,
+      rooms: fromEnv('BENCH_ROOMS', quick ? 2 : 10),
+      baselineMs: quick ? 1_000 : 3_000,
     },
-    createRounds: fromEnv('BENCH_ROUNDS', quick ? 5 : 20),
+    createRounds: fromEnv('BENCH_ROUNDS', quick ? 3 : 20),
   };
 }
 
 async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   const chosen = plan(process.argv.slice(2));
+  const loadBefore = loadavg()[0] ?? Number.NaN;
   const results: ScenarioResult[] = [];
   const report = (result: ScenarioResult) => {
     results.push(result);
@@ -82,6 +84,8 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     quick: chosen.quick,
     machine: describeMachine(),
+    // Other work on the machine moves every figure; the ratios less so, since both sides share it.
+    loadAverage: { before: loadBefore, after: loadavg()[0] ?? Number.NaN },
     commit: currentCommit(),
     warmup,
     results,

@@ -1,12 +1,97 @@
-import { benchCreateToReady } from './create-to-ready';
-import { benchJoinLatency } from './join-latency';
+import { loadavg } from 'node:os';
+import { startBaselines } from './baselines';
+import { startBenchPlatform } from './bench-platform';
+import {
+  currentCommit,
+  describeMachine,
+  describeResult,
+  writeReport,
+  type BenchReport,
+  type ScenarioResult,
+} from './report';
+import { benchCreateToReady } from './scenarios/create-to-ready';
+import { benchHotRoom } from './scenarios/hot-room';
+import { benchJoinLatency } from './scenarios/join-latency';
+import { warmUp, type WarmupResult } from './warmup';
 
-/** `npm run bench`: every benchmark, each reporting ratios against a baseline from the same run. */
+/**
+ * `npm run bench [-- [--quick] [join] [hot-room] [create]]`: the chosen scenarios (all by
+ * default), each reported against a baseline measured in the same run. Results go to stdout,
+ * progress to stderr, and everything to bench/results/latest.{json,md}.
+ */
+const scenarioNames = ['join', 'hot-room', 'create'] as const;
+type ScenarioName = (typeof scenarioNames)[number];
+
+interface Plan {
+  readonly quick: boolean;
+  readonly scenarios: ReadonlySet<ScenarioName>;
+  readonly warmupMs: number;
+  readonly joinSamples: number;
+  readonly hotRoom: { readonly players: readonly number[]; readonly rooms: number; readonly baselineMs: number };
+  readonly createRounds: number;
+}
+
+function plan(args: readonly string[]): Plan {
+  const quick = args.includes('--quick');
+  const named = args.filter((a) => !a.startsWith('--'));
+  for (const name of named)
+    if (!(scenarioNames as readonly string[]).includes(name))
+      throw new Error(`Unknown scenario "${name}": choose from ${scenarioNames.join(', ')} (or none for all).`);
+  const fromEnv = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+  return {
+    quick,
+    scenarios: new Set((named.length > 0 ? named : scenarioNames) as ScenarioName[]),
+    warmupMs: fromEnv('BENCH_WARMUP_MS', quick ? 4_000 : 8_000),
+    joinSamples: fromEnv('BENCH_JOINS', quick ? 150 : 500),
+    hotRoom: {
+      players: [64, 200],
+      rooms: fromEnv('BENCH_ROOMS', quick ? 2 : 10),
+      baselineMs: quick ? 1_000 : 3_000,
+    },
+    createRounds: fromEnv('BENCH_ROUNDS', quick ? 3 : 20),
+  };
+}
+
 async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
-  const only = process.argv[2];
-  if (!only || only === 'join') await benchJoinLatency(Number(process.env.BENCH_JOINS ?? 500));
-  if (!only || only === 'create') await benchCreateToReady(Number(process.env.BENCH_ROUNDS ?? 20));
+  const chosen = plan(process.argv.slice(2));
+  const loadBefore = loadavg()[0] ?? Number.NaN;
+  const results: ScenarioResult[] = [];
+  const report = (result: ScenarioResult) => {
+    results.push(result);
+    process.stdout.write(`${describeResult(result).join('\n')}\n\n`);
+  };
+  let warmup: WarmupResult | undefined;
+
+  if (chosen.scenarios.has('join') || chosen.scenarios.has('hot-room')) {
+    process.stderr.write('starting the local cloud…\n');
+    const platform = await startBenchPlatform();
+    const baselines = await startBaselines(platform.cloud.dynamodb.endpoint);
+    try {
+      warmup = await warmUp(platform, baselines, chosen.warmupMs);
+      if (chosen.scenarios.has('join')) report(await benchJoinLatency(platform, baselines, chosen.joinSamples));
+      if (chosen.scenarios.has('hot-room'))
+        for (const players of chosen.hotRoom.players)
+          report(await benchHotRoom(platform, baselines, { ...chosen.hotRoom, players }));
+    } finally {
+      await baselines.close();
+      await platform.stop();
+    }
+  }
+  if (chosen.scenarios.has('create')) report(await benchCreateToReady(chosen.createRounds));
+
+  const full: BenchReport = {
+    date: new Date().toISOString(),
+    quick: chosen.quick,
+    machine: describeMachine(),
+    // Other work on the machine moves every figure; the ratios less so, since both sides share it.
+    loadAverage: { before: loadBefore, after: loadavg()[0] ?? Number.NaN },
+    commit: currentCommit(),
+    warmup,
+    results,
+  };
+  const written = writeReport(full);
+  process.stdout.write(`results: ${written.json}, ${written.markdown}\n`);
 }
 
 main().then(

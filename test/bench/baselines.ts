@@ -1,0 +1,118 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../../core/infra/aws-clients';
+import { jsonClient } from '../helpers/http';
+import { perSecond } from './stats';
+
+/**
+ * The raw parts a join is compared with, measured on the same machine, the same DynamoDB
+ * Local and the same SDK client factory as the platform, in the same run:
+ *
+ * - one conditional UpdateItem (an ADD that succeeds) on one small item, and
+ * - one HTTP round trip to a plain node:http echo server on loopback, through the same
+ *   fetch-based client the bench's players use.
+ *
+ * The counter lives in its own small table so nothing of the platform (sweeper, lists)
+ * ever reads it.
+ */
+export interface Baselines {
+  /** One conditional UpdateItem; resolves with its latency in ms. */
+  update(): Promise<number>;
+  /** One loopback HTTP echo round trip; resolves with its latency in ms. */
+  echo(): Promise<number>;
+  /** Successful conditional updates per second on the one item from `clients` concurrent callers. */
+  updateRate(clients: number, durationMs: number, onOperation?: () => void): Promise<RateSample>;
+  close(): Promise<void>;
+}
+
+export interface RateSample {
+  readonly clients: number;
+  readonly operations: number;
+  readonly errors: number;
+  readonly elapsedMs: number;
+  readonly perSecond: number;
+}
+
+const tableName = 'bench-baseline';
+const counterKey = { pk: 'counter' };
+
+/** The update the baselines time: a conditional ADD on a small item, which always succeeds. */
+function conditionalAdd(db: DynamoDBDocumentClient) {
+  return db.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: counterKey,
+      UpdateExpression: 'ADD n :one',
+      ConditionExpression: 'attribute_not_exists(n) OR n < :max',
+      ExpressionAttributeValues: { ':one': 1, ':max': Number.MAX_SAFE_INTEGER },
+    }),
+  );
+}
+
+async function startEchoServer(): Promise<{ url: string; server: Server }> {
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8') || '{}';
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(`{"echo":${body}}`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+export async function startBaselines(dynamodbEndpoint: string): Promise<Baselines> {
+  const db = createDocumentClient({ region: 'us-east-1', dynamodbEndpoint });
+  await db.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+  const echo = await startEchoServer();
+  const call = jsonClient(echo.url);
+  const timed = async (operation: () => Promise<unknown>) => {
+    const started = performance.now();
+    await operation();
+    return performance.now() - started;
+  };
+  return {
+    update: () => timed(() => conditionalAdd(db)),
+    // The same shape of request as a join: a POST with a bearer token and a JSON body.
+    echo: () => timed(() => call('POST', '/echo', { token: 'bench', body: {} })),
+    updateRate: async (clients, durationMs, onOperation) => {
+      let operations = 0;
+      let errors = 0;
+      const started = performance.now();
+      const until = started + durationMs;
+      await Promise.all(
+        Array.from({ length: clients }, async () => {
+          while (performance.now() < until) {
+            await conditionalAdd(db).then(
+              () => {
+                operations++;
+                onOperation?.();
+              },
+              () => void errors++,
+            );
+          }
+        }),
+      );
+      const elapsedMs = performance.now() - started;
+      return { clients, operations, errors, elapsedMs, perSecond: perSecond(operations, elapsedMs) };
+    },
+    close: async () => {
+      const closed = new Promise<void>((resolve) => echo.server.close(() => resolve()));
+      echo.server.closeAllConnections();
+      await closed;
+      await db.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+      db.destroy();
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import { join } from 'node:path';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../../core/infra/aws-clients';
+import { keys } from '../../core/infra/keys';
+import { startLocalCloud, type LocalCloud } from '../../local/cloud';
+import { jsonClient, type JsonResponse } from '../helpers/http';
+import { forEachLimited } from './progress';
+
+/**
+ * The platform under test: the whole local cloud (`npm start`'s), driven only through its
+ * public HTTP API, so the bench measures whatever join path the tree has. Rooms are made
+ * with `POST /v1/rooms` for a bench configuration of the sample game (it calls `inited` at
+ * once), so each room is ready, holds 100 slots and its creator holds the first one.
+ */
+export interface BenchPlatform {
+  readonly cloud: LocalCloud;
+  readonly call: (method: string, path: string, init?: { token?: string; body?: unknown }) => Promise<JsonResponse>;
+  /** Player tokens for fresh accounts, minted by the local `POST /v1/dev/tokens`. */
+  tokens(prefix: string, count: number): Promise<string[]>;
+  /** A ready room of `roomSize` slots, created by its own account (which holds one slot). */
+  createRoom(): Promise<BenchRoom>;
+  /** What the platform says is in the room, read back after a run. */
+  occupancy(room: BenchRoom): Promise<Occupancy>;
+  /** Stops every game server started so far (rooms already measured). */
+  releaseRooms(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface BenchRoom {
+  readonly roomId: string;
+  readonly creatorToken: string;
+}
+
+export interface Occupancy {
+  readonly players: number;
+  readonly maxPlayers: number;
+  /** Members holding a slot, or undefined if neither the room view nor the store shows them. */
+  readonly members: number | undefined;
+}
+
+export const roomSize = 100;
+export const benchGame = { gameId: 'bench', version: '1.0.0' } as const;
+const sampleGame = join(__dirname, '../../containers/sample-game/bin/sample-game');
+
+export async function startBenchPlatform(): Promise<BenchPlatform> {
+  const cloud = await startLocalCloud({
+    port: 0,
+    gameOutput: 'ignore',
+    // Fresh accounts for every join; the limits only need to stay out of the way.
+    rateLimits: { createsPerMinute: 10_000, joinsPerMinute: 10_000 },
+    // The sweeper is not under test: keep its periodic work out of the measurements.
+    sweepIntervalMs: 3_600_000,
+  });
+  try {
+    const call = jsonClient(cloud.apiUrl);
+    let creators = 0;
+    const mint = async (account: string, scopes: string[] = []) => {
+      const response = await call('POST', '/v1/dev/tokens', { body: { account, scopes, ttlS: 86_400 } });
+      if (response.status !== 200) throw new Error(`dev token answered ${response.status}`);
+      return response.body.access_token as string;
+    };
+    const admin = await mint('bench-admin', ['admin']);
+    const configured = await call('PUT', `/v1/admin/games/${benchGame.gameId}/versions/${benchGame.version}`, {
+      token: admin,
+      body: { binary: sampleGame, maxPlayers: roomSize, spawnTimeoutS: 30, reservationTimeoutS: 3_600 },
+    });
+    if (configured.status !== 200)
+      throw new Error(`bench configuration answered ${configured.status}: ${JSON.stringify(configured.body)}`);
+    // Only used when the room view does not list members (the tree before session documents).
+    const db = createDocumentClient({ region: 'us-east-1', dynamodbEndpoint: cloud.dynamodb.endpoint });
+
+    return {
+      cloud,
+      call,
+      tokens: async (prefix, count) => {
+        const tokens = new Array<string>(count);
+        await forEachLimited(
+          Array.from({ length: count }, (_, i) => i),
+          16,
+          async (i) => {
+            tokens[i] = await mint(`${prefix}-${i}`);
+          },
+        );
+        return tokens;
+      },
+      createRoom: async () => {
+        const creatorToken = await mint(`bench-creator-${creators++}`);
+        const response = await call('POST', '/v1/rooms', {
+          token: creatorToken,
+          body: { ...benchGame, maxPlayers: roomSize },
+        });
+        if (response.status !== 201)
+          throw new Error(`create answered ${response.status}: ${JSON.stringify(response.body)}`);
+        return { roomId: response.body.room.roomId as string, creatorToken };
+      },
+      occupancy: async (room) => {
+        const response = await call('GET', `/v1/rooms/${room.roomId}`, { token: room.creatorToken });
+        if (response.status !== 200) throw new Error(`GET room answered ${response.status}`);
+        const view = response.body.room;
+        const listed: unknown = view.members;
+        const members = Array.isArray(listed) ? listed.length : await storedMembers(room.roomId);
+        return { players: view.players as number, maxPlayers: view.maxPlayers as number, members };
+      },
+      releaseRooms: () => cloud.fleet.stopAll('bench rooms measured'),
+      stop: async () => {
+        db.destroy();
+        await cloud.stop();
+      },
+    };
+
+    /**
+     * Member items under the room's partition, for a tree whose room view does not list
+     * members (one item per member). Reservations never expire within a bench run.
+     */
+    async function storedMembers(roomId: string): Promise<number | undefined> {
+      let count = 0;
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: cloud.tableName,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :member)',
+            ExpressionAttributeValues: { ':pk': keys.room(roomId).pk, ':member': 'MEMBER#' },
+            Select: 'COUNT',
+            ExclusiveStartKey,
+          }),
+        );
+        count += page.Count ?? 0;
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return count;
+    }
+  } catch (error) {
+    await cloud.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,145 @@
+import type { Baselines, RateSample } from '../baselines';
+import { roomSize, type BenchPlatform, type BenchRoom } from '../bench-platform';
+import { judgeExactness, type Exactness, type RoomCheck } from '../exactness';
+import { phase } from '../progress';
+import { meets, perSecond, ratio, summarize, type LatencySummary, type Target } from '../stats';
+
+export const hotRoomTarget: Target = { kind: 'atLeast', value: 0.35 };
+
+export interface HotRoomResult {
+  readonly scenario: 'hot-room';
+  readonly players: number;
+  readonly rooms: number;
+  readonly joins: number;
+  /** From the start to the last successful join: the time the rooms took to fill. */
+  readonly elapsedMs: number;
+  /** Until every player had its answer (the last room's late ROOM_FULL answers included). */
+  readonly drainedMs: number;
+  readonly joinsPerSecond: number;
+  readonly join: LatencySummary;
+  /** 409 ROOM_FULL answers: expected at each room's end, when players move to the next room. */
+  readonly fullAnswers: number;
+  readonly errors: number;
+  readonly errorStatuses: Record<string, number>;
+  readonly baseline: { readonly before: RateSample; readonly after: RateSample; readonly perSecond: number };
+  /** joins/s ÷ raw conditional updates/s on one item from as many concurrent callers. */
+  readonly ratio: number;
+  readonly target: Target;
+  readonly meetsTarget: boolean;
+  readonly exactness: Exactness;
+}
+
+/** Past this the run is stuck (e.g. a platform answering errors forever): stop and report. */
+const runDeadlineMs = 180_000;
+
+/**
+ * `players` concurrent players fill rooms of 100 one after another: each player joins the
+ * current room with a fresh account until it answers ROOM_FULL, then everyone moves on to the
+ * next. All rooms are created (and ready) before the clock starts. The raw rate of
+ * conditional ADDs on one small item from as many concurrent callers is measured right
+ * before and right after; the mean of the two is the baseline.
+ */
+export async function benchHotRoom(
+  platform: BenchPlatform,
+  baselines: Baselines,
+  options: { players: number; rooms: number; baselineMs: number },
+): Promise<HotRoomResult> {
+  const { players, rooms: roomCount } = options;
+  const label = `hot-room ${players}`;
+  const slotsPerRoom = roomSize - 1; // the creator holds the first slot
+  const rooms: BenchRoom[] = await phase(`${label}: create rooms`, roomCount, async (progress) => {
+    const created: BenchRoom[] = [];
+    for (let r = 0; r < roomCount; r++) {
+      created.push(await platform.createRoom());
+      progress.add();
+    }
+    return created;
+  });
+  // Every slot, plus one spare per player for the attempt that finds the last room full.
+  const tokenCount = roomCount * slotsPerRoom + players;
+  const tokens = await phase(`${label}: player tokens`, tokenCount, async (progress) => {
+    const minted = await platform.tokens(`hot${players}`, tokenCount);
+    progress.add(minted.length);
+    return minted;
+  });
+
+  const rawRate = () =>
+    phase(`${label}: raw conditional updates`, undefined, (progress) =>
+      baselines.updateRate(players, options.baselineMs, () => progress.add()),
+    );
+  const before = await rawRate();
+
+  const winners = new Array<number>(roomCount).fill(0);
+  const latencies: number[] = [];
+  const errorStatuses: Record<string, number> = {};
+  let errors = 0;
+  let fullAnswers = 0;
+  let current = 0;
+  let nextToken = 0;
+  let lastSuccess = Number.NaN;
+  const started = performance.now();
+  await phase(`${label}: joins`, roomCount * slotsPerRoom, async (progress) => {
+    const player = async () => {
+      let token: string | undefined;
+      while (current < roomCount && performance.now() - started < runDeadlineMs) {
+        token ??= tokens[nextToken++];
+        if (token === undefined) throw new Error('the bench ran out of player tokens');
+        const r = current;
+        const t = performance.now();
+        const response = await platform.call('POST', `/v1/rooms/${(rooms[r] as BenchRoom).roomId}/join`, { token });
+        if (response.status === 200) {
+          lastSuccess = performance.now();
+          latencies.push(lastSuccess - t);
+          winners[r] = (winners[r] as number) + 1;
+          token = undefined; // this account now holds a slot; the next join is a new player
+          progress.add();
+        } else if (response.status === 409 && response.body?.error?.code === 'ROOM_FULL') {
+          fullAnswers++;
+          if (current === r) current++;
+        } else {
+          errors++;
+          const status = `${response.status} ${response.body?.error?.code ?? ''}`.trim();
+          errorStatuses[status] = (errorStatuses[status] ?? 0) + 1;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: players }, player));
+  });
+  const drainedMs = performance.now() - started;
+  const elapsedMs = lastSuccess - started;
+
+  const after = await rawRate();
+  const exactness = await phase(`${label}: exactness`, roomCount, async (progress) => {
+    const checks: RoomCheck[] = [];
+    for (const [r, room] of rooms.entries()) {
+      const seen = await platform.occupancy(room);
+      checks.push({ roomId: room.roomId, winners: winners[r] as number, ...seen });
+      progress.add();
+    }
+    return judgeExactness(checks, slotsPerRoom);
+  });
+  await platform.releaseRooms();
+
+  const joins = latencies.length;
+  const joinsPerSecond = perSecond(joins, elapsedMs);
+  const baselineRate = (before.perSecond + after.perSecond) / 2;
+  const value = ratio(joinsPerSecond, baselineRate);
+  return {
+    scenario: 'hot-room',
+    players,
+    rooms: roomCount,
+    joins,
+    elapsedMs,
+    drainedMs,
+    joinsPerSecond,
+    join: summarize(latencies),
+    fullAnswers,
+    errors,
+    errorStatuses,
+    baseline: { before, after, perSecond: baselineRate },
+    ratio: value,
+    target: hotRoomTarget,
+    meetsTarget: meets(value, hotRoomTarget),
+    exactness,
+  };
+}

@@ -3,10 +3,8 @@ import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createTokenSigner, generateSigningKeyPair } from '../../core/auth/tokens';
 import { createDocumentClient } from '../../core/infra/aws-clients';
-import { resetConfig } from '../../core/infra/config';
 import { createTableInput } from '../../core/infra/table';
 import { RoomStore } from '../../core/rooms/store';
-import { resetHttpDependencies } from '../../lambdas/http/middleware';
 import { routes } from '../../lambdas/http/routes';
 import { resetPlatform } from '../../lambdas/dependencies';
 import { startApiGateway } from '../../local/api-gateway';
@@ -36,9 +34,7 @@ export async function benchJoinLatency(samples = 500): Promise<void> {
       TOKEN_SIGNING_JWK: JSON.stringify(keyPair.privateJwk),
       JOIN_RATE_LIMIT_PER_MINUTE: String(samples * 10),
     });
-    resetConfig();
     resetPlatform();
-    resetHttpDependencies();
     const gateway = await startApiGateway({ routes, handlers: httpHandlers, port: 0 });
     const call = jsonClient(gateway.url);
     const sign = createTokenSigner(keyPair.privateJwk, 'bench');

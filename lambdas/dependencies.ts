@@ -5,45 +5,68 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { STSClient } from '@aws-sdk/client-sts';
 import type { JWK } from 'jose';
-import { createAbuseGuard, type AbuseGuard } from '../core/abuse/guard';
+import { BanStore } from '../core/abuse/ban-store';
+import { AbuseGuard } from '../core/abuse/guard';
+import { RateLimitStore } from '../core/abuse/rate-limit-store';
 import {
   createPlatformTokenVerifier,
   createTokenSigner,
+  createTokenVerifier,
   type PlatformTokenVerifier,
   type TokenSigner,
+  type TokenVerifier,
 } from '../core/auth/tokens';
-import { GameConfigurationStore } from '../core/gameservers/configuration-store';
+import { GameConfigurationStore, type GameConfigurations } from '../core/gameservers/configuration-store';
 import { EcsSpawner } from '../core/gameservers/ecs-spawner';
 import { stsSidecarCredentials } from '../core/gameservers/sidecar-credentials';
 import type { SidecarPlatformSettings } from '../core/gameservers/sidecar-launch';
 import type { Spawner } from '../core/gameservers/spawner';
 import { createDocumentClient, createSqsClient } from '../core/infra/aws-clients';
-import { config, ConfigInvalidError, type PlatformConfig } from '../core/infra/config';
+import { systemClock, type Clock } from '../core/infra/clock';
+import { config, ConfigInvalidError, resetConfig, type PlatformConfig } from '../core/infra/config';
+import { FillingRoomStore } from '../core/matchmaking/store';
 import type { SidecarCredentials } from '../core/protocol/controller-messages';
 import { sidecarKeys, type SidecarKeys } from '../core/protocol/sidecar-channel';
 import { deriveIdempotencyKey } from '../core/idempotency/cipher';
-import { IdempotencyStore } from '../core/idempotency/store';
+import { IdempotencyStore, type IdempotencyRecords } from '../core/idempotency/store';
+import { MemberStore } from '../core/reservations/store';
+import { RoomListStore, type RoomListing } from '../core/rooms/list-store';
 import { RoomStore } from '../core/rooms/store';
+import { SweeperStateStore } from '../core/rooms/sweeper-state-store';
 
 /**
- * The adapters every handler uses, built once per process from the configuration (a Lambda
- * cold start, or the local cloud's first request) and shared by all handlers in it.
+ * The composition root: every store and port a handler uses, built once per process from the
+ * configuration (a Lambda cold start, or the local cloud's first request) and shared by all
+ * handlers in it. Handlers take stores from here and never build one; only stores touch `db`.
  */
 export interface Platform {
   readonly config: PlatformConfig;
+  /** For stores only: no handler or use case sends a DynamoDB command itself. */
   readonly db: DynamoDBDocumentClient;
   readonly sqs: SQSClient;
+  /** Time for every rule and every wait (core/infra/clock.ts). */
+  readonly clock: Clock;
   readonly rooms: RoomStore;
-  readonly gameConfigurations: GameConfigurationStore;
+  /** Members, reservations and registration keys of rooms. */
+  readonly members: MemberStore;
+  readonly gameConfigurations: GameConfigurations;
+  /** The matchmaking buckets' filling-room pointers. */
+  readonly fillingRooms: FillingRoomStore;
+  /** `GET /v1/rooms` and the local cloud's reconciliation: lookups over the listing index. */
+  readonly roomListing: RoomListing;
   /** Bans and per-account join/create rate limits: `assertJoinAllowed`, `assertCreateAllowed`. */
   readonly abuse: AbuseGuard;
   /** `Idempotency-Key` records; answers encrypted under a key derived from the signing key. */
-  readonly idempotency: IdempotencyStore;
+  readonly idempotency: IdempotencyRecords;
+  /** What the room sweeper remembers between runs. */
+  readonly sweeperState: SweeperStateStore;
   readonly spawner: Spawner;
   /** Settings every sidecar gets; fails if the controller queue is not configured. */
   sidecarSettings(): SidecarPlatformSettings;
   /** Signs tokens the platform itself issues (game server and joined-player tokens; core/auth/token-model.ts). */
   readonly signToken: TokenSigner;
+  /** Verifies the identity provider's tokens: the player and admin API's bearer tokens. */
+  readonly verifyToken: TokenVerifier;
   /** Verifies tokens the platform issued (a game server's `login_access_token`), for one platform audience. */
   readonly verifyPlatformToken: PlatformTokenVerifier;
   /**
@@ -54,13 +77,21 @@ export interface Platform {
   sidecarKeys(roomId: string): Promise<SidecarKeys>;
   /** Deployed: AWS credentials scoped to one room's queues, for its sidecar. Absent locally. */
   readonly sidecarCredentials?: (roomId: string) => Promise<SidecarCredentials>;
+  /** `clock.now`, bound: the `now` use cases take. */
   readonly now: () => Date;
   readonly newId: () => string;
 }
 
+/** The adapters that differ between the deployed stack, the local cloud and tests. */
+export interface PlatformOptions {
+  /** Game servers as something other than ECS tasks (the local cloud's processes, a test's recorder). */
+  readonly spawner?: (platform: Omit<Platform, 'spawner'>) => Spawner;
+  /** Time other than the system's (a test moving expiries). */
+  readonly clock?: Clock;
+}
+
 let current: Platform | undefined;
-let spawnerOverride: ((platform: Omit<Platform, 'spawner'>) => Spawner) | undefined;
-let clockOverride: (() => Date) | undefined;
+let options: PlatformOptions = {};
 
 function sidecarSettings(settings: PlatformConfig): SidecarPlatformSettings {
   const queueUrl = settings.queueUrls.controllerRequests;
@@ -169,61 +200,80 @@ function ecsSpawner(
 }
 
 export function platform(): Platform {
-  if (!current) {
-    const settings = config();
-    const db = createDocumentClient(settings);
-    const base: Omit<Platform, 'spawner'> = {
-      config: settings,
-      db,
-      sqs: createSqsClient(settings),
-      rooms: new RoomStore(db, settings.tableName),
-      gameConfigurations: new GameConfigurationStore(db, settings.tableName),
-      abuse: createAbuseGuard(db, settings.tableName, settings.abuse),
-      sidecarSettings: () => sidecarSettings(settings),
-      ...(() => {
-        const tokens = platformTokens(settings);
-        return {
-          signToken: tokens.sign,
-          verifyPlatformToken: tokens.verify,
-          sidecarKeys: tokens.sidecarKeys,
-          idempotency: new IdempotencyStore(db, settings.tableName, tokens.idempotencyKey),
-        };
-      })(),
-      ...(settings.sidecarRole
-        ? {
-            sidecarCredentials: stsSidecarCredentials(new STSClient({ region: settings.region }), {
-              ...settings.sidecarRole,
-              replyQueuePrefix: settings.replyQueuePrefix,
-            }),
-          }
-        : {}),
-      now: () => clockOverride?.() ?? new Date(),
-      newId: () => randomUUID(),
-    };
-    const spawner = spawnerOverride
-      ? spawnerOverride(base)
-      : ecsSpawner(settings, () => sidecarSettings(settings), base);
-    current = { ...base, spawner };
-  }
+  current ??= buildPlatform(config(), options);
   return current;
 }
 
+function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platform {
+  const db = createDocumentClient(settings);
+  const clock = chosen.clock ?? systemClock;
+  const table = settings.tableName;
+  const tokens = platformTokens(settings);
+  let verifyToken: TokenVerifier | undefined;
+  const base: Omit<Platform, 'spawner'> = {
+    config: settings,
+    db,
+    sqs: createSqsClient(settings),
+    clock,
+    rooms: new RoomStore(db, table, (ms) => clock.sleep(ms)),
+    members: new MemberStore(db, table),
+    gameConfigurations: new GameConfigurationStore(db, table),
+    fillingRooms: new FillingRoomStore(db, table),
+    roomListing: new RoomListStore(db, table),
+    abuse: new AbuseGuard({
+      bans: new BanStore(db, table),
+      rates: new RateLimitStore(db, table),
+      limits: settings.abuse,
+    }),
+    idempotency: new IdempotencyStore(db, table, tokens.idempotencyKey),
+    sweeperState: new SweeperStateStore(db, table),
+    sidecarSettings: () => sidecarSettings(settings),
+    // Built on first use: queue consumers never verify a player's token and need no key set.
+    verifyToken: (token) => (verifyToken ??= createTokenVerifier(settings.auth))(token),
+    signToken: tokens.sign,
+    verifyPlatformToken: tokens.verify,
+    sidecarKeys: tokens.sidecarKeys,
+    ...(settings.sidecarRole
+      ? {
+          sidecarCredentials: stsSidecarCredentials(new STSClient({ region: settings.region }), {
+            ...settings.sidecarRole,
+            replyQueuePrefix: settings.replyQueuePrefix,
+          }),
+        }
+      : {}),
+    now: () => clock.now(),
+    newId: () => randomUUID(),
+  };
+  const spawner = chosen.spawner ? chosen.spawner(base) : ecsSpawner(settings, () => sidecarSettings(settings), base);
+  return { ...base, spawner };
+}
+
 /**
- * The local cloud and tests run game servers as local processes instead of ECS tasks:
- * the only adapter that differs from the deployed stack.
+ * Chooses the adapters that differ from the deployed stack, for the platform built next (the
+ * one built so far is dropped). A key given as `undefined` restores the default; keys left
+ * out keep their choice.
+ *
+ * @example
+ * configurePlatform({ spawner: (p) => new LocalFleet({ sidecar: p.sidecarSettings(), … }) }); // the local cloud
+ * configurePlatform({ clock: shiftedClock(() => offsetMs) }); // a test judging expiries later
  */
-export function useSpawner(factory: ((platform: Omit<Platform, 'spawner'>) => Spawner) | undefined): void {
-  spawnerOverride = factory;
-  current = undefined;
+export function configurePlatform(chosen: PlatformOptions): void {
+  options = { ...options, ...chosen };
+  dropPlatform();
 }
 
-/** Tests move the platform's clock (expiries judged against `now`); undefined restores the system clock. */
-export function useClock(now: (() => Date) | undefined): void {
-  clockOverride = now;
-}
-
-/** Drop the shared adapters so the next call rebuilds them from a fresh configuration. */
+/**
+ * The one reset: forgets the built platform (closing its clients), the parsed configuration
+ * and every choice of `configurePlatform`, so the next `platform()` is built afresh from the
+ * environment with the deployed defaults.
+ */
 export function resetPlatform(): void {
+  dropPlatform();
+  options = {};
+  resetConfig();
+}
+
+function dropPlatform(): void {
   current?.db.destroy();
   current?.sqs.destroy();
   current = undefined;

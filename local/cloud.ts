@@ -3,13 +3,11 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { generateSigningKeyPair } from '../core/auth/tokens';
 import { createDocumentClient, createSqsClient } from '../core/infra/aws-clients';
-import { resetConfig } from '../core/infra/config';
 import { childLogger } from '../core/infra/logger';
 import { queueDefinitions, queueUrlVariable, type QueueId } from '../core/infra/queues';
 import { createTableInput, tableDefinition } from '../core/infra/table';
-import { resetHttpDependencies } from '../lambdas/http/middleware';
 import { routes } from '../lambdas/http/routes';
-import { platform, resetPlatform, useSpawner } from '../lambdas/dependencies';
+import { configurePlatform, platform, resetPlatform } from '../lambdas/dependencies';
 import { sweep } from '../lambdas/schedule/room-sweeper';
 import { bundle } from '../containers/build';
 import { LocalFleet } from './fleet';
@@ -155,38 +153,37 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       }),
     });
     for (const id of Object.keys(queueDefinitions) as QueueId[]) process.env[queueUrlVariable(id)] = queueUrls[id];
-    resetConfig();
     resetPlatform();
-    resetHttpDependencies();
     started.push({ stop: async () => resetPlatform() });
 
     // The one adapter that differs from AWS: game servers are local processes, not ECS tasks.
     let fleet: LocalFleet | undefined;
-    useSpawner((p) => {
-      fleet ??= new LocalFleet({
-        sidecar: p.sidecarSettings(),
-        sidecarKeys: (roomId) => p.sidecarKeys(roomId),
-        controllerEntry: () => bundle('controller'),
-        output: options.gameOutput ?? 'inherit',
-        // The sidecar's own kill grace is 3 s; give it time to report and clean up first.
-        stopGraceMs: 4_000,
-        // Evidence no heartbeat timeout needs to wait for: the room stops taking joins at once.
-        onLost: (roomId, detail) => {
-          p.rooms.markFailed(roomId, 'sidecar-lost', p.now()).then(
-            (change) =>
-              change.applied && log.warn('room failed: its sidecar died without a word', { roomId, ...detail }),
-            (error: Error) => log.error('could not fail the room of a lost sidecar', { roomId, error }),
-          );
-        },
-      });
-      return fleet;
+    configurePlatform({
+      spawner: (p) => {
+        fleet ??= new LocalFleet({
+          sidecar: p.sidecarSettings(),
+          sidecarKeys: (roomId) => p.sidecarKeys(roomId),
+          controllerEntry: () => bundle('controller'),
+          output: options.gameOutput ?? 'inherit',
+          // The sidecar's own kill grace is 3 s; give it time to report and clean up first.
+          stopGraceMs: 4_000,
+          // Evidence no heartbeat timeout needs to wait for: the room stops taking joins at once.
+          onLost: (roomId, detail) => {
+            p.rooms.markFailed(roomId, 'sidecar-lost', p.now()).then(
+              (change) =>
+                change.applied && log.warn('room failed: its sidecar died without a word', { roomId, ...detail }),
+              (error: Error) => log.error('could not fail the room of a lost sidecar', { roomId, error }),
+            );
+          },
+        });
+        return fleet;
+      },
     });
     const localFleet = platform().spawner as LocalFleet;
     started.push({ stop: () => localFleet.stopAll() });
     // Before any request: rooms and processes left by an earlier run (`--persist`, or a crash).
     const reconciled = await reconcileAtStart({
-      db,
-      tableName: localTableName,
+      listing: platform().roomListing,
       rooms: platform().rooms,
       now: platform().now,
     });
@@ -199,7 +196,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
           ...game.configuration,
           gameId: game.gameId,
           version: game.version,
-          updatedAt: new Date().toISOString(),
+          updatedAt: platform().now().toISOString(),
         });
       }
     };

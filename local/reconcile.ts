@@ -1,7 +1,6 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { childLogger } from '../core/infra/logger';
+import type { RoomListing } from '../core/rooms/list-store';
 import type { RoomStore } from '../core/rooms/store';
-import { scanLiveRooms } from '../core/rooms/sweep';
 import { stopLeftoverSidecars } from './fleet-owner';
 
 const log = childLogger('local-cloud');
@@ -21,14 +20,13 @@ export interface ReconcileResult {
  * every room still spawning or ready at this point has none.
  */
 export async function reconcileAtStart(deps: {
-  readonly db: DynamoDBDocumentClient;
-  readonly tableName: string;
+  readonly listing: Pick<RoomListing, 'listLive'>;
   readonly rooms: Pick<RoomStore, 'markFailed'>;
   readonly now: () => Date;
 }): Promise<ReconcileResult> {
   const stoppedProcesses = stopLeftoverSidecars();
   const failedRooms: string[] = [];
-  for (const room of await scanLiveRooms(deps)) {
+  for (const room of await deps.listing.listLive()) {
     const change = await deps.rooms.markFailed(room.roomId, 'sidecar-lost', deps.now());
     if (change.applied) failedRooms.push(room.roomId);
   }

@@ -2,12 +2,22 @@ import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } fr
 import { keys } from '../infra/keys';
 import { banTtl, type Ban } from './bans';
 
+/** Account bans, one per account, stored as placed: whether one is in force is the caller's judgement. */
+export interface Bans {
+  /** Places or replaces the account's ban. */
+  put(ban: Ban): Promise<void>;
+  /** The account's ban as stored, expired or not; a ban placed a moment ago is seen. */
+  find(account: string): Promise<Ban | undefined>;
+  /** Removes the account's ban, if any, and hands back what it held. */
+  delete(account: string): Promise<Ban | undefined>;
+}
+
 /**
  * Account bans, one item per account. The store reads and writes items as they are; whether
  * a ban is in force is judged by the caller against its clock (`banInForce`), because an
  * expired item can outlive its TTL by days.
  */
-export class BanStore {
+export class BanStore implements Bans {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,

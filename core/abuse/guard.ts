@@ -1,9 +1,8 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { childLogger } from '../infra/logger';
-import { BanStore } from './ban-store';
+import type { Bans } from './ban-store';
 import { banInForce, newBan, type Ban, type BanRequest } from './bans';
 import { AccountBannedError, BanNotFoundError, CreateRateLimitedError, JoinRateLimitedError } from './errors';
-import { RateLimitStore } from './rate-limit-store';
+import type { RateLimits } from './rate-limit-store';
 import type { RateLimitPolicy } from './rate-limit';
 
 export interface AbuseLimits {
@@ -14,8 +13,8 @@ export interface AbuseLimits {
 }
 
 export interface AbuseGuardDependencies {
-  readonly bans: BanStore;
-  readonly rates: RateLimitStore;
+  readonly bans: Bans;
+  readonly rates: RateLimits;
   readonly limits: AbuseLimits;
 }
 
@@ -142,9 +141,4 @@ export class AbuseGuard {
       result.state === 'Contention' ? { cause: result.cause } : {},
     );
   }
-}
-
-/** The guard on the single table, as `platform().abuse` builds it. */
-export function createAbuseGuard(db: DynamoDBDocumentClient, tableName: string, limits: AbuseLimits): AbuseGuard {
-  return new AbuseGuard({ bans: new BanStore(db, tableName), rates: new RateLimitStore(db, tableName), limits });
 }

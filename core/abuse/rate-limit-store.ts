@@ -12,6 +12,15 @@ export type RateCountResult =
   /** Throttled even after the SDK's own jittered retries, or outraced too often: back off. */
   | { readonly state: 'Contention'; readonly retryAfterS: number; readonly cause: unknown };
 
+/** Per-account sliding-window logs (core/abuse/rate-limit.ts): what the abuse guard depends on. */
+export interface RateLimits {
+  /**
+   * Admits one `policy.action` request of `account` at `now` if no span of `policy.windowS`
+   * would then hold more than `policy.limit` admissions; a refused request records nothing.
+   */
+  count(account: string, policy: RateLimitPolicy, now: Date): Promise<RateCountResult>;
+}
+
 /** Each clause of the log's condition, by name. */
 export const rateConditions = {
   /** Nobody was admitted yet (or TTL collected a log whose admissions had all left the window). */
@@ -47,7 +56,7 @@ const maxCachedLogs = 10_000;
  * are serialised by the condition: each round admits exactly one, so exactly `limit` get through
  * and refused ones write nothing. SDK exceptions never leave this module except as bugs.
  */
-export class RateLimitStore {
+export class RateLimitStore implements RateLimits {
   private readonly expected = new Map<string, number>();
 
   constructor(

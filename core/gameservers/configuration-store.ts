@@ -3,8 +3,18 @@ import { keys } from '../infra/keys';
 import type { GameServerConfiguration } from './configuration';
 import { GameConfigurationNotFoundError } from './errors';
 
+/** Game server configurations by game and version: what use cases and handlers depend on. */
+export interface GameConfigurations {
+  /** Places or replaces the configuration of its game version. */
+  put(configuration: GameServerConfiguration): Promise<void>;
+  /** @throws GameConfigurationNotFoundError 404 when the version has none. */
+  get(gameId: string, version: string): Promise<GameServerConfiguration>;
+  /** @throws GameConfigurationNotFoundError 404 when the version had none. */
+  delete(gameId: string, version: string): Promise<void>;
+}
+
 /** Game server configurations, one item per game version. */
-export class GameConfigurationStore {
+export class GameConfigurationStore implements GameConfigurations {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,

@@ -53,6 +53,20 @@ interface RecordItem {
   readonly response?: string;
 }
 
+/** Claim / complete / release of `Idempotency-Key` records: what the HTTP wrapper depends on. */
+export interface IdempotencyRecords {
+  /**
+   * Claims the key for this request unless a live record holds it (one younger than the
+   * 10-minute window that is completed, or in progress within its lease); otherwise says what
+   * that record answers: its stored response, "in progress", or "another request used this key".
+   */
+  claim(request: IdempotentRequest, now: Date): Promise<ClaimResult>;
+  /** Keeps `response` as the answer to every repeat; a no-op once the claim is no longer ours. */
+  complete(claim: IdempotencyClaim, response: StoredResponse): Promise<void>;
+  /** Frees the key for a retry; a no-op once the claim is no longer ours. */
+  release(claim: IdempotencyClaim): Promise<void>;
+}
+
 /**
  * Idempotency records on the single table (`keys.idempotencyRecord`), one per account and key.
  *
@@ -65,7 +79,7 @@ interface RecordItem {
  * - `release`: deletes the holder's claim when the answer must not be kept (5xx, 429), so a
  *   retry runs again.
  */
-export class IdempotencyStore {
+export class IdempotencyStore implements IdempotencyRecords {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,

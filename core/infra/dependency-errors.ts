@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { cryptoRandom, jitteredBackoffMs, writeContentionBackoff, type RandomSource } from './clock';
 import { DependencyUnavailableError } from '../errors';
 
 /**
@@ -174,8 +174,8 @@ export function asDependencyUnavailable(error: unknown): DependencyUnavailableEr
 }
 
 /** Full jitter: a random pause up to a cap that doubles with each attempt (20, 40, 80, … ms). */
-export function contentionBackoffMs(attempt: number): number {
-  return randomInt(1, 10 * 2 ** Math.min(attempt, 8) + 2);
+export function contentionBackoffMs(attempt: number, random: RandomSource = cryptoRandom): number {
+  return jitteredBackoffMs(attempt, writeContentionBackoff, random);
 }
 
 /**

@@ -21,6 +21,14 @@ export interface ItemKey {
 
 const roomPk = (roomId: string) => `ROOM#${roomId}`;
 
+/** Index partitions: which live rooms a lookup may offer. */
+const indexPartitions = {
+  /** gsi1: live rooms of one matchmaking bucket. */
+  bucket: (bucket: string) => `OPEN#${bucket}`,
+  /** gsi2: live rooms of one game version in one region (`GET /v1/rooms`). */
+  listing: (gameId: string, version: string, region: string) => `LIVE#${gameId}#${version}#${region}`,
+};
+
 export const keys = {
   room: (roomId: string): ItemKey => ({ pk: roomPk(roomId), sk: 'ROOM' }),
   member: (roomId: string, account: string): ItemKey => ({ pk: roomPk(roomId), sk: `MEMBER#${account}` }),
@@ -39,10 +47,14 @@ export const keys = {
     roomId: string;
     bucket?: string;
   }) => ({
-    ...(room.bucket ? { gsi1pk: `OPEN#${room.bucket}`, gsi1sk: `${room.createdAt}#${room.roomId}` } : {}),
-    gsi2pk: `LIVE#${room.gameId}#${room.version}#${room.region}`,
+    ...(room.bucket ? { gsi1pk: indexPartitions.bucket(room.bucket), gsi1sk: `${room.createdAt}#${room.roomId}` } : {}),
+    gsi2pk: indexPartitions.listing(room.gameId, room.version, room.region),
     gsi2sk: `${room.createdAt}#${room.roomId}`,
   }),
+  /** The gsi1 partition of a matchmaking bucket's live rooms. */
+  bucketIndex: indexPartitions.bucket,
+  /** The gsi2 partition of a game version's live rooms in one region. */
+  listingIndex: indexPartitions.listing,
   gameConfiguration: (gameId: string, version: string): ItemKey => ({ pk: `GAME#${gameId}`, sk: `VERSION#${version}` }),
   /** What the room sweeper remembers between runs (its last run, a grace period). */
   sweeperState: (): ItemKey => ({ pk: 'SWEEPER', sk: 'STATE' }),

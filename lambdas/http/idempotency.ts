@@ -11,7 +11,6 @@ import {
 import type { IdempotencyClaim } from '../../core/idempotency/store';
 import { platform } from '../dependencies';
 import type { HttpRequest, HttpResponse } from './middleware';
-import { sleep } from './rooms/server-token';
 
 const pollIntervalMs = 100;
 
@@ -54,7 +53,7 @@ export function idempotent<B, P, Q>(
         const retryAfterS = Math.max(1, Math.min(5, Math.ceil((result.leaseUntilMs - p.now().getTime()) / 1000)));
         throw new IdempotencyRequestInProgressError(retryAfterS);
       }
-      await sleep(pollIntervalMs);
+      await p.clock.sleep(pollIntervalMs);
     }
   };
 }

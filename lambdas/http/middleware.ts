@@ -2,17 +2,11 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { PlatformError, RequestInvalidError, RequestTooLargeError, type FieldIssue } from '../../core/errors';
-import {
-  bearerToken,
-  createTokenVerifier,
-  requireScope,
-  type Principal,
-  type TokenVerifier,
-} from '../../core/auth/tokens';
-import { config } from '../../core/infra/config';
+import { bearerToken, requireScope, type Principal, type TokenVerifier } from '../../core/auth/tokens';
 import { asDependencyUnavailable } from '../../core/infra/dependency-errors';
 import { parseJsonBody } from '../../core/protocol/json-body';
 import { childLogger } from '../../core/infra/logger';
+import { platform } from '../dependencies';
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResult = APIGatewayProxyStructuredResultV2;
@@ -59,18 +53,10 @@ export interface HttpDependencies {
 
 const log = childLogger('http');
 
-let defaultDependencies: HttpDependencies | undefined;
+/** The platform's verifier and limit: built and reset with every other adapter (lambdas/dependencies.ts). */
 function platformHttpDependencies(): HttpDependencies {
-  if (!defaultDependencies) {
-    const { auth, maxBodyBytes } = config();
-    defaultDependencies = { verifyToken: createTokenVerifier(auth), maxBodyBytes };
-  }
-  return defaultDependencies;
-}
-
-/** Forget cached dependencies (the local cloud calls this when it reconfigures the process). */
-export function resetHttpDependencies(): void {
-  defaultDependencies = undefined;
+  const p = platform();
+  return { verifyToken: p.verifyToken, maxBodyBytes: p.config.maxBodyBytes };
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): HttpResult {

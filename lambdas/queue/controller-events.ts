@@ -7,7 +7,6 @@ import { childLogger } from '../../core/infra/logger';
 import { giveUpOnMessage, isLastDelivery, type GiveUpDependencies } from '../../core/gameservers/poison-messages';
 import { queueDefinitions } from '../../core/infra/queues';
 import type { ControllerReply, ControllerRequest } from '../../core/protocol/controller-messages';
-import { MemberStore } from '../../core/reservations/store';
 import { isLive } from '../../core/rooms/model';
 import { platform } from '../dependencies';
 
@@ -49,7 +48,6 @@ async function givenUp(
  */
 export async function processControllerEvents(event: SQSEvent): Promise<SQSBatchResponse> {
   const p = platform();
-  const members = new MemberStore(p.db, p.config.tableName);
   /** Replies are sealed for the room's sidecar: a reply carries player tokens. */
   const replyFor = (roomId: string) => async (replyTo: string, message: ControllerReply) => {
     const body = sealControllerReply(await p.sidecarKeys(roomId), message);
@@ -93,7 +91,7 @@ export async function processControllerEvents(event: SQSEvent): Promise<SQSBatch
           request = opened.request;
           await handleControllerRequest(request, {
             rooms: p.rooms,
-            members,
+            members: p.members,
             signToken: p.signToken,
             verifyServerToken: p.verifyPlatformToken,
             reply: replyFor(opened.request.roomId),

@@ -1,8 +1,6 @@
 import middy from '@middy/core';
 import { queueBacklog } from '../../core/infra/queue-backlog';
-import { MemberStore } from '../../core/reservations/store';
 import { sweepRooms, type SweepResult } from '../../core/rooms/sweep';
-import { SweeperStateStore } from '../../core/rooms/sweeper-state-store';
 import { childLogger } from '../../core/infra/logger';
 import { platform } from '../dependencies';
 
@@ -13,12 +11,12 @@ export async function sweep(): Promise<SweepResult> {
   const p = platform();
   const result = await sweepRooms(
     {
-      members: new MemberStore(p.db, p.config.tableName),
+      members: p.members,
       db: p.db,
       tableName: p.config.tableName,
       rooms: p.rooms,
       spawner: p.spawner,
-      memory: new SweeperStateStore(p.db, p.config.tableName),
+      memory: p.sweeperState,
       backlog: queueBacklog(p.sqs, p.config.queueUrls.controllerRequests),
       now: p.now,
     },

@@ -4,9 +4,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { defaultPlatformIssuer, gameServerAccount, gameServerAudience } from '../../core/auth/token-model';
 import { createTokenSigner, generateSigningKeyPair } from '../../core/auth/tokens';
 import { createDocumentClient } from '../../core/infra/aws-clients';
-import { resetConfig } from '../../core/infra/config';
 import { createTableInput } from '../../core/infra/table';
-import { resetHttpDependencies } from '../../lambdas/http/middleware';
 import { resetPlatform } from '../../lambdas/dependencies';
 import { routes } from '../../lambdas/http/routes';
 import { startApiGateway } from '../../local/api-gateway';
@@ -61,9 +59,8 @@ export async function startTestPlatform(extraEnv: Record<string, string> = {}): 
     TOKEN_SIGNING_JWK: JSON.stringify(platformKeyPair.privateJwk),
     ...extraEnv,
   });
-  resetConfig();
+  // Configuration, adapters and any `configurePlatform` choice of an earlier test: all rebuilt.
   resetPlatform();
-  resetHttpDependencies();
   const sign = createTokenSigner(keyPair.privateJwk, testIssuer);
   const signAsPlatform = createTokenSigner(platformKeyPair.privateJwk, defaultPlatformIssuer);
   return {

@@ -1,8 +1,6 @@
 import { bucketOf } from '../../../core/matchmaking/bucket';
 import { findOrCreate, type MatchResult } from '../../../core/matchmaking/find-or-create';
-import { FillingRoomStore } from '../../../core/matchmaking/store';
 import { resolveRegion } from '../../../core/placement/region';
-import { MemberStore } from '../../../core/reservations/store';
 import { createRoom } from '../../../core/rooms/create';
 import { joinRoom } from '../../../core/rooms/join';
 import { toRoomView } from '../../../core/rooms/model';
@@ -10,7 +8,7 @@ import { matchmakingRequestSchema } from '../../../core/rooms/schema';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
-import { serverTokenMinter, sleep } from '../rooms/server-token';
+import { serverTokenMinter } from '../rooms/server-token';
 
 export const handler = httpHandler(
   { auth: {}, body: matchmakingRequestSchema },
@@ -21,9 +19,9 @@ export const handler = httpHandler(
     const configuration = await p.gameConfigurations.get(body.gameId, body.version);
     const region = resolveRegion(body, [p.config.roomRegion], p.config.roomRegion);
     const bucket = bucketOf({ gameId: body.gameId, version: body.version, region, criteria: body.criteria });
-    const members = new MemberStore(p.db, p.config.tableName);
+    const sleep = (ms: number) => p.clock.sleep(ms);
     const result: MatchResult = await findOrCreate(bucket, body.criteria, {
-      pointers: new FillingRoomStore(p.db, p.config.tableName),
+      pointers: p.fillingRooms,
       findRoom: (roomId) => p.rooms.find(roomId),
       newRoomId: p.newId,
       now: p.now,
@@ -31,7 +29,14 @@ export const handler = httpHandler(
       join: async (roomId) => {
         const joined = await joinRoom(
           { roomId, account: principal.account, scopes: principal.scopes },
-          { rooms: p.rooms, members, now: p.now, sleep, answerBy, heartbeatTimeoutS: p.config.heartbeatTimeoutS },
+          {
+            rooms: p.rooms,
+            members: p.members,
+            now: p.now,
+            sleep,
+            answerBy,
+            heartbeatTimeoutS: p.config.heartbeatTimeoutS,
+          },
         );
         return { ...joined, created: false };
       },

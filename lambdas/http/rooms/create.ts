@@ -5,7 +5,7 @@ import { createRoomRequestSchema } from '../../../core/rooms/schema';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
-import { serverTokenMinter, sleep } from './server-token';
+import { serverTokenMinter } from './server-token';
 
 export const handler = httpHandler(
   { auth: {}, body: createRoomRequestSchema },
@@ -33,7 +33,7 @@ export const handler = httpHandler(
         now: p.now,
         newRoomId: p.newId,
         mintServerToken: serverTokenMinter(p, configuration),
-        sleep,
+        sleep: (ms) => p.clock.sleep(ms),
         answerBy,
       },
     );

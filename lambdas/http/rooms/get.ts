@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { MemberStore } from '../../../core/reservations/store';
 import { roomIdSchema } from '../../../core/rooms/schema';
 import { roomViewAt } from '../../../core/rooms/view';
 import { platform } from '../../dependencies';
@@ -10,7 +9,7 @@ export const handler = httpHandler(
   async ({ params }) => {
     const p = platform();
     const room = await p.rooms.get(params.roomId);
-    const members = await new MemberStore(p.db, p.config.tableName).list(room.roomId);
+    const members = await p.members.list(room.roomId);
     return { status: 200, body: { room: roomViewAt(room, members, p.now()) } };
   },
 );

@@ -1,12 +1,10 @@
 import { z } from 'zod';
-import { MemberStore } from '../../../core/reservations/store';
 import { joinRoom } from '../../../core/rooms/join';
 import { toRoomView } from '../../../core/rooms/model';
 import { roomIdSchema } from '../../../core/rooms/schema';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
-import { sleep } from './server-token';
 
 export const joinRoomRequestSchema = z.strictObject({}).meta({ id: 'JoinRoomRequest' });
 
@@ -19,9 +17,9 @@ export const handler = httpHandler(
       { roomId: params.roomId, account: principal.account, scopes: principal.scopes },
       {
         rooms: p.rooms,
-        members: new MemberStore(p.db, p.config.tableName),
+        members: p.members,
         now: p.now,
-        sleep,
+        sleep: (ms) => p.clock.sleep(ms),
         answerBy: new Date(p.now().getTime() + p.config.createWaitS * 1000),
         heartbeatTimeoutS: p.config.heartbeatTimeoutS,
       },

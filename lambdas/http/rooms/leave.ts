@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { PlatformError } from '../../../core/errors';
-import { MemberStore } from '../../../core/reservations/store';
 import { roomIdSchema } from '../../../core/rooms/schema';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
@@ -15,11 +14,7 @@ export const handler = httpHandler(
   { auth: {}, params: z.strictObject({ roomId: roomIdSchema }) },
   async ({ params, principal }) => {
     const p = platform();
-    const left = await new MemberStore(p.db, p.config.tableName).leaveAsPlayer(
-      params.roomId,
-      principal.account,
-      p.now(),
-    );
+    const left = await p.members.leaveAsPlayer(params.roomId, principal.account, p.now());
     if (!left) throw new MembershipNotFoundError(`You hold no slot in room '${params.roomId}'.`);
     return { status: 204 };
   },

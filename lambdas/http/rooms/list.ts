@@ -1,8 +1,6 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { gameIdSchema, gameVersionSchema } from '../../../core/gameservers/schema';
-import { toRoomView, type Room } from '../../../core/rooms/model';
-import { decodePageToken, encodePageToken } from '../../../core/rooms/page-token';
+import { toRoomView } from '../../../core/rooms/model';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 
@@ -19,21 +17,14 @@ export const listRoomsQuerySchema = z
 /** Open rooms of one game version in one region, oldest first, through an index (no scan). */
 export const handler = httpHandler({ auth: {}, query: listRoomsQuerySchema }, async ({ query }) => {
   const p = platform();
-  const region = query.region ?? p.config.roomRegion;
-  const partition = `LIVE#${query.gameId}#${query.version}#${region}`;
-  const page = await p.db.send(
-    new QueryCommand({
-      TableName: p.config.tableName,
-      IndexName: 'gsi2',
-      KeyConditionExpression: 'gsi2pk = :live',
-      FilterExpression: '#state = :ready AND players < maxPlayers',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':live': partition, ':ready': 'ready' },
-      Limit: query.limit,
-      ExclusiveStartKey: decodePageToken(query.nextToken, partition),
-    }),
+  const { gameId, version, limit, nextToken } = query;
+  const page = await p.roomListing.listOpen(
+    { gameId, version, region: query.region ?? p.config.roomRegion },
+    nextToken,
+    limit,
   );
-  const rooms = (page.Items ?? []).map((item) => toRoomView(item as unknown as Room));
-  const nextToken = page.LastEvaluatedKey ? encodePageToken(page.LastEvaluatedKey) : undefined;
-  return { status: 200, body: { rooms, ...(nextToken ? { nextToken } : {}) } };
+  return {
+    status: 200,
+    body: { rooms: page.rooms.map(toRoomView), ...(page.nextToken ? { nextToken: page.nextToken } : {}) },
+  };
 });

@@ -13,5 +13,3 @@ export function serverTokenMinter(
 ): (roomId: string) => Promise<string> {
   return (roomId) => p.signToken(gameServerTokenClaims(roomId, configuration.serverScopes));
 }
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

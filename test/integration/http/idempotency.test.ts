@@ -3,7 +3,8 @@ import type { SpawnRequest, Spawner } from '../../../core/gameservers/spawner';
 import { hashRegistrationKey } from '../../../core/reservations/keys';
 import { MemberStore } from '../../../core/reservations/store';
 import { RoomStore } from '../../../core/rooms/store';
-import { useClock, useSpawner } from '../../../lambdas/dependencies';
+import { shiftedClock } from '../../../core/infra/clock';
+import { configurePlatform } from '../../../lambdas/dependencies';
 import { aRoom } from '../../helpers/factories';
 import type { JsonResponse } from '../../helpers/http';
 import { startTestApi, type TestApi } from '../../helpers/platform';
@@ -30,8 +31,7 @@ class RecordingSpawner implements Spawner {
 
 beforeAll(async () => {
   api = await startTestApi({ CREATE_WAIT_S: '0.3' });
-  useSpawner(() => new RecordingSpawner());
-  useClock(() => new Date(Date.now() + offsetMs));
+  configurePlatform({ spawner: () => new RecordingSpawner(), clock: shiftedClock(() => offsetMs) });
   rooms = new RoomStore(api.platform.db, api.platform.tableName);
   members = new MemberStore(api.platform.db, api.platform.tableName);
   const admin = await api.platform.token('ops', ['admin']);
@@ -42,8 +42,6 @@ beforeAll(async () => {
   expect(put.status).toBe(200);
 });
 afterAll(async () => {
-  useClock(undefined);
-  useSpawner(undefined);
   await api.close();
 });
 beforeEach(() => {

@@ -7,7 +7,7 @@ import { createTokenSigner, generateSigningKeyPair } from '../../../core/auth/to
 import type { SpawnRequest, Spawner } from '../../../core/gameservers/spawner';
 import { createSqsClient } from '../../../core/infra/aws-clients';
 import type { ControllerReply, ControllerRequest } from '../../../core/protocol/controller-messages';
-import { useSpawner } from '../../../lambdas/dependencies';
+import { configurePlatform } from '../../../lambdas/dependencies';
 import { processControllerEvents } from '../../../lambdas/queue/controller-events';
 import {
   emulatorEndpoints,
@@ -113,7 +113,7 @@ async function adminCreatesAndJoins() {
 beforeAll(async () => {
   api = await startTestApi({ CREATE_RATE_LIMIT_PER_MINUTE: '1000', JOIN_RATE_LIMIT_PER_MINUTE: '1000' });
   ({ platform, call } = api);
-  useSpawner(() => new PromptGameServers());
+  configurePlatform({ spawner: () => new PromptGameServers() });
   sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: emulatorEndpoints().sqs });
   replyQueue = (await sqs.send(new CreateQueueCommand({ QueueName: `reply-${randomUUID()}` }))).QueueUrl ?? '';
   admin = await platform.token('ops', ['admin', 'play', 'chat']);
@@ -124,7 +124,6 @@ beforeAll(async () => {
   expect(put.status).toBe(200);
 });
 afterAll(async () => {
-  useSpawner(undefined);
   sqs.destroy();
   await api.close();
 });

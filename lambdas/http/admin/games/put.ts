@@ -6,8 +6,9 @@ import { gameVersionParamsSchema } from './params';
 export const handler = httpHandler(
   { auth: { scope: 'admin' }, params: gameVersionParamsSchema, body: gameServerConfigurationBodySchema },
   async ({ params, body }) => {
-    const configuration = { ...body, ...params, updatedAt: new Date().toISOString() };
-    await platform().gameConfigurations.put(configuration);
+    const { gameConfigurations, now } = platform();
+    const configuration = { ...body, ...params, updatedAt: now().toISOString() };
+    await gameConfigurations.put(configuration);
     return { status: 200, body: { configuration } };
   },
 );

@@ -1,5 +1,5 @@
 import { AbuseGuard } from '../../../../core/abuse/guard';
-import type { BanStore } from '../../../../core/abuse/ban-store';
+import type { Bans } from '../../../../core/abuse/ban-store';
 import type { Ban } from '../../../../core/abuse/bans';
 import {
   AccountBannedError,
@@ -7,7 +7,7 @@ import {
   CreateRateLimitedError,
   JoinRateLimitedError,
 } from '../../../../core/abuse/errors';
-import type { RateCountResult, RateLimitStore } from '../../../../core/abuse/rate-limit-store';
+import type { RateCountResult, RateLimits } from '../../../../core/abuse/rate-limit-store';
 import type { RateLimitPolicy } from '../../../../core/abuse/rate-limit';
 
 const now = new Date('2026-01-01T12:00:30.000Z');
@@ -21,14 +21,14 @@ function guardWith(options: { ban?: Ban; count?: RateCountResult } = {}) {
     delete: jest.fn(async () => options.ban),
   };
   const rates = {
-    count: jest.fn(async (account: string, policy: RateLimitPolicy) => {
+    count: jest.fn(async (account: string, policy: RateLimitPolicy): Promise<RateCountResult> => {
       counted.push({ account, policy });
-      return options.count ?? { state: 'Counted', sequence: 1 };
+      return options.count ?? ({ state: 'Counted', sequence: 1 } as const);
     }),
   };
   const guard = new AbuseGuard({
-    bans: bans as unknown as BanStore,
-    rates: rates as unknown as RateLimitStore,
+    bans: bans satisfies Bans,
+    rates: rates satisfies RateLimits,
     limits: { joinsPerMinute: 20, createsPerMinute: 10 },
   });
   return { guard, bans, counted };

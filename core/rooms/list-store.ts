@@ -1,0 +1,106 @@
+import { QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../infra/keys';
+import type { Room } from './model';
+import { decodePageToken, encodePageToken } from './page-token';
+
+/** Which listing: one game version in one region. */
+export interface RoomListingQuery {
+  readonly gameId: string;
+  readonly version: string;
+  readonly region: string;
+}
+
+export interface RoomPage {
+  readonly rooms: Room[];
+  /** Present while the listing may hold more rooms; pass it back for the next page. */
+  readonly nextToken?: string;
+}
+
+/**
+ * Lookups over the listing index (gsi2), which holds live rooms only: a room leaves it when
+ * it fails or closes (`RoomStore`'s `unindex`), so no lookup here reads ended rooms.
+ */
+export interface RoomListing {
+  /**
+   * Ready rooms with a free slot, oldest first. `limit` bounds the rooms *examined*, not the
+   * rooms returned: a page may hold fewer (even none) and still carry a `nextToken`; following
+   * the tokens visits every open room exactly once.
+   *
+   * @throws RequestInvalidError 400 naming `query.nextToken` for a token this listing did not issue.
+   */
+  listOpen(query: RoomListingQuery, pageToken: string | undefined, limit: number): Promise<RoomPage>;
+  /** Every spawning or ready room of every listing (the local cloud's reconciliation at start). */
+  listLive(): Promise<Room[]>;
+}
+
+/** Each clause of the listing filters, by name. */
+export const listingConditions = {
+  roomIsReady: '#state = :ready',
+  roomHasFreeSlot: 'players < maxPlayers',
+  roomIsLive: '#state IN (:spawning, :ready)',
+} as const;
+
+const listingIndex = 'gsi2';
+
+/** `RoomListing` on the single table. */
+export class RoomListStore implements RoomListing {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async listOpen(query: RoomListingQuery, pageToken: string | undefined, limit: number): Promise<RoomPage> {
+    const partition = keys.listingIndex(query.gameId, query.version, query.region);
+    const page = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: listingIndex,
+        KeyConditionExpression: 'gsi2pk = :listing',
+        FilterExpression: `${listingConditions.roomIsReady} AND ${listingConditions.roomHasFreeSlot}`,
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':listing': partition, ':ready': 'ready' },
+        Limit: limit,
+        // Validated before DynamoDB sees it: a forged token is a 400, not a ValidationException.
+        ExclusiveStartKey: decodePageToken(pageToken, partition),
+      }),
+    );
+    const rooms = (page.Items ?? []).map(fromItem);
+    return page.LastEvaluatedKey ? { rooms, nextToken: encodePageToken(page.LastEvaluatedKey) } : { rooms };
+  }
+
+  /** Scans the listing index, not the table: its size follows the live rooms, not everything ever stored. */
+  async listLive(): Promise<Room[]> {
+    const rooms: Room[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          IndexName: listingIndex,
+          FilterExpression: listingConditions.roomIsLive,
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':spawning': 'spawning', ':ready': 'ready' },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      rooms.push(...(page.Items ?? []).map(fromItem));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return rooms;
+  }
+}
+
+function fromItem(item: Record<string, unknown>): Room {
+  const {
+    pk: _pk,
+    sk: _sk,
+    type: _type,
+    gsi1pk: _g1,
+    gsi1sk: _g2,
+    gsi2pk: _g3,
+    gsi2sk: _g4,
+    ttl: _ttl,
+    ...room
+  } = item;
+  return room as unknown as Room;
+}

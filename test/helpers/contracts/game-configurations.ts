@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import type { GameServerConfiguration } from '../../../core/gameservers/configuration';
+import type { GameConfigurations } from '../../../core/gameservers/configuration-store';
+import { GameConfigurationNotFoundError } from '../../../core/gameservers/errors';
+import { gameServerConfigurationBodySchema } from '../../../core/gameservers/schema';
+
+export function aConfiguration(overrides: Partial<GameServerConfiguration> = {}): GameServerConfiguration {
+  return {
+    ...gameServerConfigurationBodySchema.parse({ binary: '/games/arena', maxPlayers: 4 }),
+    gameId: `g-${randomUUID().slice(0, 8)}`,
+    version: '1',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+/** The rules every `GameConfigurations` keeps, for the fake (unit) and the store (integration). */
+export function gameConfigurationsContract(subject: () => GameConfigurations): void {
+  it('gives back what was put, per game version', async () => {
+    const store = subject();
+    const one = aConfiguration();
+    const two = aConfiguration({ gameId: one.gameId, version: '2', maxPlayers: 16 });
+    await store.put(one);
+    await store.put(two);
+    await expect(store.get(one.gameId, '1')).resolves.toEqual(one);
+    await expect(store.get(one.gameId, '2')).resolves.toEqual(two);
+  });
+
+  it('replaces a version on put', async () => {
+    const store = subject();
+    const first = aConfiguration({ env: { MODE: 'a' } });
+    const second = aConfiguration({ gameId: first.gameId, maxPlayers: 2 });
+    await store.put(first);
+    await store.put(second);
+    await expect(store.get(first.gameId, first.version)).resolves.toEqual(second);
+  });
+
+  it('answers 404 for a version it does not hold, on get and on delete', async () => {
+    const store = subject();
+    const missing = aConfiguration();
+    await expect(store.get(missing.gameId, '1')).rejects.toBeInstanceOf(GameConfigurationNotFoundError);
+    await expect(store.delete(missing.gameId, '1')).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('forgets a deleted version, once', async () => {
+    const store = subject();
+    const configuration = aConfiguration();
+    await store.put(configuration);
+    await store.delete(configuration.gameId, configuration.version);
+    await expect(store.get(configuration.gameId, configuration.version)).rejects.toBeInstanceOf(
+      GameConfigurationNotFoundError,
+    );
+    await expect(store.delete(configuration.gameId, configuration.version)).rejects.toBeInstanceOf(
+      GameConfigurationNotFoundError,
+    );
+  });
+}

@@ -1,0 +1,28 @@
+import type { GameServerConfiguration } from '../../../core/gameservers/configuration';
+import type { GameConfigurations } from '../../../core/gameservers/configuration-store';
+import { GameConfigurationNotFoundError } from '../../../core/gameservers/errors';
+
+/**
+ * `GameConfigurations` in memory, for unit tests. Like the table: one configuration per game
+ * version, `put` replaces, reads and deletes of an absent version are 404s, and what comes
+ * back is a copy (mutating it changes nothing stored).
+ */
+export class InMemoryGameConfigurations implements GameConfigurations {
+  private readonly items = new Map<string, GameServerConfiguration>();
+
+  async put(configuration: GameServerConfiguration): Promise<void> {
+    this.items.set(keyOf(configuration.gameId, configuration.version), structuredClone(configuration));
+  }
+
+  async get(gameId: string, version: string): Promise<GameServerConfiguration> {
+    const configuration = this.items.get(keyOf(gameId, version));
+    if (!configuration) throw new GameConfigurationNotFoundError(gameId, version);
+    return structuredClone(configuration);
+  }
+
+  async delete(gameId: string, version: string): Promise<void> {
+    if (!this.items.delete(keyOf(gameId, version))) throw new GameConfigurationNotFoundError(gameId, version);
+  }
+}
+
+const keyOf = (gameId: string, version: string) => JSON.stringify([gameId, version]);

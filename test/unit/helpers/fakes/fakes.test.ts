@@ -1,0 +1,35 @@
+import { bansContract } from '../../../helpers/contracts/bans';
+import { gameConfigurationsContract } from '../../../helpers/contracts/game-configurations';
+import { rateLimitsContract } from '../../../helpers/contracts/rate-limits';
+import { roomListingContract } from '../../../helpers/contracts/room-listing';
+import { InMemoryBans } from '../../../helpers/fakes/bans';
+import { InMemoryGameConfigurations } from '../../../helpers/fakes/game-configurations';
+import { InMemoryRateLimits } from '../../../helpers/fakes/rate-limits';
+import { InMemoryRoomListing } from '../../../helpers/fakes/room-listing';
+
+/**
+ * The in-memory fakes keep the same contracts as the stores (test/integration/stores runs
+ * them on DynamoDB Local), so a unit test built on a fake pins the store's real rules.
+ */
+describe('InMemoryRoomListing', () => {
+  roomListingContract(() => {
+    const listing = new InMemoryRoomListing();
+    return {
+      listing,
+      seed: async (rooms) => rooms.forEach((room) => listing.save(room)),
+      end: async (roomId) => listing.end(roomId),
+    };
+  });
+});
+
+describe('InMemoryGameConfigurations', () => {
+  gameConfigurationsContract(() => new InMemoryGameConfigurations());
+});
+
+describe('InMemoryBans', () => {
+  bansContract(() => new InMemoryBans());
+});
+
+describe('InMemoryRateLimits', () => {
+  rateLimitsContract(() => new InMemoryRateLimits());
+});

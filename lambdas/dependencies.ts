@@ -24,6 +24,7 @@ import { sidecarKeys, type SidecarKeys } from '../core/protocol/sidecar-channel'
 import { deriveIdempotencyKey } from '../core/idempotency/cipher';
 import { IdempotencyStore } from '../core/idempotency/store';
 import { RoomStore } from '../core/rooms/store';
+import { TemplateStore } from '../core/sessions/template-store';
 
 /**
  * The adapters every handler uses, built once per process from the configuration (a Lambda
@@ -35,6 +36,8 @@ export interface Platform {
   readonly sqs: SQSClient;
   readonly rooms: RoomStore;
   readonly gameConfigurations: GameConfigurationStore;
+  /** Session templates (admin API, local config file); sessions copy their constants at creation. */
+  readonly templates: TemplateStore;
   /** Bans and per-account join/create rate limits: `assertJoinAllowed`, `assertCreateAllowed`. */
   readonly abuse: AbuseGuard;
   /** `Idempotency-Key` records; answers encrypted under a key derived from the signing key. */
@@ -178,6 +181,7 @@ export function platform(): Platform {
       sqs: createSqsClient(settings),
       rooms: new RoomStore(db, settings.tableName),
       gameConfigurations: new GameConfigurationStore(db, settings.tableName),
+      templates: new TemplateStore(db, settings.tableName),
       abuse: createAbuseGuard(db, settings.tableName, settings.abuse),
       sidecarSettings: () => sidecarSettings(settings),
       ...(() => {

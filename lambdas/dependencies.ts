@@ -33,6 +33,7 @@ import { MemberStore } from '../core/reservations/store';
 import { RoomListStore, type RoomListing } from '../core/rooms/list-store';
 import { RoomStore } from '../core/rooms/store';
 import { SweeperStateStore } from '../core/rooms/sweeper-state-store';
+import { TemplateStore } from '../core/sessions/template-store';
 
 /**
  * The composition root: every store and port a handler uses, built once per process from the
@@ -54,6 +55,8 @@ export interface Platform {
   readonly fillingRooms: FillingRoomStore;
   /** `GET /v1/rooms` and the local cloud's reconciliation: lookups over the listing index. */
   readonly roomListing: RoomListing;
+  /** Session templates (admin API, local config file); sessions copy their constants at creation. */
+  readonly templates: TemplateStore;
   /** Bans and per-account join/create rate limits: `assertJoinAllowed`, `assertCreateAllowed`. */
   readonly abuse: AbuseGuard;
   /** `Idempotency-Key` records; answers encrypted under a key derived from the signing key. */
@@ -218,6 +221,7 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
     rooms: new RoomStore(db, table, (ms) => clock.sleep(ms)),
     members: new MemberStore(db, table),
     gameConfigurations: new GameConfigurationStore(db, table),
+    templates: new TemplateStore(db, table),
     fillingRooms: new FillingRoomStore(db, table),
     roomListing: new RoomListStore(db, table),
     abuse: new AbuseGuard({

@@ -13,6 +13,7 @@ import { bundle } from '../containers/build';
 import { LocalFleet } from './fleet';
 import { startApiGateway, type LocalApiGateway } from './api-gateway';
 import { loadLocalConfigFile, type LocalConfigFile } from './config-file';
+import { putTemplate } from '../core/sessions/put-template';
 import { checkHealth, ComponentDownError, type HealthReport } from './health';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { httpHandlers } from './http-handlers';
@@ -200,13 +201,26 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
         });
       }
     };
+    // After the games: a dedicated template must name a configuration that exists.
+    const installTemplates = async () => {
+      const p = platform();
+      for (const { name, template } of fileConfig.templates) {
+        await putTemplate(name, template, {
+          templates: p.templates,
+          configurations: p.gameConfigurations,
+          now: p.now(),
+        });
+      }
+    };
     await installGames();
+    await installTemplates();
     // A replaced JVM serves the same endpoint. In memory it starts empty: the table and the
     // file's games come back, the rooms do not, so their game servers are stopped.
     dynamo.onRestart(async () => {
       await ensureTable(db, localTableName);
       if (!options.persistDir) await localFleet.stopAll('storage-lost');
       await installGames();
+      await installTemplates();
     });
 
     const pollers: SqsPoller[] = Object.entries(queueConsumers).map(([id, handler]) => {

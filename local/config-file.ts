@@ -2,26 +2,54 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { gameIdSchema, gameServerConfigurationBodySchema, gameVersionSchema } from '../core/gameservers/schema';
+import { templateBodySchema, templateNameSchema } from '../core/sessions/template-schema';
 
 /**
  * The local cloud's configuration file (see docs/local-cloud.md). Loaded once at start;
  * a file that does not validate stops the start with the failing field named.
  */
-export const localConfigFileSchema = z.strictObject({
-  $schema: z.string().optional(),
-  /** The region name rooms get in the local fleet. */
-  region: z.string().min(1).max(32).default('local'),
-  /** Game server configurations installed at start, as if PUT through the admin API. */
-  games: z
-    .array(
-      z.strictObject({
-        gameId: gameIdSchema,
-        version: gameVersionSchema,
-        configuration: gameServerConfigurationBodySchema,
-      }),
-    )
-    .default([]),
-});
+export const localConfigFileSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    /** The region name rooms get in the local fleet. */
+    region: z.string().min(1).max(32).default('local'),
+    /** Game server configurations installed at start, as if PUT through the admin API. */
+    games: z
+      .array(
+        z.strictObject({
+          gameId: gameIdSchema,
+          version: gameVersionSchema,
+          configuration: gameServerConfigurationBodySchema,
+        }),
+      )
+      .default([]),
+    /** Session templates installed at start (after the games), as if PUT through the admin API. */
+    templates: z.array(z.strictObject({ name: templateNameSchema, template: templateBodySchema })).default([]),
+  })
+  .superRefine((file, ctx) => {
+    // Checked here, not at install, so a typo stops the start naming the line of the file.
+    const seen = new Set<string>();
+    file.templates.forEach(({ name, template }, index) => {
+      if (seen.has(name))
+        ctx.addIssue({ code: 'custom', path: ['templates', index, 'name'], message: `${name} is named twice` });
+      seen.add(name);
+      if (template.gameId === undefined) return;
+      const game = file.games.find((g) => g.gameId === template.gameId && g.version === template.version);
+      if (!game) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['templates', index, 'template', 'gameId'],
+          message: `names ${template.gameId} version ${template.version}, which is not in games[]`,
+        });
+      } else if (template.constants.maxMembers > game.configuration.maxPlayers) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['templates', index, 'template', 'constants', 'maxMembers'],
+          message: `must be at most ${game.configuration.maxPlayers}, the game's maxPlayers`,
+        });
+      }
+    });
+  });
 
 export type LocalConfigFile = z.output<typeof localConfigFileSchema>;
 

@@ -9,6 +9,9 @@ import { handler as matchmakingJoin } from '../lambdas/http/matchmaking/join';
 import { handler as putGameConfiguration } from '../lambdas/http/admin/games/put';
 import { handler as getGameConfiguration } from '../lambdas/http/admin/games/get';
 import { handler as deleteGameConfiguration } from '../lambdas/http/admin/games/delete';
+import { handler as putTemplate } from '../lambdas/http/admin/templates/put';
+import { handler as getTemplate } from '../lambdas/http/admin/templates/get';
+import { handler as deleteTemplate } from '../lambdas/http/admin/templates/delete';
 import { handler as createBan } from '../lambdas/http/admin/bans/create';
 import { handler as getBan } from '../lambdas/http/admin/bans/get';
 import { handler as deleteBan } from '../lambdas/http/admin/bans/delete';
@@ -28,6 +31,9 @@ export const httpHandlers: Record<RouteId, HttpHandler> = {
   putGameConfiguration,
   getGameConfiguration,
   deleteGameConfiguration,
+  putTemplate,
+  getTemplate,
+  deleteTemplate,
   createBan,
   getBan,
   deleteBan,

@@ -8,6 +8,7 @@
  * | registration key       | ROOM#<roomId>          | KEY#<sha256(key)>  |
  * | processed request      | ROOM#<roomId>          | REQUEST#<corrId>   |
  * | game configuration     | GAME#<gameId>          | VERSION#<version>  |
+ * | session template       | TEMPLATE#<name>        | TEMPLATE           |
  * | filling-room pointer   | BUCKET#<bucketHash>    | FILLING            |
  * | account ban            | ACCOUNT#<account>      | BAN                |
  * | rate limiter log       | ACCOUNT#<account>      | RATE#<action>#<limit> |
@@ -56,6 +57,7 @@ export const keys = {
   /** The gsi2 partition of a game version's live rooms in one region. */
   listingIndex: indexPartitions.listing,
   gameConfiguration: (gameId: string, version: string): ItemKey => ({ pk: `GAME#${gameId}`, sk: `VERSION#${version}` }),
+  sessionTemplate: (name: string): ItemKey => ({ pk: `TEMPLATE#${name}`, sk: 'TEMPLATE' }),
   /** What the room sweeper remembers between runs (its last run, a grace period). */
   sweeperState: (): ItemKey => ({ pk: 'SWEEPER', sk: 'STATE' }),
   ban: (account: string): ItemKey => ({ pk: `ACCOUNT#${account}`, sk: 'BAN' }),

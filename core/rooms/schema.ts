@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { storableJsonObjectSchema } from '../protocol/storable-json';
 import { gameIdSchema, gameVersionSchema } from '../gameservers/schema';
 import { roomStates } from './model';
+import { sessionConstantsCustomSchema, sessionPropertiesCustomSchema } from '../sessions/custom-schema';
+import { templateNameSchema } from '../sessions/template-schema';
 
 /** Room ids are ours (UUIDs), but any short URL-safe id is accepted on read so a bad one is a 404, not a 400. */
 export const roomIdSchema = z
@@ -34,14 +36,40 @@ const regionSchema = z
   .max(32)
   .regex(/^[a-z0-9-]+$/, 'must be a region name');
 
+/**
+ * `POST /v1/rooms`. With `template`, the template names the configuration (or none: peer-hosted)
+ * and fixes the constants, of which the creator adds only `constants.custom`; without it,
+ * `gameId` and `version` are required and the configuration's default template applies
+ * (core/sessions/create-resolution.ts).
+ */
 export const createRoomRequestSchema = z
   .strictObject({
-    gameId: gameIdSchema,
-    version: gameVersionSchema,
+    template: templateNameSchema.optional(),
+    gameId: gameIdSchema.optional().describe("Required without template; with one, omitted or the template's."),
+    version: gameVersionSchema.optional().describe("Required without template; with one, omitted or the template's."),
     settings: roomSettingsSchema.default({}),
     maxPlayers: z.number().int().min(1).max(100).optional(),
     region: regionSchema.optional(),
     latencies: z.record(regionSchema, z.number().min(0).max(60_000)).optional(),
+    constants: z
+      .strictObject(
+        { custom: sessionConstantsCustomSchema.optional() },
+        {
+          error: (issue) =>
+            issue.code === 'unrecognized_keys'
+              ? 'cannot be set by the creator: only constants.custom can, the rest come from the template'
+              : undefined,
+        },
+      )
+      .optional(),
+    properties: z.strictObject({ custom: sessionPropertiesCustomSchema.optional() }).optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.template !== undefined) return;
+    for (const field of ['gameId', 'version'] as const) {
+      if (body[field] === undefined)
+        ctx.addIssue({ code: 'custom', path: [field], message: 'is required without template' });
+    }
   })
   .meta({ id: 'CreateRoomRequest' });
 

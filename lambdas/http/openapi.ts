@@ -4,12 +4,15 @@ import { banRequestSchema, banSchema } from '../../core/abuse/bans';
 import { errorStatus } from '../../core/errors';
 import { idempotencyKeyHeaderSchema } from '../../core/idempotency/record';
 import { gameServerConfigurationBodySchema } from '../../core/gameservers/schema';
+import { createRoomRequestSchema, matchmakingRequestSchema } from '../../core/rooms/schema';
+import { ifMatchHeaderSchema } from '../../core/sessions/if-match';
+import { templateBodySchema, templateParamsSchema, templateViewSchema } from '../../core/sessions/template-schema';
 import {
-  createRoomRequestSchema,
-  matchmakingRequestSchema,
-  reservationSchema,
-  roomViewSchema,
-} from '../../core/rooms/schema';
+  patchMemberRequestSchema,
+  patchRoomRequestSchema,
+  sessionReservationSchema,
+  sessionRoomViewSchema,
+} from '../../core/sessions/view-schema';
 import { devTokenRequestSchema } from './dev/tokens';
 import { gameVersionParamsSchema } from './admin/games/params';
 import { banAccountParamsSchema } from './admin/bans/params';
@@ -28,6 +31,11 @@ const errorSchema = z
   .meta({ id: 'Error' });
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
+/** Every answer that carries one room carries its change number as the entity tag (API.md). */
+const etagHeader = z.object({
+  etag: z.string().describe('The room\'s change number, quoted ("12"): send it back as If-Match.'),
+});
+const roomJson = (schema: z.ZodType, description: string) => ({ ...json(schema, description), headers: etagHeader });
 const errors = (...codes: (keyof typeof errorStatus)[]) =>
   Object.fromEntries(
     [...new Set(codes.map((code) => errorStatus[code]))].map((status) => [
@@ -38,10 +46,12 @@ const errors = (...codes: (keyof typeof errorStatus)[]) =>
 const roomIdParams = z.object({ roomId: z.string() });
 const idempotencyHeader = z.object({ 'idempotency-key': idempotencyKeyHeaderSchema });
 const roomAndReservation = z
-  .object({ room: roomViewSchema, reservation: reservationSchema })
+  .object({ room: sessionRoomViewSchema, reservation: sessionReservationSchema })
   .meta({ id: 'RoomWithReservation' });
 const configurationView = z.object({ configuration: gameServerConfigurationBodySchema });
 const banView = z.object({ ban: banSchema });
+const templateView = z.object({ template: templateViewSchema });
+const roomView = z.object({ room: sessionRoomViewSchema });
 
 /** Every route's operation, checked against the route table so none can be forgotten. */
 const operations: Record<RouteId, ZodOpenApiOperationObject> = {
@@ -50,8 +60,8 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
     requestParams: { header: idempotencyHeader },
     requestBody: { content: { 'application/json': { schema: createRoomRequestSchema } } },
     responses: {
-      '201': json(roomAndReservation, 'The server is ready; the creator holds the first slot.'),
-      '202': json(z.object({ room: roomViewSchema }), 'Still spawning; poll GET /v1/rooms/{roomId}.'),
+      '201': roomJson(roomAndReservation, 'The server is ready; the creator holds the first slot.'),
+      '202': roomJson(roomView, 'Still spawning; poll GET /v1/rooms/{roomId}.'),
       ...errors(
         'BAD_REQUEST',
         'UNAUTHORIZED',
@@ -68,15 +78,15 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
   getRoom: {
     summary: 'Read a room',
     requestParams: { path: roomIdParams },
-    responses: { '200': json(z.object({ room: roomViewSchema }), 'The room.'), ...errors('UNAUTHORIZED', 'NOT_FOUND') },
+    responses: { '200': roomJson(roomView, 'The room.'), ...errors('UNAUTHORIZED', 'NOT_FOUND') },
   },
   joinRoom: {
     summary: 'Join a named room: claim a slot and get a registration key',
     requestParams: { path: roomIdParams, header: idempotencyHeader },
     requestBody: { content: { 'application/json': { schema: joinRoomRequestSchema } } },
     responses: {
-      '200': json(roomAndReservation, 'A slot is reserved for the caller; connect with the key before expiresAt.'),
-      '202': json(roomAndReservation, 'Reserved in a room that is still spawning; poll GET /v1/rooms/{roomId}.'),
+      '200': roomJson(roomAndReservation, 'A slot is reserved for the caller; connect with the key before expiresAt.'),
+      '202': roomJson(roomAndReservation, 'Reserved in a room that is still spawning; poll GET /v1/rooms/{roomId}.'),
       ...errors(
         'BAD_REQUEST',
         'UNAUTHORIZED',
@@ -94,8 +104,8 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
     requestParams: { header: idempotencyHeader },
     requestBody: { content: { 'application/json': { schema: matchmakingRequestSchema } } },
     responses: {
-      '200': json(roomAndReservation, 'A slot is reserved for the caller.'),
-      '202': json(roomAndReservation, 'Reserved in a room still spawning; poll GET /v1/rooms/{roomId}.'),
+      '200': roomJson(roomAndReservation, 'A slot is reserved for the caller.'),
+      '202': roomJson(roomAndReservation, 'Reserved in a room still spawning; poll GET /v1/rooms/{roomId}.'),
       ...errors(
         'BAD_REQUEST',
         'UNAUTHORIZED',
@@ -114,7 +124,7 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
     requestParams: { query: listRoomsQuerySchema },
     responses: {
       '200': json(
-        z.object({ rooms: z.array(roomViewSchema), nextToken: z.string().optional() }),
+        z.object({ rooms: z.array(sessionRoomViewSchema), nextToken: z.string().optional() }),
         'A page of open rooms.',
       ),
       ...errors('BAD_REQUEST', 'UNAUTHORIZED'),
@@ -144,6 +154,26 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
     requestParams: { path: gameVersionParamsSchema },
     responses: { '204': { description: 'Deleted.' }, ...errors('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND') },
   },
+  putTemplate: {
+    summary:
+      'Install or replace a session template (admin): gameId and version name a configuration (dedicated server); omit both for peer-hosted sessions',
+    requestParams: { path: templateParamsSchema },
+    requestBody: { content: { 'application/json': { schema: templateBodySchema } } },
+    responses: {
+      '200': json(templateView, 'Stored. Sessions already made from an earlier version keep their constants.'),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
+    },
+  },
+  getTemplate: {
+    summary: 'Read a session template (admin)',
+    requestParams: { path: templateParamsSchema },
+    responses: { '200': json(templateView, 'The template.'), ...errors('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND') },
+  },
+  deleteTemplate: {
+    summary: 'Delete a session template (admin); sessions made from it keep their constants',
+    requestParams: { path: templateParamsSchema },
+    responses: { '204': { description: 'Deleted.' }, ...errors('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND') },
+  },
   createBan: {
     summary: 'Ban an account, or replace its ban (admin); its joins and creations answer 403 BANNED',
     requestBody: { content: { 'application/json': { schema: banRequestSchema } } },
@@ -166,6 +196,42 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
   },
 };
 
+const ifMatch = z.object({ 'if-match': ifMatchHeaderSchema });
+
+/**
+ * Session-document routes of API.md whose handlers are not in the route table yet: documented
+ * here, under the id their route will have. Adding the route to the table makes `operations`
+ * demand the entry; move it there then.
+ */
+const sessionOperations: Record<string, { method: 'patch'; path: string; operation: ZodOpenApiOperationObject }> = {
+  patchRoom: {
+    method: 'patch',
+    path: '/v1/rooms/{roomId}',
+    operation: {
+      summary: "Write the room's properties (members only); constants never change",
+      requestParams: { path: roomIdParams, header: ifMatch },
+      requestBody: { content: { 'application/json': { schema: patchRoomRequestSchema } } },
+      responses: {
+        '200': roomJson(roomView, 'Written; the change number is bumped.'),
+        ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'PRECONDITION_FAILED', 'UNAVAILABLE'),
+      },
+    },
+  },
+  patchMember: {
+    method: 'patch',
+    path: '/v1/rooms/{roomId}/members/me',
+    operation: {
+      summary: "Set the caller's own member state (ready, active, inactive) or properties",
+      requestParams: { path: roomIdParams, header: ifMatch },
+      requestBody: { content: { 'application/json': { schema: patchMemberRequestSchema } } },
+      responses: {
+        '200': roomJson(roomView, 'Written; the change number is bumped.'),
+        ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'PRECONDITION_FAILED', 'UNAVAILABLE'),
+      },
+    },
+  },
+};
+
 /** The OpenAPI 3.1 document of the HTTP API, generated from the schemas the handlers validate with. */
 export function openApiDocument(): ReturnType<typeof createDocument> {
   const paths: ZodOpenApiPathsObject = {};
@@ -176,6 +242,11 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       ...(route.auth === 'jwt' ? { security: [{ bearer: 'scope' in route ? [route.scope] : [] }] } : { security: [] }),
     };
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation };
+  }
+  const routed = new Set<string>(routes.map((route) => route.id));
+  for (const [operationId, { method, path, operation }] of Object.entries(sessionOperations)) {
+    if (routed.has(operationId)) continue;
+    paths[path] = { ...paths[path], [method]: { operationId, ...operation, security: [{ bearer: [] }] } };
   }
   return createDocument({
     openapi: '3.1.0',

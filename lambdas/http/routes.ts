@@ -22,6 +22,7 @@ export interface RouteDefinition {
 
 const gameVersionPath = '/v1/admin/games/{gameId}/versions/{version}';
 const banPath = '/v1/admin/bans/{account}';
+const templatePath = '/v1/admin/templates/{template}';
 
 export const routes = [
   {
@@ -78,6 +79,30 @@ export const routes = [
     method: 'DELETE',
     path: gameVersionPath,
     entry: 'lambdas/http/admin/games/delete.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    id: 'putTemplate',
+    method: 'PUT',
+    path: templatePath,
+    entry: 'lambdas/http/admin/templates/put.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    id: 'getTemplate',
+    method: 'GET',
+    path: templatePath,
+    entry: 'lambdas/http/admin/templates/get.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    id: 'deleteTemplate',
+    method: 'DELETE',
+    path: templatePath,
+    entry: 'lambdas/http/admin/templates/delete.ts',
     auth: 'jwt',
     scope: 'admin',
   },

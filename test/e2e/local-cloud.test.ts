@@ -91,6 +91,14 @@ describe('npm start (the local cloud CLI)', () => {
       headers: { authorization: `Bearer ${issued.access_token}` },
     });
     expect([missing.status, ((await missing.json()) as any).error.code]).toEqual([404, 'NOT_FOUND']);
+    // The committed configuration file's templates are installed at start, like its games.
+    const admin = (await (
+      await fetch(`${cloud.apiUrl}/v1/dev/tokens`, { method: 'POST', body: '{"account":"ops","scopes":["admin"]}' })
+    ).json()) as any;
+    const template = await fetch(`${cloud.apiUrl}/v1/admin/templates/sample-duel`, {
+      headers: { authorization: `Bearer ${admin.access_token}` },
+    });
+    expect([template.status, ((await template.json()) as any).template?.gameId]).toEqual([200, 'sample']);
     const malformed = await fetch(`${cloud.apiUrl}/v1/dev/tokens`, { method: 'POST', body: '{"account":' });
     expect([malformed.status, ((await malformed.json()) as any).error.code]).toEqual([400, 'BAD_REQUEST']);
 

@@ -1,3 +1,5 @@
+import { RequestInvalidError } from '../../../core/errors';
+import { resolveCreateRequest } from '../../../core/sessions/create-resolution';
 import { resolveRegion } from '../../../core/placement/region';
 import { createRoom } from '../../../core/rooms/create';
 import { toRoomView } from '../../../core/rooms/model';
@@ -14,16 +16,23 @@ export const handler = httpHandler(
     await p.abuse.assertCreateAllowed(principal.account, p.now());
     // The caller's wait counts from the request, not from the spawn: the gateway's 30 s include both.
     const answerBy = new Date(p.now().getTime() + p.config.createWaitS * 1000);
-    const configuration = await p.gameConfigurations.get(body.gameId, body.version);
+    const session = await resolveCreateRequest(body, { templates: p.templates, configurations: p.gameConfigurations });
+    // A peer-hosted session needs the session-document store; until it is there, refuse it plainly.
+    if (session.hosting.kind === 'peerHosted') {
+      throw new RequestInvalidError('Peer-hosted sessions cannot be created on this platform yet.', [
+        { field: 'body.template', message: 'is peer-hosted, which this platform does not run yet' },
+      ]);
+    }
+    const { configuration } = session.hosting;
     const region = resolveRegion(body, [p.config.roomRegion], p.config.roomRegion);
     const result = await createRoom(
       {
         account: principal.account,
         scopes: principal.scopes,
-        gameId: body.gameId,
-        version: body.version,
+        gameId: configuration.gameId,
+        version: configuration.version,
         settings: body.settings,
-        maxPlayers: body.maxPlayers,
+        maxPlayers: session.constants.maxMembers,
         region,
       },
       {

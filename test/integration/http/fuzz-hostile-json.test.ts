@@ -11,7 +11,7 @@ import { startTestApi, type TestApi } from '../../helpers/platform';
  * Issue 8, point 9: every route of the route table against JSON that cannot be stored exactly
  * (huge or tiny numbers, deep nesting, empty and `__proto__` keys), hostile page tokens and
  * malformed percent escapes. Never a 5xx; a hostile field is a 400 naming a field; stored
- * rooms, configurations and bans are unchanged afterwards.
+ * rooms, configurations, templates and bans are unchanged afterwards.
  */
 let api: TestApi;
 const tokens: Record<'player' | 'admin', string> = { player: '', admin: '' };
@@ -19,6 +19,8 @@ const tokens: Record<'player' | 'admin', string> = { player: '', admin: '' };
 const room = aRoom({ state: 'ready', players: 0, maxPlayers: 4, gameId: 'arena', version: '1', region: 'us-east-1' });
 const configurationPath = '/v1/admin/games/arena/versions/1';
 const configuration = { binary: '/bin/true', maxPlayers: 4, serverSettings: { mode: 'ffa' }, env: { A: '1' } };
+const templatePath = '/v1/admin/templates/fuzz';
+const templateConstants = { maxMembers: 2, visibility: 'open', custom: { mode: 'duel' } };
 
 beforeAll(async () => {
   api = await startTestApi({ JOIN_RATE_LIMIT_PER_MINUTE: '10000', CREATE_RATE_LIMIT_PER_MINUTE: '10000' });
@@ -26,6 +28,8 @@ beforeAll(async () => {
   tokens.admin = await api.platform.token('ops', ['admin']);
   await new RoomStore(api.platform.db, api.platform.tableName).create(room);
   expect((await api.call('PUT', configurationPath, { token: tokens.admin, body: configuration })).status).toBe(200);
+  const template = { gameId: 'arena', version: '1', constants: templateConstants };
+  expect((await api.call('PUT', templatePath, { token: tokens.admin, body: template })).status).toBe(200);
   expect((await api.call('POST', '/v1/admin/bans', { token: tokens.admin, body: { account: 'mallory' } })).status).toBe(
     201,
   );
@@ -63,6 +67,13 @@ const bodyRoutes = [
     base: { binary: '/bin/true', maxPlayers: 4 },
     objects: ['serverSettings', 'env'],
   },
+  {
+    method: 'PUT',
+    path: templatePath,
+    caller: 'admin',
+    base: { gameId: 'arena', version: '1', constants: templateConstants },
+    objects: [],
+  },
   { method: 'POST', path: '/v1/admin/bans', caller: 'admin', base: { account: 'mallory' }, objects: [] },
   { method: 'POST', path: '/v1/dev/tokens', caller: 'player', base: { account: 'x' }, objects: [] },
 ] as const;
@@ -93,12 +104,39 @@ describe.each(bodyRoutes.filter((route) => route.objects.length > 0))(
 describe.each(bodyRoutes)('$method $path', ({ method, path, caller, objects }) => {
   it('answers hostile JSON anywhere in the body without a 5xx', async () => {
     await fc.assert(
-      fc.asyncProperty(hostileBody(['gameId', 'version', 'account', 'latencies', 'args', ...objects]), async (body) => {
-        const response = await api.call(method, path, { token: tokens[caller], body });
-        record(`${method} ${path}`, response.status);
-        expect(response.status).toBeGreaterThanOrEqual(400);
-        expect(response.status).toBeLessThan(500);
-        expect(typeof response.body.error.code).toBe('string');
+      fc.asyncProperty(
+        hostileBody(['gameId', 'version', 'account', 'latencies', 'args', 'constants', 'properties', ...objects]),
+        async (body) => {
+          const response = await api.call(method, path, { token: tokens[caller], body });
+          record(`${method} ${path}`, response.status);
+          expect(response.status).toBeGreaterThanOrEqual(400);
+          expect(response.status).toBeLessThan(500);
+          expect(typeof response.body.error.code).toBe('string');
+        },
+      ),
+      { numRuns: 120 },
+    );
+  });
+});
+
+/** Session documents keep client JSON one level down: `constants.custom`, `properties.custom`. */
+describe.each([
+  { method: 'PUT', path: templatePath, base: { constants: templateConstants }, nested: ['constants'] },
+  { method: 'POST', path: '/v1/rooms', base: { template: 'fuzz' }, nested: ['constants', 'properties'] },
+] as const)('$method $path custom objects', ({ method, path, base, nested }) => {
+  it('answers hostile JSON in a custom object with 400 naming it', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...nested), hostileObject, async (parent, custom) => {
+        const inner = parent === 'constants' && method === 'PUT' ? { ...templateConstants, custom } : { custom };
+        const response = await api.call(method, path, {
+          token: method === 'PUT' ? tokens.admin : tokens.player,
+          body: { ...base, [parent]: inner },
+        });
+        record(`${method} ${path} .${parent}.custom`, response.status);
+        expect([response.status, response.body.error.code]).toEqual([400, 'BAD_REQUEST']);
+        expect(response.body.error.details.fields[0].field).toMatch(
+          new RegExp(`^body\\.${parent}\\.(custom|__proto__)`),
+        );
       }),
       { numRuns: 120 },
     );
@@ -142,7 +180,7 @@ describe('paths and queries', () => {
 });
 
 describe('stored data', () => {
-  it('is unchanged after the fuzzing: the room, the configuration and the ban', async () => {
+  it('is unchanged after the fuzzing: the room, the configuration, the template and the ban', async () => {
     const stored = await new RoomStore(api.platform.db, api.platform.tableName).get(room.roomId);
     expect([stored.state, stored.players, stored.settings]).toEqual(['ready', 0, room.settings]);
     const got = await api.call('GET', configurationPath, { token: tokens.admin });
@@ -152,5 +190,7 @@ describe('stored data', () => {
     );
     expect(ban).toMatchObject({ account: 'mallory' });
     expect(ban?.reason).toBeUndefined();
+    const storedTemplate = await api.call('GET', templatePath, { token: tokens.admin });
+    expect(storedTemplate.body.template.constants).toEqual({ ...templateConstants, timeouts: {} });
   });
 });

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { gameIdSchema, gameVersionSchema } from '../gameservers/schema';
+import { sessionConstantsCustomSchema } from './custom-schema';
+import { maxSessionMembers, sessionVisibilities } from './model';
+
+/** Template names travel in URL paths: short and URL-safe. */
+export const templateNameSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, _ . or -');
+
+/** 30 days: longer than any session wants to wait, and far inside a safe integer. */
+export const maxSessionTimeoutMs = 30 * 24 * 60 * 60 * 1000;
+
+const timeoutSchema = z
+  .number()
+  .int()
+  .min(0)
+  .max(maxSessionTimeoutMs)
+  .nullable()
+  .optional()
+  .describe(`Milliseconds (0: at once, at most ${maxSessionTimeoutMs}), or null for never. Omitted: see the template.`);
+
+/**
+ * A template's timeouts as the admin wrote them. An omitted one is not null: `reservedMs`
+ * falls back to the configuration's `reservationTimeoutS` (30 s for a peer-hosted session),
+ * `sessionEmptyMs` to 0 for a peer-hosted session (nobody left to host it), the rest to never
+ * (see `constantsFromTemplate`).
+ */
+export const templateTimeoutsSchema = z
+  .strictObject({
+    reservedMs: timeoutSchema,
+    readyMs: timeoutSchema,
+    inactiveMs: timeoutSchema,
+    sessionEmptyMs: timeoutSchema,
+  })
+  .meta({ id: 'SessionTemplateTimeouts' });
+
+export const templateConstantsSchema = z
+  .strictObject({
+    maxMembers: z.number().int().min(1).max(maxSessionMembers),
+    visibility: z.enum(sessionVisibilities),
+    timeouts: templateTimeoutsSchema.default({}),
+    custom: sessionConstantsCustomSchema.default({}),
+  })
+  .meta({ id: 'SessionTemplateConstants' });
+
+/**
+ * `PUT /v1/admin/templates/{template}` (API.md, "Session documents"). `gameId` and `version`
+ * name a game server configuration (a dedicated server per session); both omitted make a
+ * peer-hosted template, whose sessions have no server.
+ */
+export const templateBodySchema = z
+  .strictObject({
+    gameId: gameIdSchema.optional(),
+    version: gameVersionSchema.optional(),
+    constants: templateConstantsSchema,
+  })
+  .superRefine((body, ctx) => {
+    // One without the other names no configuration and is not peer-hosted either.
+    if (body.gameId !== undefined && body.version === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['version'], message: 'is required with gameId (omit both: peer-hosted)' });
+    }
+    if (body.version !== undefined && body.gameId === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['gameId'], message: 'is required with version (omit both: peer-hosted)' });
+    }
+  })
+  .meta({ id: 'SessionTemplateBody' });
+
+export type TemplateBody = z.output<typeof templateBodySchema>;
+
+export const templateParamsSchema = z.strictObject({ template: templateNameSchema });
+
+/** A stored template as the admin API returns it. */
+export const templateViewSchema = z
+  .object({
+    name: z.string(),
+    gameId: z.string().optional(),
+    version: z.string().optional(),
+    hosting: z
+      .enum(['dedicated', 'peerHosted'])
+      .describe('dedicated: gameId and version name the configuration; peerHosted: no server.'),
+    constants: templateConstantsSchema,
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'SessionTemplate' });

@@ -1,0 +1,17 @@
+import { putTemplate } from '../../../../core/sessions/put-template';
+import { templateBodySchema, templateParamsSchema } from '../../../../core/sessions/template-schema';
+import { platform } from '../../../dependencies';
+import { httpHandler } from '../../middleware';
+
+export const handler = httpHandler(
+  { auth: { scope: 'admin' }, params: templateParamsSchema, body: templateBodySchema },
+  async ({ params, body }) => {
+    const p = platform();
+    const template = await putTemplate(params.template, body, {
+      templates: p.templates,
+      configurations: p.gameConfigurations,
+      now: p.now(),
+    });
+    return { status: 200, body: { template } };
+  },
+);

@@ -7,7 +7,7 @@ import { childLogger } from '../../core/infra/logger';
 import { giveUpOnMessage, isLastDelivery, type GiveUpDependencies } from '../../core/gameservers/poison-messages';
 import { queueDefinitions } from '../../core/infra/queues';
 import type { ControllerReply, ControllerRequest } from '../../core/protocol/controller-messages';
-import { MemberStore } from '../../core/reservations/store';
+import { SessionStore } from '../../core/sessions/store';
 import { isLive } from '../../core/rooms/model';
 import { platform } from '../dependencies';
 
@@ -49,7 +49,7 @@ async function givenUp(
  */
 export async function processControllerEvents(event: SQSEvent): Promise<SQSBatchResponse> {
   const p = platform();
-  const members = new MemberStore(p.db, p.config.tableName);
+  const members = new SessionStore(p.db, p.config.tableName);
   /** Replies are sealed for the room's sidecar: a reply carries player tokens. */
   const replyFor = (roomId: string) => async (replyTo: string, message: ControllerReply) => {
     const body = sealControllerReply(await p.sidecarKeys(roomId), message);

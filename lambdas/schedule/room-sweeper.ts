@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import { queueBacklog } from '../../core/infra/queue-backlog';
-import { MemberStore } from '../../core/reservations/store';
+import { SessionStore } from '../../core/sessions/store';
 import { sweepRooms, type SweepResult } from '../../core/rooms/sweep';
 import { SweeperStateStore } from '../../core/rooms/sweeper-state-store';
 import { childLogger } from '../../core/infra/logger';
@@ -13,7 +13,7 @@ export async function sweep(): Promise<SweepResult> {
   const p = platform();
   const result = await sweepRooms(
     {
-      members: new MemberStore(p.db, p.config.tableName),
+      members: new SessionStore(p.db, p.config.tableName),
       db: p.db,
       tableName: p.config.tableName,
       rooms: p.rooms,

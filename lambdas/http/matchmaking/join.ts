@@ -2,11 +2,11 @@ import { bucketOf } from '../../../core/matchmaking/bucket';
 import { findOrCreate, type MatchResult } from '../../../core/matchmaking/find-or-create';
 import { FillingRoomStore } from '../../../core/matchmaking/store';
 import { resolveRegion } from '../../../core/placement/region';
-import { MemberStore } from '../../../core/reservations/store';
 import { createRoom } from '../../../core/rooms/create';
 import { joinRoom } from '../../../core/rooms/join';
 import { toRoomView } from '../../../core/rooms/model';
 import { matchmakingRequestSchema } from '../../../core/rooms/schema';
+import { SessionStore } from '../../../core/sessions/store';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
@@ -21,7 +21,7 @@ export const handler = httpHandler(
     const configuration = await p.gameConfigurations.get(body.gameId, body.version);
     const region = resolveRegion(body, [p.config.roomRegion], p.config.roomRegion);
     const bucket = bucketOf({ gameId: body.gameId, version: body.version, region, criteria: body.criteria });
-    const members = new MemberStore(p.db, p.config.tableName);
+    const sessions = new SessionStore(p.db, p.config.tableName);
     const result: MatchResult = await findOrCreate(bucket, body.criteria, {
       pointers: new FillingRoomStore(p.db, p.config.tableName),
       findRoom: (roomId) => p.rooms.find(roomId),
@@ -31,7 +31,7 @@ export const handler = httpHandler(
       join: async (roomId) => {
         const joined = await joinRoom(
           { roomId, account: principal.account, scopes: principal.scopes },
-          { rooms: p.rooms, members, now: p.now, sleep, answerBy, heartbeatTimeoutS: p.config.heartbeatTimeoutS },
+          { sessions, now: p.now, sleep, answerBy, heartbeatTimeoutS: p.config.heartbeatTimeoutS },
         );
         return { ...joined, created: false };
       },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PlatformError } from '../../../core/errors';
-import { MemberStore } from '../../../core/reservations/store';
 import { roomIdSchema } from '../../../core/rooms/schema';
+import { SessionStore } from '../../../core/sessions/store';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 
@@ -15,7 +15,7 @@ export const handler = httpHandler(
   { auth: {}, params: z.strictObject({ roomId: roomIdSchema }) },
   async ({ params, principal }) => {
     const p = platform();
-    const left = await new MemberStore(p.db, p.config.tableName).leaveAsPlayer(
+    const left = await new SessionStore(p.db, p.config.tableName).leaveAsPlayer(
       params.roomId,
       principal.account,
       p.now(),

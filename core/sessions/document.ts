@@ -175,11 +175,23 @@ export function sessionExpired(emptySince: number | undefined, now: number, time
   return now >= emptySince + timeouts.sessionEmptyMs;
 }
 
-/** Reads the document parts of a room item, refusing shapes no code path writes. */
+/**
+ * Reads the document parts of a room item, refusing shapes the rules cannot judge (state,
+ * clocks). A member's other fields are checked where they are used (`memberOf`, by `joined`),
+ * so one corrupt member breaks only what touches it, never every read of its room.
+ */
 export function documentOf(item: Record<string, unknown>): SessionDocument {
   const members: Record<string, StoredMember> = {};
-  for (const [account, raw] of Object.entries(mapOf(item.members, 'members')))
-    members[account] = memberOf(raw, account);
+  for (const [account, raw] of Object.entries(mapOf(item.members, 'members'))) {
+    const m = mapOf(raw, `members.${account}`);
+    if (typeof m.s !== 'number' || typeof m.t !== 'number') {
+      throw new SessionDocumentCorruptError(`member ${account} lacks its state`);
+    }
+    memberStateOf(m.s);
+    optionalNumber(m.e, 'e');
+    optionalNumber(m.p, 'p');
+    members[account] = m as unknown as StoredMember;
+  }
   return {
     members,
     keys: stringMap(item.keys, 'keys'),

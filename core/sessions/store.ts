@@ -13,6 +13,7 @@ import {
   expiryOf,
   isLiveMember,
   keysByAccount,
+  memberOf,
   memberStateOf,
   storedKeyHash,
   type DocMember,
@@ -327,8 +328,10 @@ export class SessionStore {
     const roomId = read.room.roomId;
     const hash = storedKeyHash(keyHashHex);
     const account = read.doc.keys[hash];
-    const member = account === undefined ? undefined : read.doc.members[account];
-    if (account === undefined || !member) return { state: 'Rejected', reason: 'unknown-key' };
+    const raw = account === undefined ? undefined : read.doc.members[account];
+    if (account === undefined || !raw) return { state: 'Rejected', reason: 'unknown-key' };
+    // Every field checked: what is confirmed here ends up in a signed token.
+    const member = memberOf(raw, account);
     if (member.u !== undefined) {
       return member.u === requestId || memberStateOf(member.s) === 'active'
         ? { state: 'AlreadyConfirmed', member: memberView(read.room, account, member, hash) }

@@ -220,12 +220,12 @@ describe('sidecar → SQS → controller-events → DynamoDB', () => {
     try {
       await withRoomSidecar(roomId, queueUrl, { PLATFORM_REPLY_TIMEOUT_S: '30' }, async (game) => {
         expect(await game.call('inited', {}, 15_000)).toMatchObject({ result: { status: 'OK' } });
-        // A member item no code path writes (scopes not a list): applying its joined throws every time.
+        // A member no code path writes (scopes not a list): applying its joined throws every time.
         await platform.db.send(
           new UpdateCommand({
             TableName: platform.tableName,
-            Key: keys.member(roomId, 'alice'),
-            UpdateExpression: 'SET scopes = :broken',
+            Key: keys.room(roomId),
+            UpdateExpression: 'SET members.alice.c = :broken',
             ExpressionAttributeValues: { ':broken': 7 },
           }),
         );

@@ -5,6 +5,7 @@ import {
   expiryOf,
   isLiveMember,
   liveCount,
+  memberOf,
   newReservation,
   SessionDocumentCorruptError,
   sessionExpired,
@@ -104,8 +105,14 @@ describe('judging a document lazily', () => {
     expect(sessionExpired(undefined, t0, { ...timeouts, sessionEmptyMs: 0 })).toBe(false);
   });
 
+  it('checks the rest of a member where it is used, so one bad member breaks only itself', () => {
+    const item = { members: { a: { s: 0, t: 1, c: 7 }, b: { s: 0, t: 1 } } };
+    expect(documentOf(item).members.b).toEqual({ s: 0, t: 1 });
+    expect(() => memberOf(item.members.a, 'a')).toThrow('scopes');
+  });
+
   it.each([
-    [{ members: { a: { s: 0, t: 1, c: 7 } } }, 'scopes'],
+    [{ members: { a: { s: 0, t: 1, e: 'soon' } } }, 'not a number'],
     [{ members: { a: { s: 9, t: 1 } } }, 'state code'],
     [{ members: { a: { t: 1 } } }, 'lacks'],
     [{ keys: { h: 5 } }, 'keys.h'],

@@ -114,3 +114,33 @@ describe('a room of 100 members is one small item', () => {
     );
   });
 });
+
+describe("a creator's reservation (pending while the room spawns)", () => {
+  it('expires reservationTimeoutS after the room became ready, not after the spawn deadline', async () => {
+    const created = new Date(Date.now() - 50_000);
+    const room = aRoom({
+      state: 'spawning',
+      players: 1,
+      reservationTimeoutS: 30,
+      createdAt: created.toISOString(),
+      // The deadline lies 20 s ahead: the old rule expired the creator 50 s from now.
+      spawnDeadline: new Date(created.getTime() + 70_000).toISOString(),
+    });
+    await rooms.createWithMember(room, {
+      account: 'creator',
+      keyHash: 'cd'.repeat(32),
+      scopes: [],
+      createdAt: created.toISOString(),
+    });
+    // 50 s of spawning (longer than the timeout) take nothing from the creator.
+    expect(await sessions.find(room.roomId, 'creator')).toMatchObject({ state: 'reserved', pending: true });
+    const readyAt = new Date();
+    expect((await rooms.markReady(room.roomId, { initedBy: 'inited-1', now: readyAt })).applied).toBe(true);
+    expect((await sessions.find(room.roomId, 'creator'))?.expiresAt).toBe(
+      new Date(readyAt.getTime() + 30_000).toISOString(),
+    );
+    expect(await sessions.reclaimExpired(room.roomId, new Date(readyAt.getTime() + 29_999))).toBe(0);
+    expect(await sessions.reclaimExpired(room.roomId, new Date(readyAt.getTime() + 30_000))).toBe(1);
+    expect((await rooms.get(room.roomId)).players).toBe(0);
+  });
+});

@@ -29,7 +29,7 @@ import type { SidecarCredentials } from '../core/protocol/controller-messages';
 import { sidecarKeys, type SidecarKeys } from '../core/protocol/sidecar-channel';
 import { deriveIdempotencyKey } from '../core/idempotency/cipher';
 import { IdempotencyStore, type IdempotencyRecords } from '../core/idempotency/store';
-import { MemberStore } from '../core/reservations/store';
+import { SessionStore } from '../core/sessions/store';
 import { RoomListStore, type RoomListing } from '../core/rooms/list-store';
 import { RoomStore } from '../core/rooms/store';
 import { SweeperStateStore } from '../core/rooms/sweeper-state-store';
@@ -48,8 +48,8 @@ export interface Platform {
   /** Time for every rule and every wait (core/infra/clock.ts). */
   readonly clock: Clock;
   readonly rooms: RoomStore;
-  /** Members, reservations and registration keys of rooms. */
-  readonly members: MemberStore;
+  /** Members, reservations and registration keys, inside each room's session document. */
+  readonly sessions: SessionStore;
   readonly gameConfigurations: GameConfigurations;
   /** The matchmaking buckets' filling-room pointers. */
   readonly fillingRooms: FillingRoomStore;
@@ -219,7 +219,7 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
     sqs: createSqsClient(settings),
     clock,
     rooms: new RoomStore(db, table, (ms) => clock.sleep(ms)),
-    members: new MemberStore(db, table),
+    sessions: new SessionStore(db, table),
     gameConfigurations: new GameConfigurationStore(db, table),
     templates: new TemplateStore(db, table),
     fillingRooms: new FillingRoomStore(db, table),

@@ -21,6 +21,13 @@ export interface AbuseGuardDependencies {
 const log = childLogger('abuse');
 
 /**
+ * How long this process trusts a ban lookup: a ban (or its lifting) placed through another
+ * process takes effect on joins and creates within this time; through this process, at once.
+ */
+export const banCacheMs = 1_000;
+const maxCachedBans = 10_000;
+
+/**
  * Keeps one account from hurting the others: bans, and per-account rate limits on joining
  * and creating rooms. Handlers call an `assert…Allowed` method first thing after
  * validation, before any room is read or written; it returns nothing or throws a
@@ -30,7 +37,8 @@ const log = childLogger('abuse');
  * - `JoinRateLimitedError` / `CreateRateLimitedError`: 429 `RATE_LIMITED` with `Retry-After`
  *   (whole seconds until the oldest admission of the last 60 s leaves the window, ≥ 1).
  *
- * Each check is one strongly consistent GetItem (the ban) and then, only if not banned, one
+ * Each check is a ban lookup (one strongly consistent GetItem, remembered in-process for at most
+ * `banCacheMs` = 1 s, so a ban takes effect within 1 s) and then, only if not banned, one
  * conditional UpdateItem (the account's sliding-window log; see core/abuse/rate-limit.ts): no
  * 60 s span admits more than the limit, a banned account spends no allowance, and a refused
  * request records nothing, so hammering never pushes the next admission back.
@@ -38,6 +46,8 @@ const log = childLogger('abuse');
 export class AbuseGuard {
   private readonly joinPolicy: RateLimitPolicy;
   private readonly createPolicy: RateLimitPolicy;
+  /** account → the ban as read (or none) and when (epoch ms, by the caller's clock). */
+  private readonly bansSeen = new Map<string, { ban: Ban | undefined; atMs: number }>();
 
   constructor(private readonly deps: AbuseGuardDependencies) {
     this.joinPolicy = { action: 'join', limit: deps.limits.joinsPerMinute, windowS: 60 };
@@ -84,7 +94,7 @@ export class AbuseGuard {
    * await platform().abuse.assertNotBanned(principal.account, platform().now());
    */
   async assertNotBanned(account: string, now: Date): Promise<void> {
-    const ban = await this.deps.bans.find(account);
+    const ban = await this.findBan(account, now);
     if (ban && banInForce(ban, now)) throw new AccountBannedError(account, ban.expiresAt);
   }
 
@@ -99,6 +109,7 @@ export class AbuseGuard {
   async ban(request: BanRequest, by: string, now: Date): Promise<Ban> {
     const ban = newBan(request, by, now);
     await this.deps.bans.put(ban);
+    this.rememberBan(ban.account, ban, now);
     log.info('ban placed', { account: ban.account, by, expiresAt: ban.expiresAt ?? 'never' });
     return ban;
   }
@@ -121,8 +132,25 @@ export class AbuseGuard {
    */
   async liftBan(account: string, by: string, now: Date): Promise<void> {
     const ban = await this.deps.bans.delete(account);
+    this.rememberBan(account, undefined, now);
     if (!ban || !banInForce(ban, now)) throw new BanNotFoundError(account);
     log.info('ban lifted', { account, by });
+  }
+
+  /** The account's ban, from a lookup at most `banCacheMs` old (a clock moved backwards reads again). */
+  private async findBan(account: string, now: Date): Promise<Ban | undefined> {
+    const seen = this.bansSeen.get(account);
+    const age = seen ? now.getTime() - seen.atMs : Infinity;
+    if (seen && age >= 0 && age < banCacheMs) return seen.ban;
+    const ban = await this.deps.bans.find(account);
+    this.rememberBan(account, ban, now);
+    return ban;
+  }
+
+  private rememberBan(account: string, ban: Ban | undefined, now: Date): void {
+    this.bansSeen.delete(account);
+    this.bansSeen.set(account, { ban, atMs: now.getTime() });
+    if (this.bansSeen.size > maxCachedBans) this.bansSeen.delete(this.bansSeen.keys().next().value as string);
   }
 
   private async assertAllowed(

@@ -11,13 +11,14 @@ import { gameMethods } from '../protocol/game-methods';
 import { checkRpcParams } from '../protocol/invalid-params';
 import { rpcErrorCodes, type RpcError } from '../protocol/jsonrpc';
 import { hashRegistrationKey } from '../reservations/keys';
-import type { MemberStore } from '../reservations/store';
+import type { SessionStore } from '../sessions/store';
 import { isLive, type Room } from '../rooms/model';
 import type { RoomStore } from '../rooms/store';
 
 export interface ControllerEventDependencies {
   readonly rooms: RoomStore;
-  readonly members: MemberStore;
+  /** Members live in the room's session document (core/sessions/store.ts). */
+  readonly members: Pick<SessionStore, 'read' | 'confirm' | 'abandon' | 'leave'>;
   readonly signToken: TokenSigner;
   /** Verifies a platform-minted token for one audience (a game server's own, for `extend_token`). */
   readonly verifyServerToken: PlatformTokenVerifier;
@@ -108,16 +109,13 @@ async function inited(request: RpcRequest, deps: ControllerEventDependencies, no
 async function joined(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
   const params = checkRpcParams(gameMethods.joined.params, request.params ?? {});
   if ('message' in params) return fail(rpcErrorCodes.invalidParams, params.message);
-  const room = await deps.rooms.find(request.roomId);
-  if (!room || !isLive(room.state)) return fail(rpcErrorCodes.roomClosed, 'The room is not open.');
+  // Two round trips: one consistent read of the document (room, members, keys), one conditional write.
+  const read = await deps.members.read(request.roomId);
+  const room = read?.room;
+  if (!read || !room || !isLive(room.state)) return fail(rpcErrorCodes.roomClosed, 'The room is not open.');
   const extension = await extendedScopes(room, params.data, deps);
   if ('error' in extension) return extension;
-  const outcome = await deps.members.confirm(
-    request.roomId,
-    hashRegistrationKey(params.data.key),
-    request.correlationId,
-    now,
-  );
+  const outcome = await deps.members.confirm(read, hashRegistrationKey(params.data.key), request.correlationId, now);
   if (outcome.state === 'Rejected') {
     return fail(rpcErrorCodes.keyRejected, `Registration key rejected (${outcome.reason}).`);
   }

@@ -3,10 +3,7 @@
  *
  * | item                   | pk                     | sk                 |
  * | ---------------------- | ---------------------- | ------------------ |
- * | room                   | ROOM#<roomId>          | ROOM               |
- * | member / reservation   | ROOM#<roomId>          | MEMBER#<account>   |
- * | registration key       | ROOM#<roomId>          | KEY#<sha256(key)>  |
- * | processed request      | ROOM#<roomId>          | REQUEST#<corrId>   |
+ * | room = session document | ROOM#<roomId>          | ROOM               |  (members and keys inside: core/sessions/document.ts)
  * | game configuration     | GAME#<gameId>          | VERSION#<version>  |
  * | session template       | TEMPLATE#<name>        | TEMPLATE           |
  * | filling-room pointer   | BUCKET#<bucketHash>    | FILLING            |
@@ -32,12 +29,6 @@ const indexPartitions = {
 
 export const keys = {
   room: (roomId: string): ItemKey => ({ pk: roomPk(roomId), sk: 'ROOM' }),
-  member: (roomId: string, account: string): ItemKey => ({ pk: roomPk(roomId), sk: `MEMBER#${account}` }),
-  registrationKey: (roomId: string, keyHash: string): ItemKey => ({ pk: roomPk(roomId), sk: `KEY#${keyHash}` }),
-  processedRequest: (roomId: string, correlationId: string): ItemKey => ({
-    pk: roomPk(roomId),
-    sk: `REQUEST#${correlationId}`,
-  }),
   fillingRoom: (bucket: string): ItemKey => ({ pk: `BUCKET#${bucket}`, sk: 'FILLING' }),
   /** Index keys of a live room: matchmaking bucket (gsi1) and game listing (gsi2). */
   roomIndexes: (room: {

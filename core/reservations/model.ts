@@ -1,24 +1,38 @@
-/** A player's slot in a room: reserved until the game server confirms it with `joined`. */
+import type { MemberState } from '../sessions/model';
+
+/**
+ * A player's slot in a room, as the platform reads it out of the session document
+ * (core/sessions/document.ts stores it in a few dozen bytes).
+ */
 export interface Member {
   readonly roomId: string;
   readonly account: string;
-  readonly state: 'reserved' | 'active';
-  /** SHA-256 of the registration key; the key itself is never stored. */
-  readonly keyHash: string;
+  readonly state: MemberState;
+  /** The stored hash of the current registration key (128 bits of SHA-256); the key itself is never stored. */
+  readonly keyHash?: string;
   /** The player's scopes when they reserved, carried into the token `joined` returns. */
   readonly scopes: readonly string[];
-  /** Reserved slots only: past this instant the slot is free, whatever the item says. */
+  /** Past this instant the slot is free, whatever the item says; absent: no timeout runs (yet). */
   readonly expiresAt?: string;
+  /** Reserved in a spawning room: the reservation's clock starts when the room becomes ready. */
+  readonly pending?: boolean;
   /** The `joined` request that consumed the current key (keys are single use). */
   readonly keyUsedBy?: string;
-  /** The `joined` request that confirmed the slot. */
-  readonly confirmedBy?: string;
   readonly confirmedAt?: string;
-  /**
-   * Active members only: the reservation's expiry before `joined` confirmed it (null when the
-   * member was already active), so a `joined` the game never saw answered can be undone.
-   */
-  readonly reservedUntil?: string | null;
+  /** Since when the member is in its state. */
+  readonly since: string;
+}
+
+/** A member as a room is created with it (the creator's reservation). */
+export interface NewMember {
+  readonly roomId?: string;
+  readonly state?: 'reserved';
+  readonly account: string;
+  /** SHA-256 (hex) of the registration key. */
+  readonly keyHash: string;
+  readonly scopes: readonly string[];
+  /** A fixed expiry; without it the reservation is pending until the room is ready. */
+  readonly expiresAt?: string;
   readonly createdAt: string;
 }
 

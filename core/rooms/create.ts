@@ -4,7 +4,7 @@ import { NoHealthyHostError, SpawnFailedError, SpawnTimeoutError } from '../game
 import type { Spawner } from '../gameservers/spawner';
 import { RequestInvalidError } from '../errors';
 import { generateRegistrationKey, hashRegistrationKey } from '../reservations/keys';
-import type { Member, Reservation } from '../reservations/model';
+import type { NewMember, Reservation } from '../reservations/model';
 import type { Room, RoomSettings } from './model';
 import type { RoomStore } from './store';
 
@@ -62,8 +62,6 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
   const roomId = deps.newRoomId();
   const spawnDeadline = new Date(created.getTime() + configuration.spawnTimeoutS * 1000);
   const key = generateRegistrationKey();
-  // The creator's slot must outlive the spawn: its clock starts when the server could be ready at the latest.
-  const expiresAt = new Date(spawnDeadline.getTime() + configuration.reservationTimeoutS * 1000).toISOString();
   const room: Room = {
     roomId,
     gameId: command.gameId,
@@ -82,13 +80,12 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
     serverScopes: grantableScopes(configuration.serverScopes),
     ...(command.bucket ? { bucket: command.bucket } : {}),
   };
-  const member: Member = {
-    roomId,
+  // Pending: the creator's reservation expires reservationTimeoutS after the room became
+  // ready (`inited`), not after the spawn deadline (core/sessions/document.ts).
+  const member: NewMember = {
     account: command.account,
-    state: 'reserved',
     keyHash: hashRegistrationKey(key),
     scopes: command.scopes,
-    expiresAt,
     createdAt: created.toISOString(),
   };
   await deps.rooms.createWithMember(room, member);
@@ -111,6 +108,10 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
   await deps.rooms.recordPlacement(roomId, placement, deps.now());
 
   const current = await waitWhileSpawning(roomId, deps);
+  // Ready: counted from `inited`. Still spawning: the latest it can be (inited at the deadline).
+  const clockStart =
+    current.state === 'ready' ? Date.parse(current.readyAt ?? current.updatedAt) : spawnDeadline.getTime();
+  const expiresAt = new Date(clockStart + configuration.reservationTimeoutS * 1000).toISOString();
   const reservation: Reservation = { key, host: placement.host, ports: placement.ports, expiresAt };
   if (current.state === 'ready') return { state: 'Ready', room: current, reservation };
   if (current.state === 'spawning') return { state: 'Spawning', room: current, reservation };

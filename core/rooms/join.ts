@@ -1,11 +1,15 @@
 import { randomInt } from 'node:crypto';
-import { generateRegistrationKey, hashRegistrationKey } from '../reservations/keys';
-import type { Member, Reservation } from '../reservations/model';
-import type { MemberStore } from '../reservations/store';
-import { RoomNotJoinableError, RoomFullError } from './join-errors';
-import { heartbeatCutoff, isJoinable } from './liveness';
-import type { Room } from './model';
-import type { RoomStore } from './store';
+import { DependencyUnavailableError } from '../errors';
+import { classifyDependencyError } from '../infra/dependency-errors';
+import { generateRegistrationKey } from '../reservations/keys';
+import type { Reservation } from '../reservations/model';
+import { expiryOf, newReservation, storedHashOfKey, type StoredMember } from '../sessions/document';
+import { roomConstants, RoomConstantsCache } from '../sessions/room-cache';
+import { constantsOfRoom, type ClaimResult, type SessionRead, type SessionStore } from '../sessions/store';
+import { RoomNotFoundError } from './errors';
+import { RoomFullError, RoomNotJoinableError } from './join-errors';
+import { heartbeatCutoff } from './liveness';
+import { isLive, type Room } from './model';
 
 export interface JoinRoomCommand {
   readonly roomId: string;
@@ -14,14 +18,21 @@ export interface JoinRoomCommand {
 }
 
 export interface JoinRoomDependencies {
-  readonly rooms: RoomStore;
-  readonly members: MemberStore;
+  readonly sessions: Pick<SessionStore, 'read' | 'claim' | 'reclaimAndClaim' | 'reissueKey' | 'undoClaim'>;
+  /** Immutable room facts kept in-process (defaults to the process-wide cache). */
+  readonly cache?: RoomConstantsCache;
   readonly now: () => Date;
   readonly sleep: (ms: number) => Promise<void>;
-  /** When to stop waiting for a spawning room and answer with the reservation anyway. */
+  /** When to stop waiting for a spawning room and answer with the reservation anyway; also the claim's deadline. */
   readonly answerBy: Date;
   /** A ready room not heard from for this long takes no joins (its server is presumed dead). */
   readonly heartbeatTimeoutS: number;
+  /**
+   * The account checks (ban, rate limit), run BESIDE the claim rather than before it, so they
+   * add no round trip. If they refuse, the claim is undone (exactly that member, by its key)
+   * and their error is the answer.
+   */
+  readonly admit?: () => Promise<void>;
 }
 
 export interface JoinRoomResult {
@@ -31,101 +42,228 @@ export interface JoinRoomResult {
   readonly spawning: boolean;
 }
 
-/** Contention (transaction conflicts) is retried here, a few times with jitter, and nowhere else. */
-const maxAttempts = 8;
+/** What the claim wrote, so it can be answered, or undone. */
+interface ClaimedSlot {
+  readonly key: string;
+  readonly room: Room;
+  readonly member: StoredMember;
+  readonly keyHash: string;
+  /** The slot was the account's already: only its key changed. */
+  readonly reissued: boolean;
+  readonly previousKeyHash?: string;
+}
 
-/** Full jitter: a random pause up to an exponentially growing cap. */
+/** Full jitter: a random pause up to an exponentially growing cap (contention only). */
 function jitteredBackoff(attempt: number): number {
-  return randomInt(1, 5 * 2 ** attempt + 2);
+  return randomInt(1, 5 * 2 ** Math.min(attempt, 6) + 2);
 }
 
 /**
- * Puts a player into a named room:
+ * Puts a player into a named room with ONE conditional write on its session document:
  *
- *   claim a slot (one transaction) ─ Claimed ───────────► reservation (new key)
- *        │                          ├ AlreadyMember ────► same slot, fresh key (idempotent)
- *        │                          ├ Full ─► reclaim expired reservations ─► claim again, else ROOM_FULL
- *        │                          ├ NotJoinable ──────► NOT_JOINABLE (closed, failed, or silent)
- *        │                          └ Contention ───────► retry with jitter
+ *   claim (UpdateItem) ─ Claimed ─────────────────────► reservation (new key)
+ *        │             ├ AlreadyMember ──► re-key ────► same slot, fresh key
+ *        │             ├ Reclaim ─► remove exactly the expired + claim (one write)
+ *        │             ├ Full ────────────────────────► ROOM_FULL (no live slot free)
+ *        │             ├ NotJoinable / Silent ────────► NOT_JOINABLE
+ *        │             └ Contention ─► retry with jitter until `answerBy`, then 503 UNAVAILABLE
  *   spawning room? wait for `inited` until `answerBy` (failed meanwhile → NOT_JOINABLE)
+ *
+ * ROOM_FULL only ever comes from a failed condition whose `ALL_OLD` shows every slot held by
+ * a live member: contention never turns into ROOM_FULL.
  */
 export async function joinRoom(command: JoinRoomCommand, deps: JoinRoomDependencies): Promise<JoinRoomResult> {
-  const room = await deps.rooms.get(command.roomId);
-  if (room.state !== 'spawning' && room.state !== 'ready')
-    throw new RoomNotJoinableError(room.roomId, `the room is ${room.state}`);
-  if (!isJoinable(room, deps.now(), deps.heartbeatTimeoutS)) throw silentRoom(room.roomId, deps.heartbeatTimeoutS);
-  const key = generateRegistrationKey();
-  const keyHash = hashRegistrationKey(key);
-  let expiresAt: string;
-  let reclaimed = false;
-  for (let attempt = 0; ; attempt++) {
-    const now = deps.now();
-    expiresAt = reservationExpiry(room, now);
-    const member: Member = {
-      roomId: room.roomId,
+  // Settled into a result, so an early refusal never goes unhandled while the claim runs.
+  const admission: Promise<unknown> = deps.admit
+    ? patiently(deps.admit, deps).then(
+        () => undefined,
+        (error: unknown) => error ?? new Error('refused'),
+      )
+    : Promise.resolve(undefined);
+  let claimed: ClaimedSlot;
+  try {
+    claimed = await claimSlot(command, deps);
+  } catch (error) {
+    throw (await admission) ?? error;
+  }
+  const refused = await admission;
+  if (refused) {
+    await deps.sessions.undoClaim(command.roomId, {
       account: command.account,
-      state: 'reserved',
-      keyHash,
-      scopes: command.scopes,
-      expiresAt,
-      createdAt: now.toISOString(),
-    };
-    // The heartbeat is checked again inside the claim: a server that died since the read gets no slot.
-    const outcome = await deps.members.claim(member, { heartbeatSince: heartbeatCutoff(now, deps.heartbeatTimeoutS) });
-    if (outcome.state === 'Claimed') break;
-    if (outcome.state === 'NotJoinable') throw new RoomNotJoinableError(room.roomId, 'the room is no longer open');
-    if (outcome.state === 'Silent') throw silentRoom(room.roomId, deps.heartbeatTimeoutS);
-    if (outcome.state === 'AlreadyMember') {
-      const existing = outcome.member;
-      if ((await deps.members.reissueKey(existing, keyHash, now)) === 'Reissued') {
-        expiresAt = existing.expiresAt ?? expiresAt;
+      keyHash: claimed.keyHash,
+      reissued: claimed.reissued,
+      ...(claimed.previousKeyHash === undefined ? {} : { previousKeyHash: claimed.previousKeyHash }),
+    });
+    throw refused;
+  }
+  return answer(claimed, deps);
+}
+
+async function claimSlot(command: JoinRoomCommand, deps: JoinRoomDependencies): Promise<ClaimedSlot> {
+  const cache = deps.cache ?? roomConstants;
+  let room = cache.get(command.roomId);
+  if (!room || !RoomConstantsCache.settled(room)) {
+    const read = await readOnce(command.roomId, deps);
+    if (!read) throw new RoomNotFoundError(command.roomId);
+    room = read.room;
+    cache.remember(room);
+  }
+  const constants = constantsOfRoom(room);
+  if (constants.visibility !== 'open') throw new RoomNotJoinableError(room.roomId, 'the session is not open to joins');
+  const key = generateRegistrationKey();
+  const keyHash = storedHashOfKey(key);
+  const spec = (now: Date) => ({
+    account: command.account,
+    keyHash,
+    member: newReservation(room, now.getTime(), constants.timeouts, command.scopes),
+    heartbeatSince: heartbeatCutoff(now, deps.heartbeatTimeoutS),
+  });
+  let now = deps.now();
+  let outcome: ClaimResult = await deps.sessions.claim(room.roomId, spec(now), now.getTime());
+  for (let attempt = 0; ; attempt++) {
+    switch (outcome.state) {
+      case 'Claimed':
+        return {
+          key,
+          keyHash,
+          reissued: false,
+          member: spec(now).member,
+          room: { ...room, state: outcome.roomState, players: outcome.players, changeNumber: outcome.changeNumber },
+        };
+      case 'NotFound':
+        throw new RoomNotFoundError(room.roomId);
+      case 'NotJoinable':
+        throw new RoomNotJoinableError(room.roomId, outcome.reason);
+      case 'Silent':
+        throw new RoomNotJoinableError(
+          room.roomId,
+          `its game server has not been heard from for ${deps.heartbeatTimeoutS} s`,
+        );
+      case 'Full':
+        throw new RoomFullError(room.roomId);
+      case 'AlreadyMember': {
+        // Our own claim, applied although its answer was lost (a timeout): the slot is ours.
+        if (outcome.keyHash === keyHash) return { key, keyHash, reissued: false, member: outcome.member, room };
+        const reissued = await deps.sessions.reissueKey(room.roomId, {
+          account: command.account,
+          member: outcome.member,
+          newKeyHash: keyHash,
+          now: now.getTime(),
+          ...(outcome.keyHash === undefined ? {} : { oldKeyHash: outcome.keyHash }),
+        });
+        if (reissued === 'Reissued') {
+          return {
+            key,
+            keyHash,
+            reissued: true,
+            member: outcome.member,
+            room,
+            ...(outcome.keyHash === undefined ? {} : { previousKeyHash: outcome.keyHash }),
+          };
+        }
         break;
       }
-      // The old reservation expired meanwhile: reclaim it and claim afresh.
-      await deps.members.reclaimExpired(room.roomId, now);
-      continue;
+      case 'Reclaim':
+        pastDeadline(deps, room.roomId);
+        now = deps.now();
+        outcome = await deps.sessions.reclaimAndClaim(
+          room.roomId,
+          { ...spec(now), expired: outcome.expired, maxPlayers: room.maxPlayers },
+          now.getTime(),
+        );
+        continue;
+      case 'Retry':
+      case 'Contention':
+        await deps.sleep(jitteredBackoff(attempt));
+        break;
     }
-    if (outcome.state === 'Full') {
-      if (reclaimed) throw new RoomFullError(room.roomId);
-      reclaimed = true;
-      // Claim again even if another joiner freed the expired slots first: they are free all the same.
-      await deps.members.reclaimExpired(room.roomId, now);
-      continue;
+    pastDeadline(deps, room.roomId);
+    now = deps.now();
+    outcome = await deps.sessions.claim(room.roomId, spec(now), now.getTime());
+  }
+}
+
+/** Reads in flight, by room: a burst of joins on a room this process has not seen shares one read. */
+const reading = new Map<string, Promise<SessionRead | undefined>>();
+
+function readOnce(roomId: string, deps: JoinRoomDependencies): Promise<SessionRead | undefined> {
+  const shared = reading.get(roomId);
+  // A shared read that failed fails nobody but its starter: the others read for themselves.
+  if (shared) return shared.catch(() => readPatiently(roomId, deps));
+  const read = readPatiently(roomId, deps).finally(() => reading.delete(roomId));
+  reading.set(roomId, read);
+  return read;
+}
+
+/** A read is safe to repeat: a slow or throttled DynamoDB is retried until the join's deadline. */
+function readPatiently(roomId: string, deps: JoinRoomDependencies): Promise<SessionRead | undefined> {
+  return patiently(() => deps.sessions.read(roomId), deps);
+}
+
+/**
+ * Repeats a call a slow or throttled DynamoDB did not answer, until the join's deadline. Used
+ * for reads and for the account checks: a rate-limit write that timed out but was applied is
+ * then counted twice, which errs on the strict side.
+ */
+async function patiently<T>(call: () => Promise<T>, deps: JoinRoomDependencies): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      const kind = classifyDependencyError(error)?.kind;
+      if ((kind !== 'timeout' && kind !== 'throttled') || deps.now().getTime() >= deps.answerBy.getTime()) throw error;
+      await deps.sleep(jitteredBackoff(attempt));
     }
-    if (attempt + 1 >= maxAttempts) throw new RoomFullError(room.roomId);
-    await deps.sleep(jitteredBackoff(attempt));
   }
-  const current = await waitWhileSpawning(room.roomId, deps);
-  if (current.state !== 'spawning' && current.state !== 'ready') {
-    throw new RoomNotJoinableError(room.roomId, `the room is ${current.state}`);
+}
+
+/** Out of time while the room kept changing under us: not full, just busy. */
+function pastDeadline(deps: JoinRoomDependencies, roomId: string): void {
+  if (deps.now().getTime() < deps.answerBy.getTime()) return;
+  throw new DependencyUnavailableError(`Room '${roomId}' is too busy to claim a slot right now; try again.`, {
+    retryAfterS: 1,
+    details: { roomId },
+  });
+}
+
+async function answer(claimed: ClaimedSlot, deps: JoinRoomDependencies): Promise<JoinRoomResult> {
+  const cache = deps.cache ?? roomConstants;
+  let current = claimed.room;
+  if (current.state === 'spawning') {
+    current = await waitWhileSpawning(current.roomId, deps);
+  } else if (!RoomConstantsCache.settled(current)) {
+    const read = await deps.sessions.read(current.roomId);
+    if (!read) throw new RoomNotFoundError(current.roomId);
+    current = read.room;
   }
+  if (RoomConstantsCache.settled(current)) cache.remember(current);
+  if (!isLive(current.state)) throw new RoomNotJoinableError(current.roomId, `the room is ${current.state}`);
   const placement = current.placement;
+  const expiry =
+    expiryOf(claimed.member, current) ??
+    // Still spawning: the latest it can expire. A member with no timeout: a reservation's length from now.
+    (current.state === 'spawning' && claimed.member.p !== undefined
+      ? Date.parse(current.spawnDeadline) + claimed.member.p
+      : deps.now().getTime() + current.reservationTimeoutS * 1000);
   return {
     room: current,
     spawning: current.state === 'spawning',
-    reservation: { key, host: placement?.host ?? 'pending', ports: placement?.ports ?? [], expiresAt },
+    reservation: {
+      key: claimed.key,
+      host: placement?.host ?? 'pending',
+      ports: placement?.ports ?? [],
+      expiresAt: new Date(expiry).toISOString(),
+    },
   };
-}
-
-function silentRoom(roomId: string, heartbeatTimeoutS: number): RoomNotJoinableError {
-  return new RoomNotJoinableError(roomId, `its game server has not been heard from for ${heartbeatTimeoutS} s`);
-}
-
-/**
- * A reservation lasts the configuration's reservation timeout from now, or, in a room
- * still spawning, from its spawn deadline: the player cannot connect before the server is up.
- */
-export function reservationExpiry(room: Room, now: Date): string {
-  const from = room.state === 'spawning' ? Math.max(now.getTime(), Date.parse(room.spawnDeadline)) : now.getTime();
-  return new Date(from + room.reservationTimeoutS * 1000).toISOString();
 }
 
 async function waitWhileSpawning(roomId: string, deps: JoinRoomDependencies): Promise<Room> {
   let pause = 10;
   for (;;) {
-    const room = await deps.rooms.get(roomId);
+    const read = await deps.sessions.read(roomId);
+    if (!read) throw new RoomNotFoundError(roomId);
     const now = deps.now();
-    if (room.state !== 'spawning' || now.getTime() >= deps.answerBy.getTime()) return room;
+    if (read.room.state !== 'spawning' || now.getTime() >= deps.answerBy.getTime()) return read.room;
     await deps.sleep(pause);
     pause = Math.min(pause * 2, 100);
   }

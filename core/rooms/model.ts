@@ -1,4 +1,5 @@
 import type { FailureReason } from '../protocol/controller-messages';
+import type { Joinability, SessionConstants } from '../sessions/model';
 
 /** A room is one game server instance and the players it holds. */
 export const roomStates = ['spawning', 'ready', 'failed', 'closed'] as const;
@@ -52,6 +53,12 @@ export interface Room {
    * the ceiling of every token minted for this room. Absent on older rooms: no scopes.
    */
   readonly serverScopes?: readonly string[];
+  /** When `inited` made the room ready: reservations made while it spawned count from here. */
+  readonly readyAt?: string;
+  /** The template's constants (immutable). Absent on older rooms: the default template. */
+  readonly constants?: SessionConstants;
+  /** Room properties members write (API.md "Session documents"). */
+  readonly properties?: { readonly joinability?: Joinability; readonly custom?: Record<string, unknown> };
 }
 
 /** What every API answer shows of a room: never keys, tokens or internal bookkeeping. */

@@ -1,10 +1,11 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { asDependencyUnavailable, isConditionFailure, retryOnContention } from '../infra/dependency-errors';
 import { keys } from '../infra/keys';
-import { memberItem, registrationKeyItem } from '../reservations/items';
-import type { Member } from '../reservations/model';
+import type { NewMember } from '../reservations/model';
+import { newReservation, storedKeyHash, type StoredMember } from '../sessions/document';
+import { defaultConstants } from '../sessions/model';
 import type { Placement, Room, RoomFailureReason, RoomSettings } from './model';
 import { RoomAlreadyExistsError, RoomNotFoundError } from './errors';
 
@@ -12,8 +13,12 @@ import { RoomAlreadyExistsError, RoomNotFoundError } from './errors';
 export type TransitionResult =
   { readonly applied: true; readonly room: Room } | { readonly applied: false; readonly room?: Room };
 
-/** Attempts at creating a room while transactions collide or DynamoDB throttles. */
+/** Attempts at creating a room while DynamoDB throttles. */
 const createAttempts = 5;
+
+/** An ended room (and its members, in the same item) is collected by TTL a day after it ended. */
+export const endedRoomTtlS = 86_400;
+const ttlAfter = (now: Date) => Math.ceil(now.getTime() / 1000) + endedRoomTtlS;
 
 /** Room persistence. Storage failures leave this module only as room errors or results. */
 export class RoomStore {
@@ -28,23 +33,43 @@ export class RoomStore {
   }
 
   /**
-   * Writes a new room together with its creator's reservation and registration key, all or
-   * nothing: a room is never visible with a slot count its members do not back. Only a
-   * failed condition means the room exists; a transaction cancelled by conflicts or
-   * throttling is tried again and then answers `UNAVAILABLE`.
+   * Writes a new room as its session document, with its creator's reservation in it, in one
+   * conditional PutItem: a room is never visible with a slot count its members do not back.
+   * A creator's reservation without a fixed expiry is pending: its clock starts at `inited`.
    */
-  async createWithMember(room: Room, member?: Member): Promise<void> {
-    const puts: Record<string, unknown>[] = [
-      { ...keys.room(room.roomId), type: 'room', ...room, ...keys.roomIndexes(room) },
-    ];
-    if (member) puts.push(memberItem(member), registrationKeyItem(member));
-    const write = new TransactWriteCommand({
-      TransactItems: puts.map((Item) => ({
-        Put: { TableName: this.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' },
-      })),
+  async createWithMember(room: Room, member?: NewMember): Promise<void> {
+    const constants = room.constants ?? defaultConstants(room);
+    const members: Record<string, StoredMember> = {};
+    const registrationKeys: Record<string, string> = {};
+    if (member) {
+      const created = Date.parse(member.createdAt);
+      members[member.account] =
+        member.expiresAt === undefined
+          ? newReservation(room, created, constants.timeouts, member.scopes)
+          : {
+              s: 0,
+              t: created,
+              e: Date.parse(member.expiresAt),
+              ...(member.scopes.length > 0 ? { c: [...member.scopes] } : {}),
+            };
+      registrationKeys[storedKeyHash(member.keyHash)] = member.account;
+    }
+    const write = new PutCommand({
+      TableName: this.tableName,
+      Item: {
+        ...keys.room(room.roomId),
+        type: 'room',
+        ...room,
+        constants,
+        members,
+        keys: registrationKeys,
+        gone: {},
+        ...keys.roomIndexes(room),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
     });
     try {
-      // Only cancelled (unapplied) transactions are retried here, so a retry cannot find its own room.
+      // A throttled put wrote nothing, so a retry cannot find its own room.
       await retryOnContention(() => this.db.send(write), { maxAttempts: createAttempts, sleep: this.sleep });
     } catch (error) {
       if (isConditionFailure(error)) throw new RoomAlreadyExistsError(room.roomId);
@@ -63,7 +88,7 @@ export class RoomStore {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: keys.room(roomId), ConsistentRead: true }),
     );
-    return Item ? fromItem(Item) : undefined;
+    return Item ? roomOf(Item) : undefined;
   }
 
   /** Where the server runs. Any state: a fast server may call `inited` before the spawner returns. */
@@ -86,6 +111,7 @@ export class RoomStore {
       set: {
         state: 'ready',
         initedBy: change.initedBy,
+        readyAt: change.now.toISOString(),
         lastHeartbeatAt: change.now.toISOString(),
         updatedAt: change.now.toISOString(),
         ...(change.settings ? { settings: change.settings } : {}),
@@ -99,7 +125,7 @@ export class RoomStore {
   /** Any live room → failed. A failed room never becomes ready again. */
   async markFailed(roomId: string, reason: RoomFailureReason, now: Date): Promise<TransitionResult> {
     return this.update(roomId, {
-      set: { state: 'failed', failureReason: reason, updatedAt: now.toISOString() },
+      set: { state: 'failed', failureReason: reason, updatedAt: now.toISOString(), ttl: ttlAfter(now) },
       unindex: true,
       condition: '#state IN (:spawning, :ready)',
       values: { ':spawning': 'spawning', ':ready': 'ready' },
@@ -109,7 +135,7 @@ export class RoomStore {
   /** ready → closed: the game ended cleanly after serving its players. */
   async markClosed(roomId: string, now: Date): Promise<TransitionResult> {
     return this.update(roomId, {
-      set: { state: 'closed', updatedAt: now.toISOString() },
+      set: { state: 'closed', updatedAt: now.toISOString(), ttl: ttlAfter(now) },
       unindex: true,
       condition: '#state = :ready',
       values: { ':ready': 'ready' },
@@ -162,17 +188,18 @@ export class RoomStore {
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return { applied: true, room: fromItem(Attributes ?? {}) };
+      return { applied: true, room: roomOf(Attributes ?? {}) };
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
-        return { applied: false, room: error.Item ? fromItem(unmarshall(error.Item)) : undefined };
+        return { applied: false, room: error.Item ? roomOf(unmarshall(error.Item)) : undefined };
       }
       throw error;
     }
   }
 }
 
-function fromItem(item: Record<string, unknown>): Room {
+/** The room fields of a room item (its members are read through core/sessions/store.ts). */
+export function roomOf(item: Record<string, unknown>): Room {
   const {
     pk: _pk,
     sk: _sk,
@@ -182,6 +209,9 @@ function fromItem(item: Record<string, unknown>): Room {
     gsi2pk: _g3,
     gsi2sk: _g4,
     ttl: _ttl,
+    members: _members,
+    keys: _keys,
+    gone: _gone,
     ...room
   } = item;
   return room as unknown as Room;

@@ -2,11 +2,11 @@ import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import type { Spawner } from '../gameservers/spawner';
 import type { QueueBacklog } from '../infra/queue-backlog';
 import type { FailureReason } from '../protocol/controller-messages';
-import type { MemberStore } from '../reservations/store';
+import type { SessionStore } from '../sessions/store';
 import { judgeHeartbeats, type HeartbeatEvidencePolicy, type HeartbeatVerdict } from './heartbeat-evidence';
 import { heartbeatSilent } from './liveness';
 import type { Room } from './model';
-import type { RoomStore } from './store';
+import { roomOf, type RoomStore } from './store';
 import type { SweeperStateStore } from './sweeper-state-store';
 
 export interface SweepPolicy extends HeartbeatEvidencePolicy {
@@ -33,7 +33,7 @@ export function overdue(
 }
 
 export interface SweepDependencies {
-  readonly members: Pick<MemberStore, 'reclaimExpired'>;
+  readonly members: Pick<SessionStore, 'reclaimExpired'>;
   readonly db: DynamoDBDocumentClient;
   readonly tableName: string;
   readonly rooms: RoomStore;
@@ -66,7 +66,7 @@ export async function scanLiveRooms(deps: Pick<SweepDependencies, 'db' | 'tableN
         ExclusiveStartKey: startKey,
       }),
     );
-    for (const item of page.Items ?? []) rooms.push(item as unknown as Room);
+    for (const item of page.Items ?? []) rooms.push(roomOf(item));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return rooms;
@@ -94,7 +94,8 @@ export async function sweepRooms(deps: SweepDependencies, policy: SweepPolicy): 
   for (const room of rooms) {
     const reason = overdue(room, observedAt, policy, verdict);
     if (!reason) {
-      // Reads and joins already ignore expired reservations; this frees their slots for good.
+      // Reads and joins already ignore expired members; this frees their slots for good (one
+      // read of the document, one conditional write if anything expired).
       if (room.players > 0) freedSlots += await deps.members.reclaimExpired(room.roomId, deps.now());
       continue;
     }

@@ -53,3 +53,25 @@ export const sessionCustomLimits = {
 
 /** The most members a session holds (API.md: maxMembers 1–100). */
 export const maxSessionMembers = 100;
+
+/** Shorter names the session document's rules use. */
+export const visibilities = sessionVisibilities;
+export type Visibility = SessionVisibility;
+export const joinabilities = sessionJoinabilities;
+export type Joinability = SessionJoinability;
+
+/**
+ * The default template of a configuration-based room: as before issue 9, a reservation
+ * lasts `reservationTimeoutS`, and nothing else times out.
+ */
+export function defaultConstants(room: {
+  readonly maxPlayers: number;
+  readonly reservationTimeoutS: number;
+}): SessionConstants {
+  return {
+    maxMembers: room.maxPlayers,
+    visibility: 'open',
+    timeouts: { reservedMs: room.reservationTimeoutS * 1000, readyMs: null, inactiveMs: null, sessionEmptyMs: null },
+    custom: {},
+  };
+}

@@ -91,7 +91,7 @@ export async function processControllerEvents(event: SQSEvent): Promise<SQSBatch
           request = opened.request;
           await handleControllerRequest(request, {
             rooms: p.rooms,
-            members: p.members,
+            members: p.sessions,
             signToken: p.signToken,
             verifyServerToken: p.verifyPlatformToken,
             reply: replyFor(opened.request.roomId),

@@ -11,7 +11,7 @@ export async function sweep(): Promise<SweepResult> {
   const p = platform();
   const result = await sweepRooms(
     {
-      members: p.members,
+      members: p.sessions,
       db: p.db,
       tableName: p.config.tableName,
       rooms: p.rooms,

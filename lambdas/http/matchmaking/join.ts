@@ -5,6 +5,7 @@ import { createRoom } from '../../../core/rooms/create';
 import { joinRoom } from '../../../core/rooms/join';
 import { toRoomView } from '../../../core/rooms/model';
 import { matchmakingRequestSchema } from '../../../core/rooms/schema';
+import { SessionStore } from '../../../core/sessions/store';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
@@ -29,14 +30,7 @@ export const handler = httpHandler(
       join: async (roomId) => {
         const joined = await joinRoom(
           { roomId, account: principal.account, scopes: principal.scopes },
-          {
-            rooms: p.rooms,
-            members: p.members,
-            now: p.now,
-            sleep,
-            answerBy,
-            heartbeatTimeoutS: p.config.heartbeatTimeoutS,
-          },
+          { sessions: p.sessions, now: p.now, sleep, answerBy, heartbeatTimeoutS: p.config.heartbeatTimeoutS },
         );
         return { ...joined, created: false };
       },

@@ -1,15 +1,18 @@
 import { z } from 'zod';
+import { RoomNotFoundError } from '../../../core/rooms/errors';
 import { roomIdSchema } from '../../../core/rooms/schema';
-import { roomViewAt } from '../../../core/rooms/view';
+import { SessionStore } from '../../../core/sessions/store';
+import { roomViewAt } from '../../../core/sessions/view';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 
+/** One consistent read: the session document holds the room and its members. */
 export const handler = httpHandler(
   { auth: {}, params: z.strictObject({ roomId: roomIdSchema }) },
   async ({ params }) => {
     const p = platform();
-    const room = await p.rooms.get(params.roomId);
-    const members = await p.members.list(room.roomId);
-    return { status: 200, body: { room: roomViewAt(room, members, p.now()) } };
+    const read = await p.sessions.read(params.roomId);
+    if (!read) throw new RoomNotFoundError(params.roomId);
+    return { status: 200, body: { room: roomViewAt(read.room, read.doc, p.now()) } };
   },
 );

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { joinRoom } from '../../../core/rooms/join';
 import { toRoomView } from '../../../core/rooms/model';
 import { roomIdSchema } from '../../../core/rooms/schema';
+import { SessionStore } from '../../../core/sessions/store';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
@@ -12,12 +13,12 @@ export const handler = httpHandler(
   { auth: {}, params: z.strictObject({ roomId: roomIdSchema }), body: joinRoomRequestSchema },
   idempotent('joinRoom', async ({ params, principal }) => {
     const p = platform();
-    await p.abuse.assertJoinAllowed(principal.account, p.now());
     const result = await joinRoom(
       { roomId: params.roomId, account: principal.account, scopes: principal.scopes },
       {
-        rooms: p.rooms,
-        members: p.members,
+        sessions: p.sessions,
+        // Ban (cached ≤ 1 s) and rate limit run beside the claim; a refusal undoes it.
+        admit: () => p.abuse.assertJoinAllowed(principal.account, p.now()),
         now: p.now,
         sleep: (ms) => p.clock.sleep(ms),
         answerBy: new Date(p.now().getTime() + p.config.createWaitS * 1000),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PlatformError } from '../../../core/errors';
 import { roomIdSchema } from '../../../core/rooms/schema';
+import { SessionStore } from '../../../core/sessions/store';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 
@@ -14,7 +15,7 @@ export const handler = httpHandler(
   { auth: {}, params: z.strictObject({ roomId: roomIdSchema }) },
   async ({ params, principal }) => {
     const p = platform();
-    const left = await p.members.leaveAsPlayer(params.roomId, principal.account, p.now());
+    const left = await p.sessions.leaveAsPlayer(params.roomId, principal.account, p.now());
     if (!left) throw new MembershipNotFoundError(`You hold no slot in room '${params.roomId}'.`);
     return { status: 204 };
   },

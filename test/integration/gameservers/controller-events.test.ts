@@ -14,7 +14,7 @@ import { createSqsClient } from '../../../core/infra/aws-clients';
 import type { ControllerReply, ControllerRequest } from '../../../core/protocol/controller-messages';
 import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
 import { generateRegistrationKey, hashRegistrationKey } from '../../../core/reservations/keys';
-import { MemberStore } from '../../../core/reservations/store';
+import { SessionStore } from '../../../core/sessions/store';
 import { RoomStore } from '../../../core/rooms/store';
 import { keys } from '../../../core/infra/keys';
 import { queueDefinitions } from '../../../core/infra/queues';
@@ -31,14 +31,14 @@ import { emulatorEndpoints, startTestPlatform, type TestPlatform } from '../../h
 
 let platform: TestPlatform;
 let rooms: RoomStore;
-let members: MemberStore;
+let members: SessionStore;
 let sqs: SQSClient;
 let replyQueue: string;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   rooms = new RoomStore(platform.db, platform.tableName);
-  members = new MemberStore(platform.db, platform.tableName);
+  members = new SessionStore(platform.db, platform.tableName);
   sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: emulatorEndpoints().sqs });
   replyQueue = (await sqs.send(new CreateQueueCommand({ QueueName: `reply-${randomUUID()}` }))).QueueUrl ?? '';
 });
@@ -587,14 +587,14 @@ describe('values that cannot be stored exactly (issue 8, point 6)', () => {
 describe('a message that fails on every delivery (issue 8, point 6)', () => {
   const { maxReceiveCount } = queueDefinitions.controllerRequests.deadLetter;
 
-  /** A member item no code path writes (scopes not a list): applying its joined throws every time. */
+  /** A member no code path writes (scopes not a list): applying its joined throws every time. */
   async function roomWithCorruptMember() {
     const { room, key } = await readyRoomWithReservation();
     await platform.db.send(
       new UpdateCommand({
         TableName: platform.tableName,
-        Key: keys.member(room.roomId, 'alice'),
-        UpdateExpression: 'SET scopes = :broken',
+        Key: keys.room(room.roomId),
+        UpdateExpression: 'SET members.alice.c = :broken',
         ExpressionAttributeValues: { ':broken': 7 },
       }),
     );

@@ -6,7 +6,7 @@ import { keys } from '../../../core/infra/keys';
 import { queueDefinitions } from '../../../core/infra/queues';
 import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
 import { generateRegistrationKey, hashRegistrationKey } from '../../../core/reservations/keys';
-import { MemberStore } from '../../../core/reservations/store';
+import { SessionStore } from '../../../core/sessions/store';
 import { RoomStore } from '../../../core/rooms/store';
 import { platform as lambdaPlatform } from '../../../lambdas/dependencies';
 import { processControllerEvents } from '../../../lambdas/queue/controller-events';
@@ -32,13 +32,13 @@ import {
 let platform: TestPlatform;
 let sqs: SQSClient;
 let rooms: RoomStore;
-let members: MemberStore;
+let members: SessionStore;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: emulatorEndpoints().sqs });
   rooms = new RoomStore(platform.db, platform.tableName);
-  members = new MemberStore(platform.db, platform.tableName);
+  members = new SessionStore(platform.db, platform.tableName);
 });
 afterAll(async () => {
   expectNoLeftovers();
@@ -220,12 +220,12 @@ describe('sidecar → SQS → controller-events → DynamoDB', () => {
     try {
       await withRoomSidecar(roomId, queueUrl, { PLATFORM_REPLY_TIMEOUT_S: '30' }, async (game) => {
         expect(await game.call('inited', {}, 15_000)).toMatchObject({ result: { status: 'OK' } });
-        // A member item no code path writes (scopes not a list): applying its joined throws every time.
+        // A member no code path writes (scopes not a list): applying its joined throws every time.
         await platform.db.send(
           new UpdateCommand({
             TableName: platform.tableName,
-            Key: keys.member(roomId, 'alice'),
-            UpdateExpression: 'SET scopes = :broken',
+            Key: keys.room(roomId),
+            UpdateExpression: 'SET members.alice.c = :broken',
             ExpressionAttributeValues: { ':broken': 7 },
           }),
         );

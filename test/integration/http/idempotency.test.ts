@@ -1,7 +1,7 @@
-import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { SpawnRequest, Spawner } from '../../../core/gameservers/spawner';
 import { hashRegistrationKey } from '../../../core/reservations/keys';
-import { MemberStore } from '../../../core/reservations/store';
+import { SessionStore } from '../../../core/sessions/store';
 import { RoomStore } from '../../../core/rooms/store';
 import { shiftedClock } from '../../../core/infra/clock';
 import { configurePlatform } from '../../../lambdas/dependencies';
@@ -16,7 +16,7 @@ import { startTestApi, type TestApi } from '../../helpers/platform';
  */
 let api: TestApi;
 let rooms: RoomStore;
-let members: MemberStore;
+let members: SessionStore;
 const spawned: SpawnRequest[] = [];
 const tokens = new Map<string, string>();
 let offsetMs = 0;
@@ -33,7 +33,7 @@ beforeAll(async () => {
   api = await startTestApi({ CREATE_WAIT_S: '0.3' });
   configurePlatform({ spawner: () => new RecordingSpawner(), clock: shiftedClock(() => offsetMs) });
   rooms = new RoomStore(api.platform.db, api.platform.tableName);
-  members = new MemberStore(api.platform.db, api.platform.tableName);
+  members = new SessionStore(api.platform.db, api.platform.tableName);
   const admin = await api.platform.token('ops', ['admin']);
   const put = await api.call('PUT', '/v1/admin/games/arena/versions/1', {
     token: admin,
@@ -82,15 +82,7 @@ async function readyRoom(maxPlayers = 8) {
 }
 
 async function membersOf(roomId: string) {
-  const { Items } = await api.platform.db.send(
-    new QueryCommand({
-      TableName: api.platform.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :member)',
-      ExpressionAttributeValues: { ':pk': `ROOM#${roomId}`, ':member': 'MEMBER#' },
-      ConsistentRead: true,
-    }),
-  );
-  return Items ?? [];
+  return members.list(roomId);
 }
 
 const createBody = { gameId: 'arena', version: '1', settings: { map: 'harbor' } };
@@ -149,8 +141,10 @@ describe('POST /v1/rooms/{roomId}/join with Idempotency-Key', () => {
     const stored = await membersOf(room.roomId);
     expect(stored).toHaveLength(1);
     // The first key is still the one the room knows: not re-keyed by the repeat.
+    const read = await members.read(room.roomId);
+    if (!read) throw new Error('room vanished');
     const verdict = await members.confirm(
-      room.roomId,
+      read,
       hashRegistrationKey(first.body.reservation.key),
       'game-request-1',
       new Date(),

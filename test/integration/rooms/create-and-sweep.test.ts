@@ -1,6 +1,6 @@
 import { NoHealthyHostError, SpawnTimeoutError } from '../../../core/gameservers/errors';
 import type { SpawnRequest, Spawner } from '../../../core/gameservers/spawner';
-import { MemberStore } from '../../../core/reservations/store';
+import { SessionStore } from '../../../core/sessions/store';
 import { createRoom, type CreateRoomDependencies } from '../../../core/rooms/create';
 import { joinRoom } from '../../../core/rooms/join';
 import { RoomStore } from '../../../core/rooms/store';
@@ -16,12 +16,12 @@ import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
  */
 let platform: TestPlatform;
 let rooms: RoomStore;
-let members: MemberStore;
+let members: SessionStore;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   rooms = new RoomStore(platform.db, platform.tableName);
-  members = new MemberStore(platform.db, platform.tableName);
+  members = new SessionStore(platform.db, platform.tableName);
 });
 afterAll(() => platform.close());
 
@@ -104,8 +104,7 @@ describe('sweepRooms', () => {
       joinRoom(
         { roomId: room.roomId, account, scopes: [] },
         {
-          rooms,
-          members,
+          sessions: members,
           now: () => new Date(),
           sleep: async () => undefined,
           answerBy: new Date(),

@@ -1,4 +1,4 @@
-import { MemberStore } from '../../../core/reservations/store';
+import { SessionStore } from '../../../core/sessions/store';
 import { RoomStore } from '../../../core/rooms/store';
 import { routes } from '../../../lambdas/http/routes';
 import { startApiGateway, type LocalApiGateway } from '../../../local/api-gateway';
@@ -15,14 +15,14 @@ let platform: TestPlatform;
 let gateway: LocalApiGateway;
 let call: ReturnType<typeof jsonClient>;
 let rooms: RoomStore;
-let members: MemberStore;
+let members: SessionStore;
 
 beforeAll(async () => {
   platform = await startTestPlatform({ HEARTBEAT_TIMEOUT_S: '10' });
   gateway = await startApiGateway({ routes, handlers: httpHandlers, port: 0 });
   call = jsonClient(gateway.url);
   rooms = new RoomStore(platform.db, platform.tableName);
-  members = new MemberStore(platform.db, platform.tableName);
+  members = new SessionStore(platform.db, platform.tableName);
 });
 afterAll(async () => {
   await gateway.close();
@@ -71,16 +71,14 @@ describe('joining a room by its server heartbeat', () => {
     const room = await readyRoom(11);
     const now = new Date();
     const outcome = await members.claim(
+      room.roomId,
       {
-        roomId: room.roomId,
         account: 'bob',
-        state: 'reserved',
-        keyHash: 'h'.repeat(64),
-        scopes: [],
-        expiresAt: new Date(now.getTime() + 30_000).toISOString(),
-        createdAt: now.toISOString(),
+        keyHash: 'h'.repeat(22),
+        member: { s: 0, t: now.getTime(), e: now.getTime() + 30_000 },
+        heartbeatSince: new Date(now.getTime() - 10_000).toISOString(),
       },
-      { heartbeatSince: new Date(now.getTime() - 10_000).toISOString() },
+      now.getTime(),
     );
     expect(outcome).toEqual({ state: 'Silent' });
     expect((await rooms.get(room.roomId)).players).toBe(0);

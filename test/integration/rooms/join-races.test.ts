@@ -1,4 +1,4 @@
-import { MemberStore } from '../../../core/reservations/store';
+import { SessionStore } from '../../../core/sessions/store';
 import { RoomStore } from '../../../core/rooms/store';
 import { routes } from '../../../lambdas/http/routes';
 import { startApiGateway, type LocalApiGateway } from '../../../local/api-gateway';
@@ -15,14 +15,14 @@ let platform: TestPlatform;
 let gateway: LocalApiGateway;
 let call: ReturnType<typeof jsonClient>;
 let rooms: RoomStore;
-let members: MemberStore;
+let members: SessionStore;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   gateway = await startApiGateway({ routes, handlers: httpHandlers, port: 0 });
   call = jsonClient(gateway.url);
   rooms = new RoomStore(platform.db, platform.tableName);
-  members = new MemberStore(platform.db, platform.tableName);
+  members = new SessionStore(platform.db, platform.tableName);
 });
 afterAll(async () => {
   await gateway.close();

@@ -10,7 +10,7 @@ import {
 import type { Spawner } from '../../../core/gameservers/spawner';
 import { createSqsClient } from '../../../core/infra/aws-clients';
 import { queueBacklog } from '../../../core/infra/queue-backlog';
-import { MemberStore } from '../../../core/reservations/store';
+import { SessionStore } from '../../../core/sessions/store';
 import { RoomStore } from '../../../core/rooms/store';
 import { sweepRooms, type SweepPolicy, type SweepResult } from '../../../core/rooms/sweep';
 import { SweeperStateStore } from '../../../core/rooms/sweeper-state-store';
@@ -70,7 +70,7 @@ function world(start: number) {
   let clock = start;
   const spawner = new RecordingSpawner();
   const deps = {
-    members: new MemberStore(platform.db, platform.tableName),
+    members: new SessionStore(platform.db, platform.tableName),
     db: platform.db,
     tableName: platform.tableName,
     rooms,

@@ -35,7 +35,7 @@ describe('platform()', () => {
     expect(second).toBe(first);
     for (const store of [
       'rooms',
-      'members',
+      'sessions',
       'gameConfigurations',
       'fillingRooms',
       'roomListing',

@@ -120,3 +120,26 @@ describe('AbuseGuard bans', () => {
     expect(bans.delete).toHaveBeenCalledWith('mallory');
   });
 });
+
+describe('the ban lookup cache (issue 9: no sequential round trip on the hot path)', () => {
+  it('reads a ban at most once per second, so a ban placed by another process takes effect within 1 s', async () => {
+    const { guard, bans } = guardWith();
+    await guard.assertNotBanned('mallory', now);
+    await guard.assertNotBanned('mallory', new Date(now.getTime() + 999));
+    expect(bans.find).toHaveBeenCalledTimes(1);
+    bans.find.mockResolvedValue(ban());
+    await expect(guard.assertNotBanned('mallory', new Date(now.getTime() + 1_000))).rejects.toBeInstanceOf(
+      AccountBannedError,
+    );
+  });
+
+  it('a ban placed through this guard takes effect at once, and so does lifting it', async () => {
+    const { guard, bans } = guardWith();
+    await guard.assertNotBanned('mallory', now);
+    await guard.ban({ account: 'mallory' }, 'ops', now);
+    await expect(guard.assertNotBanned('mallory', now)).rejects.toBeInstanceOf(AccountBannedError);
+    bans.delete.mockResolvedValue(ban());
+    await guard.liftBan('mallory', 'ops', now);
+    await expect(guard.assertNotBanned('mallory', now)).resolves.toBeUndefined();
+  });
+});

@@ -1,5 +1,9 @@
-import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  ProvisionedThroughputExceededException,
+} from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DependencyUnavailableError } from '../../../../core/errors';
 import { RoomAlreadyExistsError } from '../../../../core/rooms/errors';
@@ -7,9 +11,9 @@ import { RoomStore } from '../../../../core/rooms/store';
 import { aRoom } from '../../../helpers/factories';
 
 /**
- * DynamoDB Local never throttles, so the throttled transaction comes from a mocked client:
- * the answer is the exact shape DynamoDB gives (TransactionCanceledException with one reason
- * per item), and the request is pinned.
+ * DynamoDB Local never throttles, so the throttled write comes from a mocked client: the
+ * answer is the exact exception DynamoDB gives, and the request is pinned. A room and its
+ * creator's reservation are one item (the session document), written by one PutItem.
  */
 const dbMock = mockClient(DynamoDBDocumentClient);
 const sleeps: number[] = [];
@@ -21,13 +25,13 @@ const store = new RoomStore(
   },
 );
 
-function cancelled(...codes: string[]): TransactionCanceledException {
-  return new TransactionCanceledException({
-    message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes.join(', ')}]`,
+const throttled = () =>
+  new ProvisionedThroughputExceededException({ message: 'throughput exceeded', $metadata: { httpStatusCode: 400 } });
+const conditionFailed = () =>
+  new ConditionalCheckFailedException({
+    message: 'The conditional request failed',
     $metadata: { httpStatusCode: 400 },
-    CancellationReasons: codes.map((Code) => ({ Code })),
   });
-}
 
 beforeEach(() => {
   dbMock.reset();
@@ -35,46 +39,51 @@ beforeEach(() => {
 });
 
 describe('RoomStore.createWithMember', () => {
-  it('writes the room with a not-exists condition in one transaction', async () => {
-    dbMock.on(TransactWriteCommand).resolves({});
-    const room = aRoom({ roomId: 'r1' });
+  it('writes the room and its creator as one session document with a not-exists condition', async () => {
+    dbMock.on(PutCommand).resolves({});
+    const room = aRoom({ roomId: 'r1', players: 1, state: 'spawning' });
 
-    await store.create(room);
+    await store.createWithMember(room, {
+      account: 'alice',
+      keyHash: 'ab'.repeat(32),
+      scopes: ['play'],
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
 
-    const calls = dbMock.commandCalls(TransactWriteCommand);
+    const calls = dbMock.commandCalls(PutCommand);
     expect(calls).toHaveLength(1);
-    expect(calls[0]!.args[0].input.TransactItems).toEqual([
-      {
-        Put: expect.objectContaining({
-          TableName: 'table',
-          ConditionExpression: 'attribute_not_exists(pk)',
-          Item: expect.objectContaining({ roomId: 'r1', type: 'room' }),
-        }),
-      },
-    ]);
+    expect(calls[0]!.args[0].input).toEqual({
+      TableName: 'table',
+      ConditionExpression: 'attribute_not_exists(pk)',
+      Item: expect.objectContaining({
+        roomId: 'r1',
+        type: 'room',
+        players: 1,
+        // Pending: a room still spawning starts the creator's clock at inited.
+        members: { alice: { s: 0, t: Date.parse('2026-01-01T00:00:00.000Z'), p: 30_000, c: ['play'] } },
+        keys: { [Buffer.from('ab'.repeat(16), 'hex').toString('base64url')]: 'alice' },
+        gone: {},
+      }),
+    });
   });
 
   it('answers a failed condition as "already exists"', async () => {
-    dbMock.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed'));
+    dbMock.on(PutCommand).rejects(conditionFailed());
 
     await expect(store.create(aRoom())).rejects.toBeInstanceOf(RoomAlreadyExistsError);
-    expect(dbMock.commandCalls(TransactWriteCommand)).toHaveLength(1);
+    expect(dbMock.commandCalls(PutCommand)).toHaveLength(1);
   });
 
-  it('retries a transaction cancelled by throttling and succeeds without calling it "already exists"', async () => {
-    dbMock
-      .on(TransactWriteCommand)
-      .rejectsOnce(cancelled('ThrottlingError'))
-      .rejectsOnce(cancelled('None', 'TransactionConflict'))
-      .resolves({});
+  it('retries a throttled write and succeeds without calling it "already exists"', async () => {
+    dbMock.on(PutCommand).rejectsOnce(throttled()).rejectsOnce(throttled()).resolves({});
 
     await expect(store.create(aRoom())).resolves.toBeUndefined();
-    expect(dbMock.commandCalls(TransactWriteCommand)).toHaveLength(3);
+    expect(dbMock.commandCalls(PutCommand)).toHaveLength(3);
     expect(sleeps).toHaveLength(2);
   });
 
   it('answers 503 UNAVAILABLE (never 400 "already exists") when throttling outlasts the retries', async () => {
-    dbMock.on(TransactWriteCommand).rejects(cancelled('ThrottlingError', 'None', 'None'));
+    dbMock.on(PutCommand).rejects(throttled());
 
     const failure = await store.create(aRoom()).catch((error: unknown) => error);
 
@@ -82,13 +91,13 @@ describe('RoomStore.createWithMember', () => {
     expect(failure).not.toBeInstanceOf(RoomAlreadyExistsError);
     expect((failure as DependencyUnavailableError).status).toBe(503);
     expect((failure as DependencyUnavailableError).headers).toEqual({ 'retry-after': '1' });
-    expect(dbMock.commandCalls(TransactWriteCommand)).toHaveLength(5);
+    expect(dbMock.commandCalls(PutCommand)).toHaveLength(5);
   });
 
   it('answers UNAVAILABLE when DynamoDB cannot be reached', async () => {
-    dbMock.on(TransactWriteCommand).rejects(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+    dbMock.on(PutCommand).rejects(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
 
     await expect(store.create(aRoom())).rejects.toBeInstanceOf(DependencyUnavailableError);
-    expect(dbMock.commandCalls(TransactWriteCommand)).toHaveLength(1);
+    expect(dbMock.commandCalls(PutCommand)).toHaveLength(1);
   });
 });

@@ -1,0 +1,248 @@
+import { createHash } from 'node:crypto';
+import type { MemberState, SessionTimeouts } from './model';
+
+/**
+ * The session document: the room item (pk `ROOM#<id>`, sk `ROOM`) also holds its members.
+ *
+ * | attribute | shape                                   | why                                        |
+ * | --------- | --------------------------------------- | ------------------------------------------ |
+ * | `members` | account → `StoredMember` (a few dozen B) | slots, states, expiries: one item, one write |
+ * | `keys`    | key hash → account                      | `joined` finds the member in ONE read       |
+ * | `gone`    | key hash → `<ms> <request>`             | a redelivered `left` gets the same answer   |
+ * | `players` | number of entries in `members`          | the free-slot condition (`players < maxPlayers`) |
+ *
+ * The key hash is stored once, in `keys` (the member does not repeat it): "this member still
+ * holds key H" is the condition `keys.H = account`, and a re-keyed or removed member no
+ * longer matches it.
+ */
+export interface StoredMember {
+  /** State code: 0 reserved, 1 ready, 2 active, 3 inactive. */
+  readonly s: number;
+  /** Since when (epoch ms) the member is in this state. */
+  readonly t: number;
+  /** Past this instant (epoch ms) the member is removed; absent: no timeout runs. */
+  readonly e?: number;
+  /**
+   * A reservation made while the room was spawning: its timeout (ms) starts when the room
+   * became ready (`readyAt`), not before: the player cannot connect to a server that is not up.
+   */
+  readonly p?: number;
+  /** The player's scopes when they joined (only if any): the ceiling of the token `joined` returns. */
+  readonly c?: readonly string[];
+  /** The `joined` request that used the current key (keys are single use). */
+  readonly u?: string;
+  /** When `joined` confirmed the member (epoch ms): the token's `iat`, so a repeat is identical. */
+  readonly a?: number;
+  /** The reservation as it was before `joined` confirmed it, so `abandoned` can restore it. */
+  readonly b?: StoredMember;
+}
+
+export interface SessionDocument {
+  readonly members: Readonly<Record<string, StoredMember>>;
+  readonly keys: Readonly<Record<string, string>>;
+  readonly gone: Readonly<Record<string, string>>;
+}
+
+/** The room fields the rules need besides the members. */
+export interface RoomClock {
+  readonly state: string;
+  /** When `inited` made the room ready (ISO); pending reservations count from here. */
+  readonly readyAt?: string;
+  readonly updatedAt?: string;
+}
+
+const stateCodes: Record<MemberState, number> = { reserved: 0, ready: 1, active: 2, inactive: 3 };
+const codeStates: readonly MemberState[] = ['reserved', 'ready', 'active', 'inactive'];
+
+export const memberStateCode = (state: MemberState): number => stateCodes[state];
+
+export function memberStateOf(code: number): MemberState {
+  const state = codeStates[code];
+  if (state === undefined) throw new SessionDocumentCorruptError(`unknown member state code ${code}`);
+  return state;
+}
+
+/** A document written by no code path of ours: a bug or a hand edit, never a client's fault. */
+export class SessionDocumentCorruptError extends Error {
+  override readonly name = 'SessionDocumentCorruptError';
+}
+
+/**
+ * The stored form of a registration key's hash: the first 128 bits of its SHA-256, base64url
+ * (22 characters). Accepts the full hex SHA-256 (the sidecar's `abandoned` carries it).
+ */
+export function storedKeyHash(sha256Hex: string): string {
+  return Buffer.from(sha256Hex.slice(0, 32), 'hex').toString('base64url');
+}
+
+/** The stored hash of a plain registration key. */
+export function storedHashOfKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest().subarray(0, 16).toString('base64url');
+}
+
+/** The member's timeout in its state, as the template sets it (`null`: never). */
+export function timeoutOf(state: MemberState, timeouts: SessionTimeouts): number | null {
+  switch (state) {
+    case 'reserved':
+      return timeouts.reservedMs;
+    case 'ready':
+      return timeouts.readyMs;
+    case 'inactive':
+      return timeouts.inactiveMs;
+    case 'active':
+      return null;
+  }
+}
+
+/**
+ * The member entering `state` at `now`: its clock restarts and the state's timeout, if any,
+ * becomes its expiry. The only way a member changes state, so one write makes one transition.
+ */
+export function enterState(
+  state: MemberState,
+  now: number,
+  timeouts: SessionTimeouts,
+  carry: Pick<StoredMember, 'c'> = {},
+): StoredMember {
+  const timeout = timeoutOf(state, timeouts);
+  return {
+    s: stateCodes[state],
+    t: now,
+    ...(timeout === null ? {} : { e: now + timeout }),
+    ...(carry.c && carry.c.length > 0 ? { c: carry.c } : {}),
+  };
+}
+
+/** A new reservation: pending in a spawning room (its clock starts at `inited`), else timed from now. */
+export function newReservation(
+  room: RoomClock,
+  now: number,
+  timeouts: SessionTimeouts,
+  scopes: readonly string[],
+): StoredMember {
+  const carry = scopes.length > 0 ? { c: [...scopes] } : {};
+  if (room.state !== 'spawning') return enterState('reserved', now, timeouts, carry);
+  return { s: 0, t: now, ...(timeouts.reservedMs === null ? {} : { p: timeouts.reservedMs }), ...carry };
+}
+
+/** When the member is removed (epoch ms), or undefined if no timeout runs for it (yet). */
+export function expiryOf(member: StoredMember, room: RoomClock): number | undefined {
+  if (member.e !== undefined) return member.e;
+  if (member.p === undefined || room.state === 'spawning') return undefined;
+  const readyAt = Date.parse(room.readyAt ?? room.updatedAt ?? '');
+  return Number.isFinite(readyAt) ? readyAt + member.p : undefined;
+}
+
+/** Lazy expiry: a member whose timeout ran out is removed at `now`, whatever the item says. */
+export function isLiveMember(member: StoredMember, room: RoomClock, now: number): boolean {
+  const expiry = expiryOf(member, room);
+  return expiry === undefined || expiry > now;
+}
+
+export interface DocMember {
+  readonly account: string;
+  readonly member: StoredMember;
+  /** Its current key's stored hash, if it has one. */
+  readonly keyHash?: string;
+}
+
+/** The key hash of each account (the inverse of `keys`). */
+export function keysByAccount(doc: Pick<SessionDocument, 'keys'>): Map<string, string> {
+  const byAccount = new Map<string, string>();
+  for (const [hash, account] of Object.entries(doc.keys)) byAccount.set(account, hash);
+  return byAccount;
+}
+
+/** Members whose timeout ran out at `now`: their slots are free, once a write removes them. */
+export function expiredMembers(doc: SessionDocument, room: RoomClock, now: number): DocMember[] {
+  const byAccount = keysByAccount(doc);
+  return Object.entries(doc.members)
+    .filter(([, member]) => !isLiveMember(member, room, now))
+    .map(([account, member]) => ({ account, member, keyHash: byAccount.get(account) }));
+}
+
+/** How many members hold a slot at `now` (what every response shows as `players`). */
+export function liveCount(doc: SessionDocument, room: RoomClock, now: number): number {
+  return Object.values(doc.members).filter((member) => isLiveMember(member, room, now)).length;
+}
+
+/**
+ * Whether a session with no live member since `emptySince` (epoch ms) is over at `now`:
+ * `sessionEmptyMs` null = never, 0 = as soon as it is empty.
+ */
+export function sessionExpired(emptySince: number | undefined, now: number, timeouts: SessionTimeouts): boolean {
+  if (emptySince === undefined || timeouts.sessionEmptyMs === null) return false;
+  return now >= emptySince + timeouts.sessionEmptyMs;
+}
+
+/**
+ * Reads the document parts of a room item, refusing shapes the rules cannot judge (state,
+ * clocks). A member's other fields are checked where they are used (`memberOf`, by `joined`),
+ * so one corrupt member breaks only what touches it, never every read of its room.
+ */
+export function documentOf(item: Record<string, unknown>): SessionDocument {
+  const members: Record<string, StoredMember> = {};
+  for (const [account, raw] of Object.entries(mapOf(item.members, 'members'))) {
+    const m = mapOf(raw, `members.${account}`);
+    if (typeof m.s !== 'number' || typeof m.t !== 'number') {
+      throw new SessionDocumentCorruptError(`member ${account} lacks its state`);
+    }
+    memberStateOf(m.s);
+    optionalNumber(m.e, 'e');
+    optionalNumber(m.p, 'p');
+    members[account] = m as unknown as StoredMember;
+  }
+  return {
+    members,
+    keys: stringMap(item.keys, 'keys'),
+    gone: stringMap(item.gone, 'gone'),
+  };
+}
+
+function mapOf(value: unknown, what: string): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new SessionDocumentCorruptError(`${what} is not a map`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function stringMap(value: unknown, what: string): Record<string, string> {
+  const map = mapOf(value, what);
+  for (const [key, entry] of Object.entries(map)) {
+    if (typeof entry !== 'string') throw new SessionDocumentCorruptError(`${what}.${key} is not a string`);
+  }
+  return map as Record<string, string>;
+}
+
+const optionalNumber = (value: unknown, field: string): number | undefined => {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number') throw new SessionDocumentCorruptError(`member ${field} is not a number`);
+  return value;
+};
+
+/** One stored member, checked field by field (the hot path reads many; zod would cost more). */
+export function memberOf(raw: unknown, account: string): StoredMember {
+  const m = mapOf(raw, `members.${account}`);
+  if (typeof m.s !== 'number' || typeof m.t !== 'number') {
+    throw new SessionDocumentCorruptError(`member ${account} lacks its state`);
+  }
+  memberStateOf(m.s);
+  if (m.c !== undefined && (!Array.isArray(m.c) || !m.c.every((scope) => typeof scope === 'string'))) {
+    throw new SessionDocumentCorruptError(`member ${account} has scopes that are not a list of strings`);
+  }
+  if (m.u !== undefined && typeof m.u !== 'string') throw new SessionDocumentCorruptError('member u');
+  const e = optionalNumber(m.e, 'e');
+  const p = optionalNumber(m.p, 'p');
+  const a = optionalNumber(m.a, 'a');
+  return {
+    s: m.s,
+    t: m.t,
+    ...(e === undefined ? {} : { e }),
+    ...(p === undefined ? {} : { p }),
+    ...(m.c === undefined ? {} : { c: m.c as string[] }),
+    ...(m.u === undefined ? {} : { u: m.u }),
+    ...(a === undefined ? {} : { a }),
+    ...(m.b === undefined ? {} : { b: memberOf(m.b, account) }),
+  };
+}

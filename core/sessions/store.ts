@@ -1,0 +1,512 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { classifyDependencyError } from '../infra/dependency-errors';
+import { keys } from '../infra/keys';
+import type { Member } from '../reservations/model';
+import { roomOf } from '../rooms/store';
+import type { Room } from '../rooms/model';
+import {
+  documentOf,
+  enterState,
+  expiredMembers,
+  expiryOf,
+  isLiveMember,
+  keysByAccount,
+  memberOf,
+  memberStateOf,
+  storedKeyHash,
+  type DocMember,
+  type SessionDocument,
+  type StoredMember,
+} from './document';
+import {
+  claimUpdate,
+  classifyClaimFailure,
+  maxReclaimPerWrite,
+  reclaimAndClaimUpdate,
+  type ClaimFailure,
+  type ClaimSpec,
+  type UpdateSpec,
+} from './join-conditions';
+import { defaultConstants, type SessionTimeouts } from './model';
+
+/** A room as one consistent read sees it: the room fields and its members. */
+export interface SessionRead {
+  readonly room: Room;
+  readonly doc: SessionDocument;
+}
+
+/** What a successful claim hands back (`UPDATED_NEW`): enough to answer without a read. */
+export interface Claimed {
+  readonly state: 'Claimed';
+  readonly roomState: Room['state'];
+  readonly players: number;
+  readonly changeNumber: number;
+}
+
+export type ClaimResult = Claimed | ClaimFailure | { readonly state: 'Contention'; readonly cause: unknown };
+
+export type ConfirmResult =
+  | { readonly state: 'Confirmed'; readonly member: Member }
+  /** The key was used before (this request or the first one): answer as then. */
+  | { readonly state: 'AlreadyConfirmed'; readonly member: Member }
+  | { readonly state: 'Rejected'; readonly reason: 'unknown-key' | 'expired' | 'used' };
+
+export type AbandonResult = 'Reverted' | 'NothingToUndo';
+export type LeaveResult = { readonly state: 'Left'; readonly account: string } | { readonly state: 'Rejected' };
+
+/** Errors of a single write that mean "the item is busy", never "the data says no". */
+const contentionNames = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'TransactionConflictException',
+]);
+
+/** How long a `left` tombstone answers a redelivery; older ones are pruned by the next `left`. */
+export const goneKeptMs = 60 * 60 * 1000;
+
+/**
+ * Members of rooms, all inside the room item (core/sessions/document.ts). Every change is one
+ * conditional UpdateItem on that item; nothing here uses a transaction.
+ */
+export class SessionStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** One strongly consistent read of the whole document. */
+  async read(roomId: string): Promise<SessionRead | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.room(roomId), ConsistentRead: true }),
+    );
+    return Item ? { room: roomOf(Item), doc: documentOf(Item) } : undefined;
+  }
+
+  async list(roomId: string): Promise<Member[]> {
+    const read = await this.read(roomId);
+    if (!read) return [];
+    const byAccount = keysByAccount(read.doc);
+    return Object.entries(read.doc.members).map(([account, m]) =>
+      memberView(read.room, account, m, byAccount.get(account)),
+    );
+  }
+
+  async find(roomId: string, account: string): Promise<Member | undefined> {
+    return (await this.list(roomId)).find((m) => m.account === account);
+  }
+
+  /** The join's one write (core/sessions/join-conditions.ts `claimUpdate`). */
+  async claim(roomId: string, spec: ClaimSpec, now: number): Promise<ClaimResult> {
+    return this.claimWith(roomId, claimUpdate(spec), spec, now);
+  }
+
+  /** Removes exactly these expired members and claims, in one write. */
+  async reclaimAndClaim(
+    roomId: string,
+    spec: ClaimSpec & { expired: readonly DocMember[]; maxPlayers: number },
+    now: number,
+  ): Promise<ClaimResult> {
+    return this.claimWith(roomId, reclaimAndClaimUpdate(spec), spec, now);
+  }
+
+  private async claimWith(roomId: string, update: UpdateSpec, spec: ClaimSpec, now: number): Promise<ClaimResult> {
+    try {
+      const { Attributes = {} } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.room(roomId),
+          ...update,
+          ReturnValues: 'UPDATED_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return {
+        state: 'Claimed',
+        roomState: Attributes.state as Room['state'],
+        players: Number(Attributes.players),
+        changeNumber: Number(Attributes.changeNumber),
+      };
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        return classifyClaimFailure(
+          error.Item ? unmarshall(error.Item) : undefined,
+          spec.account,
+          now,
+          spec.heartbeatSince,
+        );
+      }
+      if (error instanceof Error && contentionNames.has(error.name)) return { state: 'Contention', cause: error };
+      // A busy DynamoDB (throttled, or slow to answer) is contention too, retried within the
+      // join's deadline. A timed-out claim may have been applied: its retry then finds the
+      // account a member (AlreadyMember) and re-keys the same slot, so no slot is taken twice.
+      const kind = classifyDependencyError(error)?.kind;
+      if (kind === 'throttled' || kind === 'timeout') return { state: 'Contention', cause: error };
+      throw error;
+    }
+  }
+
+  /**
+   * A member who joins again keeps its slot with a fresh key (the old key stops working, an
+   * unused confirmation mark goes): IF the old key is still its key AND its state clock is
+   * unchanged AND it has not expired.
+   */
+  async reissueKey(
+    roomId: string,
+    change: { account: string; member: StoredMember; oldKeyHash?: string; newKeyHash: string; now: number },
+  ): Promise<'Reissued' | 'Gone'> {
+    const names: Record<string, string> = {
+      '#members': 'members',
+      '#keys': 'keys',
+      '#a': change.account,
+      '#new': change.newKeyHash,
+      '#cn': 'changeNumber',
+    };
+    const values: Record<string, unknown> = {
+      ':acct': change.account,
+      ':t': change.member.t,
+      ':now': change.now,
+      ':one': 1,
+    };
+    const conditions = ['#members.#a.t = :t', '(attribute_not_exists(#members.#a.e) OR #members.#a.e > :now)'];
+    let remove = 'REMOVE #members.#a.u';
+    if (change.oldKeyHash !== undefined) {
+      names['#old'] = change.oldKeyHash;
+      conditions.push('#keys.#old = :acct');
+      remove += ', #keys.#old';
+    }
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.room(roomId),
+          UpdateExpression: `SET #keys.#new = :acct, #cn = #cn + :one ${remove}`,
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return 'Reissued';
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return 'Gone';
+      throw error;
+    }
+  }
+
+  /**
+   * Undoes a claim the account checks refused after it was written (they run beside it):
+   * removes exactly that member IF it still holds that key, or, for a re-keyed member, puts
+   * its old key back IF the new one is still current. Anything that changed since wins.
+   */
+  async undoClaim(
+    roomId: string,
+    undo: { account: string; keyHash: string; previousKeyHash?: string; reissued: boolean },
+  ): Promise<void> {
+    const names: Record<string, string> = {
+      '#members': 'members',
+      '#keys': 'keys',
+      '#a': undo.account,
+      '#h': undo.keyHash,
+      '#players': 'players',
+      '#cn': 'changeNumber',
+    };
+    const values: Record<string, unknown> = { ':acct': undo.account, ':one': 1 };
+    let expression: string;
+    if (undo.reissued) {
+      if (undo.previousKeyHash === undefined) {
+        expression = 'SET #cn = #cn + :one REMOVE #keys.#h';
+      } else {
+        names['#old'] = undo.previousKeyHash;
+        expression = 'SET #keys.#old = :acct, #cn = #cn + :one REMOVE #keys.#h';
+      }
+      delete names['#players'];
+    } else {
+      expression = 'SET #players = #players - :one, #cn = #cn + :one REMOVE #members.#a, #keys.#h';
+    }
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.room(roomId),
+          UpdateExpression: expression,
+          ConditionExpression: '#keys.#h = :acct AND attribute_exists(#members.#a)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  /**
+   * Frees the slots of members whose time ran out before `now` (lazy expiry: no timer, no
+   * TTL), one conditional write per batch: each removal holds only if that member is still
+   * as it was read. Returns how many it freed. `read`: a document already in hand.
+   */
+  async reclaimExpired(roomId: string, now: Date, read?: SessionRead): Promise<number> {
+    const current = read ?? (await this.read(roomId));
+    if (!current) return 0;
+    const expired = expiredMembers(current.doc, current.room, now.getTime());
+    let freed = 0;
+    for (let i = 0; i < expired.length; i += maxReclaimPerWrite) {
+      const batch = expired.slice(i, i + maxReclaimPerWrite);
+      if (await this.removeMembers(roomId, batch, now)) freed += batch.length;
+    }
+    return freed;
+  }
+
+  private async removeMembers(
+    roomId: string,
+    batch: readonly DocMember[],
+    now: Date,
+    tombstone?: { keyHash: string; by: string; prune: readonly string[] },
+  ): Promise<boolean> {
+    const names: Record<string, string> = {
+      '#members': 'members',
+      '#keys': 'keys',
+      '#players': 'players',
+      '#cn': 'changeNumber',
+    };
+    const values: Record<string, unknown> = { ':n': batch.length, ':one': 1, ':now': now.toISOString() };
+    const removals: string[] = [];
+    const conditions: string[] = ['#players >= :n'];
+    batch.forEach((x, i) => {
+      names[`#x${i}`] = x.account;
+      values[`:x${i}`] = x.account;
+      values[`:t${i}`] = x.member.t;
+      removals.push(`#members.#x${i}`);
+      conditions.push(`#members.#x${i}.t = :t${i}`);
+      if (x.keyHash !== undefined) {
+        names[`#k${i}`] = x.keyHash;
+        removals.push(`#keys.#k${i}`);
+        conditions.push(`#keys.#k${i} = :x${i}`);
+      }
+    });
+    let set = '#players = #players - :n, #cn = #cn + :one, updatedAt = :now';
+    if (tombstone) {
+      names['#gone'] = 'gone';
+      names['#g'] = tombstone.keyHash;
+      values[':g'] = `${now.getTime()} ${tombstone.by}`;
+      set += ', #gone.#g = :g';
+      tombstone.prune.forEach((hash, i) => {
+        names[`#p${i}`] = hash;
+        removals.push(`#gone.#p${i}`);
+      });
+    }
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.room(roomId),
+          UpdateExpression: `SET ${set} REMOVE ${removals.join(', ')}`,
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * `joined`, the second of its two round trips (the first is `read`): reserved → active,
+   * once, for the holder of the key, before the reservation expires (judged against `now`).
+   * The confirming request id and time are written in the same conditional update, and the
+   * reservation as it was is kept, so `abandon` can undo a confirmation the game never saw.
+   *
+   * The same key again, with any request id, while its member holds it confirmed, gets the
+   * first confirmation back: same member, same `confirmedAt`, hence the same token. A key of
+   * another room is not in this room's `keys`; a key whose player has left is in `gone`.
+   */
+  async confirm(read: SessionRead, keyHashHex: string, requestId: string, now: Date): Promise<ConfirmResult> {
+    const roomId = read.room.roomId;
+    const hash = storedKeyHash(keyHashHex);
+    const account = read.doc.keys[hash];
+    const raw = account === undefined ? undefined : read.doc.members[account];
+    if (account === undefined || !raw) return { state: 'Rejected', reason: 'unknown-key' };
+    // Every field checked: what is confirmed here ends up in a signed token.
+    const member = memberOf(raw, account);
+    if (member.u !== undefined) {
+      return member.u === requestId || memberStateOf(member.s) === 'active'
+        ? { state: 'AlreadyConfirmed', member: memberView(read.room, account, member, hash) }
+        : { state: 'Rejected', reason: 'used' };
+    }
+    if (!isLiveMember(member, read.room, now.getTime())) return { state: 'Rejected', reason: 'expired' };
+    const wasActive = memberStateOf(member.s) === 'active';
+    const confirmed: StoredMember = {
+      ...(wasActive ? member : enterState('active', now.getTime(), noTimeouts, member)),
+      u: requestId,
+      a: now.getTime(),
+      ...(wasActive ? {} : { b: member }),
+    };
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.room(roomId),
+          UpdateExpression: 'SET #members.#a = :m, #cn = #cn + :one',
+          // keyMatches AND sameMemberAsRead (its state clock) AND keyUnused AND roomIsLive
+          ConditionExpression:
+            '#keys.#h = :acct AND #members.#a.t = :t AND attribute_not_exists(#members.#a.u) AND #state IN (:spawning, :ready)',
+          ExpressionAttributeNames: {
+            '#members': 'members',
+            '#keys': 'keys',
+            '#a': account,
+            '#h': hash,
+            '#cn': 'changeNumber',
+            '#state': 'state',
+          },
+          ExpressionAttributeValues: {
+            ':m': confirmed,
+            ':acct': account,
+            ':t': member.t,
+            ':one': 1,
+            ':spawning': 'spawning',
+            ':ready': 'ready',
+          },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { state: 'Confirmed', member: memberView(read.room, account, confirmed, hash) };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // A parallel duplicate confirmed first: judge again on the item as it stood.
+      if (!error.Item) return { state: 'Rejected', reason: 'unknown-key' };
+      const item = unmarshall(error.Item);
+      return this.confirmAgainst({ room: roomOf(item), doc: documentOf(item) }, hash, requestId);
+    }
+  }
+
+  private confirmAgainst(read: SessionRead, hash: string, requestId: string): ConfirmResult {
+    const account = read.doc.keys[hash];
+    const member = account === undefined ? undefined : read.doc.members[account];
+    if (account === undefined || !member) return { state: 'Rejected', reason: 'unknown-key' };
+    if (member.u !== undefined && (member.u === requestId || memberStateOf(member.s) === 'active')) {
+      return { state: 'AlreadyConfirmed', member: memberView(read.room, account, member, hash) };
+    }
+    return { state: 'Rejected', reason: 'used' };
+  }
+
+  /**
+   * Undoes the confirmation `requestId` made with this key, because the game never got its
+   * answer (`abandoned`): the member becomes the reservation it was, with its original
+   * expiry, so the game's retry with the key succeeds and without one the slot frees itself
+   * when the reservation expires. A member that was already active stays active; only its key
+   * becomes usable again. Nothing changes when another request confirmed it, or it left.
+   */
+  async abandon(roomId: string, keyHashHex: string, requestId: string): Promise<AbandonResult> {
+    const read = await this.read(roomId);
+    const hash = storedKeyHash(keyHashHex);
+    const account = read?.doc.keys[hash];
+    const member = account === undefined ? undefined : read?.doc.members[account];
+    if (account === undefined || member?.u !== requestId) return 'NothingToUndo';
+    const restored: StoredMember = member.b ?? (({ u: _u, ...rest }) => rest)(member);
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.room(roomId),
+          UpdateExpression: 'SET #members.#a = :m, #cn = #cn + :one',
+          // stillTheAbandonedConfirmation
+          ConditionExpression: '#keys.#h = :acct AND #members.#a.u = :request',
+          ExpressionAttributeNames: {
+            '#members': 'members',
+            '#keys': 'keys',
+            '#a': account,
+            '#h': hash,
+            '#cn': 'changeNumber',
+          },
+          ExpressionAttributeValues: { ':m': restored, ':acct': account, ':request': requestId, ':one': 1 },
+        }),
+      );
+      return 'Reverted';
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return 'NothingToUndo';
+      throw error;
+    }
+  }
+
+  /** Frees the key holder's slot at once (the game's `left`). A redelivery gets the same answer. */
+  async leave(roomId: string, keyHashHex: string, requestId: string, now: Date): Promise<LeaveResult> {
+    const hash = storedKeyHash(keyHashHex);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const read = await this.read(roomId);
+      if (!read) return { state: 'Rejected' };
+      const tomb = read.doc.gone[hash];
+      if (tomb !== undefined) {
+        const [, by = '', account = ''] = /^\d+ (\S+) ?(.*)$/.exec(tomb) ?? [];
+        return by === requestId ? { state: 'Left', account } : { state: 'Rejected' };
+      }
+      const account = read.doc.keys[hash];
+      const member = account === undefined ? undefined : read.doc.members[account];
+      if (account === undefined || !member) return { state: 'Rejected' };
+      if (await this.removeWithTombstone(roomId, read, { account, member, keyHash: hash }, requestId, now)) {
+        return { state: 'Left', account };
+      }
+    }
+    return { state: 'Rejected' };
+  }
+
+  /** The player's own cancel or leave (`DELETE …/members/me`): only ever their own slot. */
+  async leaveAsPlayer(roomId: string, account: string, now: Date): Promise<boolean> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const read = await this.read(roomId);
+      const member = read?.doc.members[account];
+      if (!read || !member) return false;
+      const keyHash = keysByAccount(read.doc).get(account);
+      const target = { account, member, ...(keyHash === undefined ? {} : { keyHash }) };
+      if (await this.removeWithTombstone(roomId, read, target, `player:${account}`, now)) return true;
+    }
+    return false;
+  }
+
+  private removeWithTombstone(
+    roomId: string,
+    read: SessionRead,
+    target: DocMember,
+    by: string,
+    now: Date,
+  ): Promise<boolean> {
+    if (target.keyHash === undefined) return this.removeMembers(roomId, [target], now);
+    const prune = Object.entries(read.doc.gone)
+      .filter(([, tomb]) => Number(tomb.split(' ')[0]) < now.getTime() - goneKeptMs)
+      .slice(0, maxReclaimPerWrite)
+      .map(([hash]) => hash);
+    return this.removeMembers(roomId, [target], now, {
+      keyHash: target.keyHash,
+      by: `${by} ${target.account}`,
+      prune,
+    });
+  }
+}
+
+/** Confirmed members run no timeout in configuration rooms; templates may give `inactive` one. */
+const noTimeouts: SessionTimeouts = { reservedMs: null, readyMs: null, inactiveMs: null, sessionEmptyMs: null };
+
+/** A member as the platform (not the API) sees it. */
+export function memberView(room: Room, account: string, m: StoredMember, keyHash?: string): Member {
+  const expiry = expiryOf(m, room);
+  return {
+    roomId: room.roomId,
+    account,
+    state: memberStateOf(m.s),
+    ...(keyHash === undefined ? {} : { keyHash }),
+    scopes: m.c ?? [],
+    ...(expiry === undefined ? {} : { expiresAt: new Date(expiry).toISOString() }),
+    ...(m.p !== undefined && m.e === undefined ? { pending: true } : {}),
+    ...(m.u === undefined ? {} : { keyUsedBy: m.u }),
+    ...(m.a === undefined ? {} : { confirmedAt: new Date(m.a).toISOString() }),
+    since: new Date(m.t).toISOString(),
+  };
+}
+
+/** The template constants of a room (the default template for rooms made before templates). */
+export function constantsOfRoom(room: Room) {
+  return room.constants ?? defaultConstants(room);
+}

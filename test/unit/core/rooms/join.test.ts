@@ -1,0 +1,100 @@
+import { DependencyUnavailableError } from '../../../../core/errors';
+import { joinRoom, type JoinRoomDependencies } from '../../../../core/rooms/join';
+import { RoomFullError } from '../../../../core/rooms/join-errors';
+import { RoomConstantsCache } from '../../../../core/sessions/room-cache';
+import type { ClaimResult, SessionRead } from '../../../../core/sessions/store';
+import { aRoom } from '../../../helpers/factories';
+
+const t0 = new Date('2026-01-01T00:00:00.000Z');
+const room = aRoom({ state: 'ready', placement: { taskId: 't', host: 'h', ports: [1] }, maxPlayers: 2 });
+const read: SessionRead = { room, doc: { members: {}, keys: {}, gone: {} } };
+
+/** A session store that answers each claim from a script and records the undo. */
+function fakeSessions(claims: ClaimResult[]) {
+  const undone: unknown[] = [];
+  let calls = 0;
+  const sessions: JoinRoomDependencies['sessions'] = {
+    read: async () => read,
+    claim: async () => claims[Math.min(calls++, claims.length - 1)]!,
+    reclaimAndClaim: async () => ({ state: 'Full' }),
+    reissueKey: async () => 'Reissued',
+    undoClaim: async (_roomId, undo) => {
+      undone.push(undo);
+    },
+  };
+  return { sessions, undone, claimCalls: () => calls };
+}
+
+function deps(
+  sessions: JoinRoomDependencies['sessions'],
+  extra: Partial<JoinRoomDependencies> = {},
+): JoinRoomDependencies {
+  let clock = t0.getTime();
+  return {
+    sessions,
+    cache: new RoomConstantsCache(),
+    now: () => new Date(clock),
+    // Each pause moves the clock: a test of the deadline, not of time.
+    sleep: async (ms) => {
+      clock += ms;
+    },
+    answerBy: new Date(t0.getTime() + 1_000),
+    heartbeatTimeoutS: 10,
+    ...extra,
+  };
+}
+
+const claimed: ClaimResult = { state: 'Claimed', roomState: 'ready', players: 1, changeNumber: 2 };
+const command = { roomId: room.roomId, account: 'alice', scopes: [] };
+
+describe('joinRoom', () => {
+  it('answers 503 UNAVAILABLE with Retry-After, never ROOM_FULL, when contention outlasts the deadline', async () => {
+    const fake = fakeSessions([{ state: 'Contention', cause: new Error('throttled') }]);
+    const error = await joinRoom(command, deps(fake.sessions)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DependencyUnavailableError);
+    expect(error).not.toBeInstanceOf(RoomFullError);
+    expect((error as DependencyUnavailableError).headers).toEqual({ 'retry-after': '1' });
+    expect(fake.claimCalls()).toBeGreaterThan(3);
+  });
+
+  it('keeps trying through contention and gets the slot', async () => {
+    const fake = fakeSessions([{ state: 'Contention', cause: new Error('throttled') }, claimed]);
+    const result = await joinRoom(command, deps(fake.sessions));
+    expect(result.reservation).toMatchObject({ host: 'h', ports: [1] });
+    expect(result.room.players).toBe(1);
+  });
+
+  it('answers ROOM_FULL only when the failed condition shows every slot held', async () => {
+    const fake = fakeSessions([{ state: 'Full' }]);
+    await expect(joinRoom(command, deps(fake.sessions))).rejects.toBeInstanceOf(RoomFullError);
+  });
+
+  it('undoes exactly its own claim (member and key) when the account checks refuse, and answers their error', async () => {
+    const fake = fakeSessions([claimed]);
+    const refusal = new Error('rate limited');
+    const error = await joinRoom(command, deps(fake.sessions, { admit: () => Promise.reject(refusal) })).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBe(refusal);
+    expect(fake.undone).toEqual([{ account: 'alice', keyHash: expect.stringMatching(/^[\w-]{22}$/), reissued: false }]);
+  });
+
+  it("prefers the account checks' refusal over the room's (a banned player learns they are banned)", async () => {
+    const fake = fakeSessions([{ state: 'Full' }]);
+    const refusal = new Error('banned');
+    await expect(joinRoom(command, deps(fake.sessions, { admit: () => Promise.reject(refusal) }))).rejects.toBe(
+      refusal,
+    );
+    expect(fake.undone).toEqual([]);
+  });
+
+  it('reads a settled room once, then joins it with the claim alone', async () => {
+    const fake = fakeSessions([claimed]);
+    const reads = jest.fn(async () => read);
+    const sessions = { ...fake.sessions, read: reads };
+    const shared = deps(sessions);
+    await joinRoom(command, shared);
+    await joinRoom({ ...command, account: 'bob' }, shared);
+    expect(reads).toHaveBeenCalledTimes(1);
+  });
+});

@@ -5,7 +5,6 @@ import { createRoom } from '../../../core/rooms/create';
 import { joinRoom } from '../../../core/rooms/join';
 import { toRoomView } from '../../../core/rooms/model';
 import { matchmakingRequestSchema } from '../../../core/rooms/schema';
-import { SessionStore } from '../../../core/sessions/store';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { RoomNotFoundError } from '../../../core/rooms/errors';
 import { roomIdSchema } from '../../../core/rooms/schema';
-import { SessionStore } from '../../../core/sessions/store';
 import { roomViewAt } from '../../../core/sessions/view';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { joinRoom } from '../../../core/rooms/join';
 import { toRoomView } from '../../../core/rooms/model';
 import { roomIdSchema } from '../../../core/rooms/schema';
-import { SessionStore } from '../../../core/sessions/store';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { PlatformError } from '../../../core/errors';
 import { roomIdSchema } from '../../../core/rooms/schema';
-import { SessionStore } from '../../../core/sessions/store';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 

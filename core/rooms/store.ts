@@ -1,3 +1,4 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -67,12 +68,15 @@ export class RoomStore {
         ...keys.roomIndexes(room),
       },
       ConditionExpression: 'attribute_not_exists(pk)',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
     try {
-      // A throttled put wrote nothing, so a retry cannot find its own room.
       await retryOnContention(() => this.db.send(write), { maxAttempts: createAttempts, sleep: this.sleep });
     } catch (error) {
-      if (isConditionFailure(error)) throw new RoomAlreadyExistsError(room.roomId);
+      // A put that timed out may still have been applied, and the SDK's retry then finds the
+      // room it wrote itself: that is this creation succeeding, not a clash.
+      if (isConditionFailure(error) && !isOwnCreation(error, room)) throw new RoomAlreadyExistsError(room.roomId);
+      if (isConditionFailure(error)) return;
       throw asDependencyUnavailable(error) ?? error;
     }
   }
@@ -215,4 +219,12 @@ export function roomOf(item: Record<string, unknown>): Room {
     ...room
   } = item;
   return room as unknown as Room;
+}
+
+/** Whether the item a failed create condition returned is this very room (same owner, same creation instant). */
+function isOwnCreation(error: unknown, room: Room): boolean {
+  const item = (error as { Item?: Record<string, AttributeValue> }).Item;
+  if (!item) return false;
+  const existing = unmarshall(item);
+  return existing.owner === room.owner && existing.createdAt === room.createdAt && existing.roomId === room.roomId;
 }

@@ -4,6 +4,7 @@ import {
   ProvisionedThroughputExceededException,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DependencyUnavailableError } from '../../../../core/errors';
 import { RoomAlreadyExistsError } from '../../../../core/rooms/errors';
@@ -55,6 +56,7 @@ describe('RoomStore.createWithMember', () => {
     expect(calls[0]!.args[0].input).toEqual({
       TableName: 'table',
       ConditionExpression: 'attribute_not_exists(pk)',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       Item: expect.objectContaining({
         roomId: 'r1',
         type: 'room',
@@ -72,6 +74,25 @@ describe('RoomStore.createWithMember', () => {
 
     await expect(store.create(aRoom())).rejects.toBeInstanceOf(RoomAlreadyExistsError);
     expect(dbMock.commandCalls(PutCommand)).toHaveLength(1);
+  });
+
+  it('takes a failed condition that returns this very room as its own earlier attempt (a timed-out put the SDK retried)', async () => {
+    const room = aRoom({ roomId: 'r2' });
+    const own = new ConditionalCheckFailedException({
+      message: 'The conditional request failed',
+      $metadata: { httpStatusCode: 400 },
+      Item: marshall({ pk: 'ROOM#r2', sk: 'ROOM', roomId: 'r2', owner: room.owner, createdAt: room.createdAt }),
+    });
+    dbMock.on(PutCommand).rejects(own);
+    await expect(store.create(room)).resolves.toBeUndefined();
+
+    const someoneElses = new ConditionalCheckFailedException({
+      message: 'The conditional request failed',
+      $metadata: { httpStatusCode: 400 },
+      Item: marshall({ pk: 'ROOM#r2', sk: 'ROOM', roomId: 'r2', owner: 'mallory', createdAt: room.createdAt }),
+    });
+    dbMock.on(PutCommand).rejects(someoneElses);
+    await expect(store.create(room)).rejects.toBeInstanceOf(RoomAlreadyExistsError);
   });
 
   it('retries a throttled write and succeeds without calling it "already exists"', async () => {

@@ -25,9 +25,11 @@ export const dependencyTimeouts = {
   /**
    * How long a DynamoDB request may sit on its socket without an answer. Not a wall-clock
    * limit: time spent waiting for a pooled socket is not counted, since a burst of hundreds of
-   * joins queues there legitimately, while a stalled DynamoDB leaves sockets silent.
+   * joins queues there legitimately, while a stalled DynamoDB leaves sockets silent. Not
+   * shorter: the local cloud starting fifty game servers at once starves DynamoDB Local's JVM
+   * of CPU for a second or two, and that is load, not an outage.
    */
-  dynamodbSilenceMs: 1_500,
+  dynamodbSilenceMs: 3_000,
   sqsRequestMs: 5_000,
   /** SQS long polls wait up to 20 s by design; their own timeout must outlast that. */
   sqsLongPollRequestMs: 25_000,

@@ -1,24 +1,13 @@
-import { randomInt } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../infra/keys';
-import {
-  cutoffMs,
-  decide,
-  emptyRateLog,
-  logTtl,
-  mergeLogs,
-  withAdmission,
-  type RateLimitPolicy,
-  type RateLog,
-  type SlotPicker,
-} from './rate-limit';
+import { cutoffMs, decide, logTtl, ringSlot, type RateGate, type RateLimitPolicy } from './rate-limit';
 
 /** Outcome of one request against the limiter: expected refusals are results, not exceptions. */
 export type RateCountResult =
-  /** Admitted into slot `slot` of this account's log. */
-  | { readonly state: 'Counted'; readonly slot: number }
+  /** Admitted as admission number `sequence` (1-based) of this account's log. */
+  | { readonly state: 'Counted'; readonly sequence: number }
   | { readonly state: 'Exhausted'; readonly retryAfterS: number }
   /** Throttled even after the SDK's own jittered retries, or outraced too often: back off. */
   | { readonly state: 'Contention'; readonly retryAfterS: number; readonly cause: unknown };
@@ -32,8 +21,17 @@ export interface RateLimits {
   count(account: string, policy: RateLimitPolicy, now: Date): Promise<RateCountResult>;
 }
 
-/** The one condition of an admission: the chosen slot is absent or its admission has left the window. */
-export const slotIsFreeCondition = 'attribute_not_exists(#slot) OR #slot <= :cutoff';
+/** Each clause of the log's condition, by name. */
+export const rateConditions = {
+  /** Nobody was admitted yet (or TTL collected a log whose admissions had all left the window). */
+  logIsNew: 'attribute_not_exists(#n)',
+  /** No admission happened since this process last saw the log. */
+  logIsAtExpectedSequence: '#n = :n',
+  /** The admission `limit` places back is absent or has left the window. */
+  slotIsFree: '(attribute_not_exists(#slot) OR #slot <= :cutoff)',
+} as const;
+
+const logIsAtSequenceWithFreeSlot = `${rateConditions.logIsAtExpectedSequence} AND ${rateConditions.slotIsFree}`;
 
 /** Throttling and conflicts are contention: worth a retry later, never a 500. */
 const contentionErrors = new Set([
@@ -43,60 +41,47 @@ const contentionErrors = new Set([
   'TransactionConflictException',
 ]);
 
-/**
- * Writes one request may try. A lost write returns the whole log, so the next pick knows every
- * slot taken so far; a request only loses again to admissions made in the meantime, and a
- * burst fills the log (→ Exhausted, no write) within a few rounds.
- */
-export const maxAttempts = 8;
-
-/** Logs this process remembers, least recently used first out; and the slots they may hold in all. */
-const maxCachedLogs = 1_000;
-const maxCachedSlots = 200_000;
-
-/** Spreads parallel requests of one account over different slots, so they do not collide. */
-const randomFreeSlot: SlotPicker = (free) => free[randomInt(free.length)]!;
+/** Sequence numbers this process saw last, so the usual request needs no read. Bounded. */
+const maxCachedLogs = 10_000;
 
 /**
  * Sliding-window logs (core/abuse/rate-limit.ts), one item per account, action and limit:
- * the slots `s0 … s<limit−1>` (admission times, epoch ms).
+ * `n` and the ring slots `s0 … s<limit−1>` (admission times, epoch ms).
  *
- * An admission is ONE conditional UpdateItem on one slot the process believes free: "slot k is
- * absent or at most now − window" → write now into it. There is no counter every admission must
- * advance, so parallel requests of one account that pick different slots (randomly, from a
- * small in-process cache of the log; any slot when nothing is cached) all succeed in the same
- * round. When the slot was taken meanwhile, the condition fails and
- * `ReturnValuesOnConditionCheckFailure` hands back the whole log, so the next attempt needs no
- * read: it picks another free slot, or refuses with the time the oldest admission leaves the
- * window and writes nothing. A cached log never makes a free slot look taken wrongly (slot
- * values only grow), so a refusal from the cache alone is sound. SDK exceptions never leave
- * this module except as bugs.
+ * An admission is ONE conditional UpdateItem: "n is what I last saw AND the slot n mod limit is
+ * free" → write the slot and n + 1. The expected n comes from a small in-process cache. When
+ * another process admitted meanwhile, the condition fails and `ReturnValuesOnConditionCheckFailure`
+ * hands back the current log, so the next attempt needs no read; a log whose gating slot is still
+ * in the window is refused with the time that slot leaves it. Parallel requests of one account
+ * are serialised by the condition: each round admits exactly one, so exactly `limit` get through
+ * and refused ones write nothing. SDK exceptions never leave this module except as bugs.
  */
 export class RateLimitStore implements RateLimits {
-  private readonly cache = new Map<string, RateLog>();
-  private cachedSlots = 0;
+  private readonly expected = new Map<string, number>();
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly pick: SlotPicker = randomFreeSlot,
   ) {}
 
   /** Admits one `policy.action` request of `account` at `now` if no span of the window would exceed the limit. */
   async count(account: string, policy: RateLimitPolicy, now: Date): Promise<RateCountResult> {
     const key = keys.rateLog(account, policy.action, policy.limit);
     const cacheKey = `${key.pk}\u0000${key.sk}`;
+    let gate: RateGate = { n: this.expected.get(cacheKey) ?? 0, slotAdmittedAtMs: undefined };
+    // Each round admits somebody, so a request that keeps losing is behind at most `limit` others.
+    const maxAttempts = Math.min(policy.limit, 100) + 2;
     for (let attempt = 0; attempt < maxAttempts; attempt++) {
-      // Read the cache on every attempt: parallel requests of this process teach each other.
-      const decision = decide(this.cache.get(cacheKey) ?? emptyRateLog, policy, now, this.pick);
+      const decision = decide(gate, policy, now);
       if (!decision.admit) return { state: 'Exhausted', retryAfterS: decision.retryAfterS };
-      const written = await this.tryAdmit(key, decision.slot, policy, now).catch((error: unknown) => error);
+      const written = await this.tryAdmit(key, gate.n, policy, now).catch((error: unknown) => error);
       if (written === 'Admitted') {
-        this.learn(cacheKey, withAdmission(emptyRateLog, decision.slot, now));
-        return { state: 'Counted', slot: decision.slot };
+        this.remember(cacheKey, gate.n + 1);
+        return { state: 'Counted', sequence: gate.n + 1 };
       }
       if (written instanceof ConditionalCheckFailedException) {
-        this.learn(cacheKey, logOf(written.Item ? unmarshall(written.Item) : undefined, policy));
+        gate = gateOf(written.Item ? unmarshall(written.Item) : undefined, policy);
+        this.remember(cacheKey, gate.n);
         continue;
       }
       if (written instanceof Error && contentionErrors.has(written.name)) {
@@ -109,22 +94,29 @@ export class RateLimitStore implements RateLimits {
 
   private async tryAdmit(
     key: { pk: string; sk: string },
-    slot: number,
+    n: number,
     policy: RateLimitPolicy,
     now: Date,
   ): Promise<'Admitted'> {
+    const isNew = n === 0;
     await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: key,
-        UpdateExpression: 'SET #slot = :now, #type = :type, #ttl = :ttl',
-        ConditionExpression: slotIsFreeCondition,
-        ExpressionAttributeNames: { '#slot': slotAttribute(slot), '#type': 'type', '#ttl': 'ttl' },
+        UpdateExpression: 'SET #slot = :now, #n = :next, #type = :type, #ttl = :ttl',
+        ConditionExpression: isNew ? rateConditions.logIsNew : logIsAtSequenceWithFreeSlot,
+        ExpressionAttributeNames: {
+          '#n': 'n',
+          '#slot': slotAttribute(ringSlot(n, policy.limit)),
+          '#type': 'type',
+          '#ttl': 'ttl',
+        },
         ExpressionAttributeValues: {
           ':now': now.getTime(),
-          ':cutoff': cutoffMs(now, policy.windowS),
+          ':next': n + 1,
           ':type': 'rateLog',
           ':ttl': logTtl(now, policy),
+          ...(isNew ? {} : { ':n': n, ':cutoff': cutoffMs(now, policy.windowS) }),
         },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
@@ -132,22 +124,11 @@ export class RateLimitStore implements RateLimits {
     return 'Admitted';
   }
 
-  /** Merges what a write or a failed condition showed into the cached log (most recently used last). */
-  private learn(cacheKey: string, seen: RateLog): void {
-    const known = this.cache.get(cacheKey);
-    const merged = known ? mergeLogs(known, seen) : seen;
-    if (known) {
-      this.cache.delete(cacheKey);
-      this.cachedSlots -= known.slots.length;
-    }
-    this.cache.set(cacheKey, merged);
-    this.cachedSlots += merged.slots.length;
+  private remember(cacheKey: string, n: number): void {
+    this.expected.delete(cacheKey);
+    this.expected.set(cacheKey, n);
     // Maps iterate in insertion order: the first key is the one used longest ago.
-    while (this.cache.size > maxCachedLogs || (this.cachedSlots > maxCachedSlots && this.cache.size > 1)) {
-      const [oldestKey, oldest] = this.cache.entries().next().value as [string, RateLog];
-      this.cache.delete(oldestKey);
-      this.cachedSlots -= oldest.slots.length;
-    }
+    if (this.expected.size > maxCachedLogs) this.expected.delete(this.expected.keys().next().value as string);
   }
 }
 
@@ -155,12 +136,9 @@ function slotAttribute(slot: number): string {
   return `s${slot}`;
 }
 
-/** The slots of a stored log, as a failed condition returned it; other attributes are ignored. */
-function logOf(item: Record<string, unknown> | undefined, policy: RateLimitPolicy): RateLog {
-  const slots: (number | undefined)[] = [];
-  for (let slot = 0; slot < policy.limit; slot++) {
-    const value = item?.[slotAttribute(slot)];
-    slots.push(typeof value === 'number' ? value : undefined);
-  }
-  return { slots };
+/** The gate a stored log (as the failed condition returned it) puts before the next admission. */
+function gateOf(item: Record<string, unknown> | undefined, policy: RateLimitPolicy): RateGate {
+  const n = typeof item?.n === 'number' ? item.n : 0;
+  const slot = item?.[slotAttribute(ringSlot(n, policy.limit))];
+  return { n, slotAdmittedAtMs: typeof slot === 'number' ? slot : undefined };
 }

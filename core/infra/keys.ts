@@ -62,8 +62,8 @@ export const keys = {
   sweeperState: (): ItemKey => ({ pk: 'SWEEPER', sk: 'STATE' }),
   ban: (account: string): ItemKey => ({ pk: `ACCOUNT#${account}`, sk: 'BAN' }),
   /**
-   * The sliding-window log of one account and action. The limit is part of the key: the log has
-   * one slot per allowed admission, so a changed limit starts a fresh log.
+   * The sliding-window log of one account and action. The limit is part of the key: the ring's
+   * slots are numbered modulo the limit, so a changed limit starts a fresh log.
    */
   rateLog: (account: string, action: string, limit: number): ItemKey => ({
     pk: `ACCOUNT#${account}`,

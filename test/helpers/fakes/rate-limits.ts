@@ -4,8 +4,7 @@ import type { RateCountResult, RateLimits } from '../../../core/abuse/rate-limit
 /**
  * `RateLimits` in memory, for unit tests: one log per account, action and limit (a changed
  * limit starts a fresh log, as the store's key does), decided by the same `admit` rule the
- * store's conditional write applies, taking the lowest free slot where the store picks one at
- * random (the contract holds for any choice). A refused request records nothing.
+ * store's conditional write applies. A refused request records nothing.
  */
 export class InMemoryRateLimits implements RateLimits {
   private readonly logs = new Map<string, RateLog>();
@@ -15,6 +14,6 @@ export class InMemoryRateLimits implements RateLimits {
     const { decision, log } = admit(this.logs.get(key) ?? emptyRateLog, policy, now);
     if (!decision.admit) return { state: 'Exhausted', retryAfterS: decision.retryAfterS };
     this.logs.set(key, log);
-    return { state: 'Counted', slot: decision.slot };
+    return { state: 'Counted', sequence: log.n };
   }
 }

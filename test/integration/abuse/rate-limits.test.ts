@@ -1,12 +1,10 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { AbuseRateLimitedError, JoinRateLimitedError, CreateRateLimitedError } from '../../../core/abuse/errors';
 import { RateLimitStore } from '../../../core/abuse/rate-limit-store';
 import type { RateLimitPolicy } from '../../../core/abuse/rate-limit';
-import { createDocumentClient } from '../../../core/infra/aws-clients';
 import { keys } from '../../../core/infra/keys';
 import { platform as platformAdapters } from '../../../lambdas/dependencies';
-import { emulatorEndpoints, startTestPlatform, type TestPlatform } from '../../helpers/platform';
+import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
 let platform: TestPlatform;
 
@@ -38,12 +36,12 @@ function tally(outcomes: readonly Outcome[]): Record<string, number> {
   return counts;
 }
 
-/** Admissions held in the account's log: its written slots (every test here stays within one window of them). */
-async function storedAdmissions(account: string, action: string, limit: number): Promise<number> {
+/** Admissions recorded in the account's log (its sequence number). */
+async function storedAdmissions(account: string, action: string, limit: number): Promise<unknown> {
   const { Item } = await platform.db.send(
     new GetCommand({ TableName: platform.tableName, Key: keys.rateLog(account, action, limit), ConsistentRead: true }),
   );
-  return Object.keys(Item ?? {}).filter((name) => /^s\d+$/.test(name)).length;
+  return Item?.n;
 }
 
 describe('join rate limit (RELIABILITY 12)', () => {
@@ -182,49 +180,5 @@ describe('sliding window under real concurrency (issue 8, point 10)', () => {
     );
     expect(busiestSpan(admitted)).toBeLessThanOrEqual(20);
     expect(admitted.length).toBeGreaterThanOrEqual(20);
-  });
-});
-
-/**
- * The limiter used to serialise parallel requests of one account on a sequence number: each
- * round of conditional writes admitted one, so 50 parallel room creates cost ~1,250 failed
- * writes and outlasted the gateway's 29 s under load. Slots are now independent.
- */
-describe('parallel requests of one account under a high limit (contention)', () => {
-  it('admits 50 parallel requests of one account with limit 10,000 with few failed writes, in well under a few seconds', async () => {
-    const db = createDocumentClient({ region: 'us-east-1', dynamodbEndpoint: emulatorEndpoints().dynamodb });
-    let writes = 0;
-    let failedWrites = 0;
-    db.middlewareStack.add(
-      (next) => async (args) => {
-        writes++;
-        try {
-          return await next(args);
-        } catch (error) {
-          if (error instanceof ConditionalCheckFailedException) failedWrites++;
-          throw error;
-        }
-      },
-      { step: 'initialize', name: 'countConditionalWrites' },
-    );
-    try {
-      const store = new RateLimitStore(db, platform.tableName);
-      const policy: RateLimitPolicy = { action: 'create', limit: 10_000, windowS: 60 };
-      const now = new Date('2032-01-01T00:00:00.000Z');
-      const started = performance.now();
-      const results = await Promise.all(Array.from({ length: 50 }, () => store.count('host', policy, now)));
-      const elapsedMs = Math.round(performance.now() - started);
-      process.stdout.write(
-        `50 parallel requests of one account, limit 10,000: ${results.filter((r) => r.state === 'Counted').length} admitted, ${writes} writes, ${failedWrites} failed conditional writes, ${elapsedMs} ms (the old sequence-number ring: 706 failed writes, 6.9 s on DynamoDB Local)\n`,
-      );
-      expect(results.map((r) => r.state)).toEqual(Array.from({ length: 50 }, () => 'Counted'));
-      // 50 random slots of 10,000 collide with probability ~12 %; each collision costs one write.
-      expect(failedWrites).toBeLessThanOrEqual(5);
-      expect(writes).toBe(50 + failedWrites);
-      expect(elapsedMs).toBeLessThan(5_000);
-      expect(await storedAdmissions('host', 'create', 10_000)).toBe(50);
-    } finally {
-      db.destroy();
-    }
   });
 });

@@ -23,7 +23,7 @@ function guardWith(options: { ban?: Ban; count?: RateCountResult } = {}) {
   const rates = {
     count: jest.fn(async (account: string, policy: RateLimitPolicy): Promise<RateCountResult> => {
       counted.push({ account, policy });
-      return options.count ?? ({ state: 'Counted', slot: 0 } as const);
+      return options.count ?? ({ state: 'Counted', sequence: 1 } as const);
     }),
   };
   const guard = new AbuseGuard({

@@ -63,7 +63,7 @@ export class RoomStore {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: keys.room(roomId), ConsistentRead: true }),
     );
-    return Item ? fromItem(Item) : undefined;
+    return Item ? roomFromItem(Item) : undefined;
   }
 
   /** Where the server runs. Any state: a fast server may call `inited` before the spawner returns. */
@@ -162,17 +162,18 @@ export class RoomStore {
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return { applied: true, room: fromItem(Attributes ?? {}) };
+      return { applied: true, room: roomFromItem(Attributes ?? {}) };
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
-        return { applied: false, room: error.Item ? fromItem(unmarshall(error.Item)) : undefined };
+        return { applied: false, room: error.Item ? roomFromItem(unmarshall(error.Item)) : undefined };
       }
       throw error;
     }
   }
 }
 
-function fromItem(item: Record<string, unknown>): Room {
+/** A room as stored, without the table's own attributes (keys, index keys, type, TTL). */
+export function roomFromItem(item: Record<string, unknown>): Room {
   const {
     pk: _pk,
     sk: _sk,

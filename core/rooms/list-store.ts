@@ -2,6 +2,7 @@ import { QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk
 import { keys } from '../infra/keys';
 import type { Room } from './model';
 import { decodePageToken, encodePageToken } from './page-token';
+import { roomOf } from './store';
 
 /** Which listing: one game version in one region. */
 export interface RoomListingQuery {
@@ -64,7 +65,7 @@ export class RoomListStore implements RoomListing {
         ExclusiveStartKey: decodePageToken(pageToken, partition),
       }),
     );
-    const rooms = (page.Items ?? []).map(fromItem);
+    const rooms = (page.Items ?? []).map(roomOf);
     return page.LastEvaluatedKey ? { rooms, nextToken: encodePageToken(page.LastEvaluatedKey) } : { rooms };
   }
 
@@ -83,24 +84,9 @@ export class RoomListStore implements RoomListing {
           ExclusiveStartKey: startKey,
         }),
       );
-      rooms.push(...(page.Items ?? []).map(fromItem));
+      rooms.push(...(page.Items ?? []).map(roomOf));
       startKey = page.LastEvaluatedKey;
     } while (startKey);
     return rooms;
   }
-}
-
-function fromItem(item: Record<string, unknown>): Room {
-  const {
-    pk: _pk,
-    sk: _sk,
-    type: _type,
-    gsi1pk: _g1,
-    gsi1sk: _g2,
-    gsi2pk: _g3,
-    gsi2sk: _g4,
-    ttl: _ttl,
-    ...room
-  } = item;
-  return room as unknown as Room;
 }

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { SQSEvent } from 'aws-lambda';
 import type { ControllerReply, ControllerRequest } from '../../core/protocol/controller-messages';
 import { openReply, sealRequest, type SidecarKeys } from '../../core/protocol/sidecar-channel';
 import { platform } from '../../lambdas/dependencies';
@@ -32,4 +34,27 @@ export class SidecarChannelDouble {
     }
     throw new Error("A reply no known room's sidecar could read.");
   }
+}
+
+/** The event an SQS event source mapping hands the consumer: `bodies[i]` in message group `groups[i]`. */
+export function controllerQueueEvent(groups: readonly string[], bodies: readonly string[], receiveCount = 1): SQSEvent {
+  return {
+    Records: bodies.map((body, i) => ({
+      messageId: randomUUID(),
+      receiptHandle: 'r',
+      body,
+      attributes: {
+        ApproximateReceiveCount: String(receiveCount),
+        SentTimestamp: '0',
+        SenderId: 's',
+        ApproximateFirstReceiveTimestamp: '0',
+        MessageGroupId: groups[i] ?? '',
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn',
+      awsRegion: 'us-east-1',
+    })),
+  };
 }

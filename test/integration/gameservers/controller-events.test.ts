@@ -7,7 +7,6 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
 import { defaultPlatformIssuer, roomAudience } from '../../../core/auth/token-model';
 import { createPlatformTokenVerifier } from '../../../core/auth/tokens';
 import { createSqsClient } from '../../../core/infra/aws-clients';
@@ -26,6 +25,7 @@ import {
 } from '../../../core/protocol/sidecar-channel';
 import { platform as lambdaPlatform } from '../../../lambdas/dependencies';
 import { processControllerEvents } from '../../../lambdas/queue/controller-events';
+import { controllerQueueEvent } from '../../helpers/sidecar-channel';
 import { aRoom } from '../../helpers/factories';
 import { emulatorEndpoints, startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
@@ -75,26 +75,7 @@ async function deliverAttempt(receiveCount: number, ...messages: ControllerReque
 
 /** Delivers raw bodies (forged or hand-made), each in the message group of `groups[i]`. */
 async function deliverBodies(groups: readonly string[], bodies: readonly string[], receiveCount = 1) {
-  const event: SQSEvent = {
-    Records: bodies.map((body, i) => ({
-      messageId: randomUUID(),
-      receiptHandle: 'r',
-      body,
-      attributes: {
-        ApproximateReceiveCount: String(receiveCount),
-        SentTimestamp: '0',
-        SenderId: 's',
-        ApproximateFirstReceiveTimestamp: '0',
-        MessageGroupId: groups[i],
-      },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn',
-      awsRegion: 'us-east-1',
-    })),
-  };
-  return processControllerEvents(event);
+  return processControllerEvents(controllerQueueEvent(groups, bodies, receiveCount));
 }
 
 async function replies(count: number): Promise<ControllerReply[]> {

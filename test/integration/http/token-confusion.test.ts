@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSEvent } from 'aws-lambda';
 import { decodeJwt } from 'jose';
 import { defaultPlatformIssuer, gameServerAudience, roomAudience } from '../../../core/auth/token-model';
 import { createTokenSigner, generateSigningKeyPair } from '../../../core/auth/tokens';
@@ -17,7 +16,7 @@ import {
   type TestApi,
   type TestPlatform,
 } from '../../helpers/platform';
-import { SidecarChannelDouble } from '../../helpers/sidecar-channel';
+import { controllerQueueEvent, SidecarChannelDouble } from '../../helpers/sidecar-channel';
 
 /**
  * Issue 8, point 1: the HTTP API accepts only the identity provider's tokens for its own
@@ -40,26 +39,12 @@ const channel = new SidecarChannelDouble();
 
 async function deliver(...messages: ControllerRequest[]) {
   const bodies = await Promise.all(messages.map((m) => channel.seal(m)));
-  const event: SQSEvent = {
-    Records: messages.map((m, i) => ({
-      messageId: randomUUID(),
-      receiptHandle: 'r',
-      body: bodies[i] ?? '',
-      attributes: {
-        ApproximateReceiveCount: '1',
-        SentTimestamp: '0',
-        SenderId: 's',
-        ApproximateFirstReceiveTimestamp: '0',
-        MessageGroupId: m.roomId,
-      },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn',
-      awsRegion: 'us-east-1',
-    })),
-  };
-  return processControllerEvents(event);
+  return processControllerEvents(
+    controllerQueueEvent(
+      messages.map((m) => m.roomId),
+      bodies,
+    ),
+  );
 }
 
 const rpc = (roomId: string, method: 'inited' | 'joined', params: unknown): ControllerRequest => ({

@@ -8,7 +8,8 @@ export type AbandonNotice = Omit<Extract<ControllerRequest, { type: 'abandoned' 
  * What the platform must hear when the controller stops waiting for a forwarded call the
  * platform may still apply (the game got -32004 or -32603), or undefined when nothing needs
  * undoing. Only `joined` does: applied late it would hold a slot for a player the game never
- * welcomed. `inited` may simply be retried, and a late `left` frees what the game gave up.
+ * welcomed. `inited` may simply be retried (the platform answers a retry with the same
+ * settings as it answered the first), and a late `left` frees what the game gave up.
  * The key leaves the sidecar only as its hash.
  */
 export function abandonNotice(method: GameMethod, params: unknown, correlationId: string): AbandonNotice | undefined {

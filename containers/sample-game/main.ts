@@ -81,7 +81,13 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
 
   const settings = { ...env.room_settings, map: env.room_settings.map ?? 'harbor', maxPlayers: env.game_max_players };
-  const inited = await controller.call('inited', { settings });
+  let inited = await controller.call('inited', { settings });
+  // The controller's own failures (-32004 no answer in time, -32603 SQS unreachable) are not a
+  // refusal: the protocol lets the game call again, and a retry is answered as the first was.
+  while ('error' in inited && retryableInitedCodes.has(inited.error.code)) {
+    log('warn', 'inited not answered; calling it again', { code: inited.error.code });
+    inited = await controller.call('inited', { settings });
+  }
   if ('error' in inited) {
     // The protocol: an error result to inited means the game must exit.
     log('error', 'inited refused', { code: inited.error.code, message: inited.error.message });
@@ -91,5 +97,8 @@ async function main(): Promise<void> {
   }
   log('info', 'ready', { port, map: settings.map, sinceProcessStartMs: Math.round(performance.now()) });
 }
+
+/** JSON-RPC errors of the controller itself, after which `inited` may be called again. */
+const retryableInitedCodes = new Set<number>([-32004, -32603]);
 
 void main();

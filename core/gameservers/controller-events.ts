@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import {
   gameServerAccount,
   gameServerAudience,
@@ -12,7 +13,7 @@ import { checkRpcParams } from '../protocol/invalid-params';
 import { rpcErrorCodes, type RpcError } from '../protocol/jsonrpc';
 import { hashRegistrationKey } from '../reservations/keys';
 import type { SessionStore } from '../sessions/store';
-import { isLive, type Room } from '../rooms/model';
+import { isLive, type Room, type RoomSettings } from '../rooms/model';
 import type { RoomStore } from '../rooms/store';
 
 export interface ControllerEventDependencies {
@@ -97,7 +98,14 @@ async function inited(request: RpcRequest, deps: ControllerEventDependencies, no
   if (change.applied || change.room?.initedBy === request.correlationId) return { result: { status: 'OK' } };
   const room = change.room;
   if (!room) return fail(rpcErrorCodes.roomClosed, 'Unknown room.');
-  if (room.state === 'ready') return fail(rpcErrorCodes.notAllowed, 'The room is already initialised.');
+  if (room.state === 'ready') {
+    // Only this room's own sidecar reaches here, and it forwards a second `inited` only when
+    // it lost the first one's answer (-32004/-32603, the game may retry): a retry asking for
+    // what the room already is gets the first answer, so a late first `inited` fails nobody.
+    return isRetryOfInited(params.data.settings, room.settings)
+      ? { result: { status: 'OK' } }
+      : fail(rpcErrorCodes.notAllowed, 'The room is already initialised with other settings.');
+  }
   if (room.state === 'spawning') {
     // Late: the spawn deadline passed before this inited arrived.
     await deps.rooms.markFailed(request.roomId, 'spawn-timeout', now);
@@ -183,4 +191,9 @@ async function extendedScopes(
   const beyond = wanted.filter((scope) => !grantable.includes(scope));
   if (beyond.length > 0) return refuse(`the configuration's serverScopes do not allow ${beyond.join(', ')}.`);
   return { scopes: wanted };
+}
+
+/** An `inited` that changes nothing about a ready room: no settings, or the ones it already has. */
+function isRetryOfInited(settings: RoomSettings | undefined, current: RoomSettings): boolean {
+  return settings === undefined || isDeepStrictEqual(settings, current);
 }

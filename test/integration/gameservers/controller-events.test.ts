@@ -171,6 +171,16 @@ describe('inited', () => {
     expect((await rooms.get(room.roomId)).settings).toEqual(aRoom().settings);
   });
 
+  it('answers a retried inited (new request id, the settings the room has) OK, changing nothing: the sidecar lost the first answer', async () => {
+    const { room } = await spawningRoomWithCreator();
+    await deliver(rpc(room.roomId, 'inited', { settings: { map: 'desert' } }));
+    const before = await rooms.get(room.roomId);
+    await deliver(rpc(room.roomId, 'inited', { settings: { map: 'desert' } }), rpc(room.roomId, 'inited', {}));
+    const [, retried, bare] = await replies(3);
+    expect([retried, bare].map((r) => r?.type === 'reply' && r.result)).toEqual([{ status: 'OK' }, { status: 'OK' }]);
+    expect(await rooms.get(room.roomId)).toEqual(before);
+  });
+
   it('refuses a late inited and fails the room', async () => {
     const { room } = await spawningRoomWithCreator({ spawnDeadline: new Date(Date.now() - 1000).toISOString() });
     await deliver(rpc(room.roomId, 'inited', {}));

@@ -184,7 +184,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     started.push({ stop: () => localFleet.stopAll() });
     // Before any request: rooms and processes left by an earlier run (`--persist`, or a crash).
     const reconciled = await reconcileAtStart({
-      listing: platform().roomListing,
+      live: platform().liveRooms,
       rooms: platform().rooms,
       now: platform().now,
     });

@@ -30,6 +30,7 @@ import { sidecarKeys, type SidecarKeys } from '../core/protocol/sidecar-channel'
 import { deriveIdempotencyKey } from '../core/idempotency/cipher';
 import { IdempotencyStore, type IdempotencyRecords } from '../core/idempotency/store';
 import { SessionStore } from '../core/sessions/store';
+import { LiveRoomStore, type LiveRoomIndex } from '../core/rooms/live-room-store';
 import { RoomListStore, type RoomListing } from '../core/rooms/list-store';
 import { RoomStore } from '../core/rooms/store';
 import { SweeperStateStore } from '../core/rooms/sweeper-state-store';
@@ -53,7 +54,7 @@ export interface Platform {
   readonly gameConfigurations: GameConfigurations;
   /** The matchmaking buckets' filling-room pointers. */
   readonly fillingRooms: FillingRoomStore;
-  /** `GET /v1/rooms` and the local cloud's reconciliation: lookups over the listing index. */
+  /** `GET /v1/rooms`: lookups over the listing index. */
   readonly roomListing: RoomListing;
   /** Session templates (admin API, local config file); sessions copy their constants at creation. */
   readonly templates: TemplateStore;
@@ -63,6 +64,8 @@ export interface Platform {
   readonly idempotency: IdempotencyRecords;
   /** What the room sweeper remembers between runs. */
   readonly sweeperState: SweeperStateStore;
+  /** Every live room, through the sweeper's index (never a table scan): the sweeper and the local cloud's reconciliation. */
+  readonly liveRooms: LiveRoomIndex;
   readonly spawner: Spawner;
   /** Settings every sidecar gets; fails if the controller queue is not configured. */
   sidecarSettings(): SidecarPlatformSettings;
@@ -218,7 +221,7 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
     db,
     sqs: createSqsClient(settings),
     clock,
-    rooms: new RoomStore(db, table, (ms) => clock.sleep(ms)),
+    rooms: new RoomStore(db, table, (ms) => clock.sleep(ms), settings.endedRoomRetentionS),
     sessions: new SessionStore(db, table),
     gameConfigurations: new GameConfigurationStore(db, table),
     templates: new TemplateStore(db, table),
@@ -231,6 +234,7 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
     }),
     idempotency: new IdempotencyStore(db, table, tokens.idempotencyKey),
     sweeperState: new SweeperStateStore(db, table),
+    liveRooms: new LiveRoomStore(db, table, (ms) => clock.sleep(ms)),
     sidecarSettings: () => sidecarSettings(settings),
     // Built on first use: queue consumers never verify a player's token and need no key set.
     verifyToken: (token) => (verifyToken ??= createTokenVerifier(settings.auth))(token),

@@ -1,4 +1,9 @@
-import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { generateSigningKeyPair } from '../core/auth/tokens';
@@ -75,10 +80,34 @@ async function createTable(db: DynamoDBDocumentClient, tableName: string): Promi
 }
 
 async function ensureTable(db: DynamoDBDocumentClient, tableName: string): Promise<void> {
+  let existing;
   try {
-    await db.send(new DescribeTableCommand({ TableName: tableName }));
+    existing = await db.send(new DescribeTableCommand({ TableName: tableName }));
   } catch {
     await createTable(db, tableName);
+    return;
+  }
+  await addMissingIndexes(db, tableName, existing.Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName) ?? []);
+}
+
+/**
+ * A table kept by `--persist` from a version without some index gets it (one per UpdateTable,
+ * as DynamoDB allows). Rooms written before it lack its keys: they are not found through it.
+ */
+async function addMissingIndexes(db: DynamoDBDocumentClient, tableName: string, present: unknown[]): Promise<void> {
+  const wanted = createTableInput(tableName);
+  for (const index of wanted.GlobalSecondaryIndexes ?? []) {
+    if (present.includes(index.IndexName)) continue;
+    log.warn('adding a missing index to the persisted table', { index: index.IndexName });
+    await db.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: wanted.AttributeDefinitions,
+        GlobalSecondaryIndexUpdates: [
+          { Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection } },
+        ],
+      }),
+    );
   }
 }
 
@@ -184,7 +213,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     started.push({ stop: () => localFleet.stopAll() });
     // Before any request: rooms and processes left by an earlier run (`--persist`, or a crash).
     const reconciled = await reconcileAtStart({
-      listing: platform().roomListing,
+      live: platform().liveRooms,
       rooms: platform().rooms,
       now: platform().now,
     });

@@ -1,5 +1,5 @@
 import { childLogger } from '../core/infra/logger';
-import type { RoomListing } from '../core/rooms/list-store';
+import type { LiveRoomIndex } from '../core/rooms/live-room-store';
 import type { RoomStore } from '../core/rooms/store';
 import { stopLeftoverSidecars } from './fleet-owner';
 
@@ -20,13 +20,13 @@ export interface ReconcileResult {
  * every room still spawning or ready at this point has none.
  */
 export async function reconcileAtStart(deps: {
-  readonly listing: Pick<RoomListing, 'listLive'>;
+  readonly live: Pick<LiveRoomIndex, 'liveRooms'>;
   readonly rooms: Pick<RoomStore, 'markFailed'>;
   readonly now: () => Date;
 }): Promise<ReconcileResult> {
   const stoppedProcesses = stopLeftoverSidecars();
   const failedRooms: string[] = [];
-  for (const room of await deps.listing.listLive()) {
+  for (const { room } of await deps.live.liveRooms()) {
     const change = await deps.rooms.markFailed(room.roomId, 'sidecar-lost', deps.now());
     if (change.applied) failedRooms.push(room.roomId);
   }

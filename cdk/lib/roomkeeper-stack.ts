@@ -136,7 +136,7 @@ export class RoomkeeperStack extends Stack {
         indexName: index.indexName,
         partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
         sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
-        projectionType: dynamodb.ProjectionType.ALL,
+        projectionType: dynamodb.ProjectionType[index.projection],
       })),
       timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
       billing: dynamodb.Billing.onDemand(),
@@ -274,7 +274,7 @@ export class RoomkeeperStack extends Stack {
     this.consumers = consumers;
 
     // Fails rooms whose server stopped reporting or never came up, and stops their tasks.
-    // It scans the table, so it alone has Scan. Overlapping or skipped runs are harmless
+    // It finds live rooms through the sweeper index (gsi3), never a Scan. Overlapping or skipped runs are harmless
     // (every change is a conditional write; reads judge timeouts lazily anyway): no retries,
     // the next minute's run is the retry.
     const sweepInterval = Duration.minutes(1);
@@ -284,7 +284,7 @@ export class RoomkeeperStack extends Stack {
       timeout: Duration.seconds(50),
       logRetention,
     })
-      .bindTable(this.table, 'readWrite', { scan: true })
+      .bindTable(this.table, 'readWrite')
       .bindFleet(this.fleet, 'stop')
       // Heartbeats travel this queue: a backlog there means silence is the platform's, not a
       // room's (core/rooms/heartbeat-evidence.ts). The spawner also needs its URL to be built.

@@ -59,6 +59,11 @@ const environmentSchema = z.object({
   HEARTBEAT_INTERVAL_S: z.coerce.number().positive().optional(),
   /** How often the sweeper is scheduled (EventBridge: every minute), to tell a late run. */
   SWEEP_INTERVAL_S: z.coerce.number().positive().default(60),
+  /**
+   * How long a failed or closed room (members included: one item) stays readable before its
+   * TTL lets DynamoDB delete it. TTL deletion is garbage collection only; nothing depends on it.
+   */
+  ENDED_ROOM_RETENTION_S: z.coerce.number().int().positive().default(86_400),
   STATUS_INTERVAL_S: z.coerce.number().positive().optional(),
   STATUS_TIMEOUT_S: z.coerce.number().positive().optional(),
   /** Joins (room join and matchmaking) one account may start in any 60 s span (a sliding window). */
@@ -101,6 +106,7 @@ export type PlatformConfig = Readonly<{
   heartbeatTimeoutS: number;
   heartbeatIntervalS: number;
   sweepIntervalS: number;
+  endedRoomRetentionS: number;
   sidecar: Readonly<{ heartbeatIntervalS?: number; statusIntervalS?: number; statusTimeoutS?: number }>;
   abuse: Readonly<{ joinsPerMinute: number; createsPerMinute: number }>;
 }>;
@@ -170,6 +176,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): PlatformConfig {
     heartbeatTimeoutS: e.HEARTBEAT_TIMEOUT_S,
     heartbeatIntervalS: e.HEARTBEAT_INTERVAL_S ?? heartbeatDefaults.intervalS,
     sweepIntervalS: e.SWEEP_INTERVAL_S,
+    endedRoomRetentionS: e.ENDED_ROOM_RETENTION_S,
     sidecar: {
       heartbeatIntervalS: e.HEARTBEAT_INTERVAL_S,
       statusIntervalS: e.STATUS_INTERVAL_S,

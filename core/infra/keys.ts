@@ -11,6 +11,14 @@
  * | rate limiter log       | ACCOUNT#<account>      | RATE#<action>#<limit> |
  * | idempotency record     | ACCOUNT#<account>      | IDEMPOTENCY#<sha256(key)> |
  * | sweeper's memory       | SWEEPER                | STATE              |
+ *
+ * Index keys of a live room (written at create, REMOVEd by the write that fails or closes it):
+ *
+ * | index | pk                                   | sk                    | for                     |
+ * | ----- | ------------------------------------ | --------------------- | ----------------------- |
+ * | gsi1  | OPEN#<bucket>                        | <createdAt>#<roomId>  | matchmaking (packing)   |
+ * | gsi2  | LIVE#<gameId>#<version>#<region>     | <createdAt>#<roomId>  | `GET /v1/rooms`         |
+ * | gsi3  | SWEEP#<0..liveRoomShards-1>          | <roomId>              | the sweeper, reconciling |
  */
 export interface ItemKey {
   readonly pk: string;
@@ -25,12 +33,32 @@ const indexPartitions = {
   bucket: (bucket: string) => `OPEN#${bucket}`,
   /** gsi2: live rooms of one game version in one region (`GET /v1/rooms`). */
   listing: (gameId: string, version: string, region: string) => `LIVE#${gameId}#${version}#${region}`,
+  /** gsi3: one shard of all live rooms (the sweeper's worklist). */
+  sweep: (shard: number) => `SWEEP#${shard}`,
 };
+
+/**
+ * Shards of the sweeper's index (gsi3). One index partition takes about 1,000 writes/s, and
+ * the index is written twice per room (create, end); 8 shards leave room for far more room
+ * churn than one region sees, and the sweeper reads them in parallel. Changing the number
+ * strands rooms indexed under a shard no longer read: only with a re-index.
+ */
+export const liveRoomShards = 8;
+
+/** The shard of a room: FNV-1a of its id, so rooms spread evenly whatever their id looks like. */
+export function liveRoomShard(roomId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < roomId.length; i++) {
+    hash ^= roomId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % liveRoomShards;
+}
 
 export const keys = {
   room: (roomId: string): ItemKey => ({ pk: roomPk(roomId), sk: 'ROOM' }),
   fillingRoom: (bucket: string): ItemKey => ({ pk: `BUCKET#${bucket}`, sk: 'FILLING' }),
-  /** Index keys of a live room: matchmaking bucket (gsi1) and game listing (gsi2). */
+  /** Index keys of a live room: matchmaking bucket (gsi1), game listing (gsi2), sweeper (gsi3). */
   roomIndexes: (room: {
     gameId: string;
     version: string;
@@ -42,11 +70,17 @@ export const keys = {
     ...(room.bucket ? { gsi1pk: indexPartitions.bucket(room.bucket), gsi1sk: `${room.createdAt}#${room.roomId}` } : {}),
     gsi2pk: indexPartitions.listing(room.gameId, room.version, room.region),
     gsi2sk: `${room.createdAt}#${room.roomId}`,
+    gsi3pk: indexPartitions.sweep(liveRoomShard(room.roomId)),
+    gsi3sk: room.roomId,
   }),
+  /** Every index key attribute a live room has: the write that ends a room REMOVEs them all. */
+  roomIndexAttributes: ['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk'] as const,
   /** The gsi1 partition of a matchmaking bucket's live rooms. */
   bucketIndex: indexPartitions.bucket,
   /** The gsi2 partition of a game version's live rooms in one region. */
   listingIndex: indexPartitions.listing,
+  /** The gsi3 partition of one shard of all live rooms. */
+  sweepIndex: indexPartitions.sweep,
   gameConfiguration: (gameId: string, version: string): ItemKey => ({ pk: `GAME#${gameId}`, sk: `VERSION#${version}` }),
   sessionTemplate: (name: string): ItemKey => ({ pk: `TEMPLATE#${name}`, sk: 'TEMPLATE' }),
   /** What the room sweeper remembers between runs (its last run, a grace period). */

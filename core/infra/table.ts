@@ -15,12 +15,25 @@ export const tableDefinition = {
       indexName: 'gsi1',
       partitionKey: 'gsi1pk',
       sortKey: 'gsi1sk',
+      projection: 'ALL',
     },
     {
       /** Live rooms of one game version in one region, for listing. */
       indexName: 'gsi2',
       partitionKey: 'gsi2pk',
       sortKey: 'gsi2sk',
+      projection: 'ALL',
+    },
+    {
+      /**
+       * Every live room, spread over a few shard partitions: what the sweeper (and the local
+       * cloud's reconciliation) visits instead of scanning the table. Keys only: the index is
+       * written when a room is created and when it ends, never by a join or a heartbeat.
+       */
+      indexName: 'gsi3',
+      partitionKey: 'gsi3pk',
+      sortKey: 'gsi3sk',
+      projection: 'KEYS_ONLY',
     },
   ],
 } as const;
@@ -48,7 +61,7 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
         { AttributeName: index.partitionKey, KeyType: 'HASH' },
         { AttributeName: index.sortKey, KeyType: 'RANGE' },
       ],
-      Projection: { ProjectionType: 'ALL' },
+      Projection: { ProjectionType: index.projection },
     })),
     StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
   };

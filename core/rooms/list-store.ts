@@ -1,4 +1,4 @@
-import { QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../infra/keys';
 import type { Room } from './model';
 import { decodePageToken, encodePageToken } from './page-token';
@@ -30,15 +30,12 @@ export interface RoomListing {
    * @throws RequestInvalidError 400 naming `query.nextToken` for a token this listing did not issue.
    */
   listOpen(query: RoomListingQuery, pageToken: string | undefined, limit: number): Promise<RoomPage>;
-  /** Every spawning or ready room of every listing (the local cloud's reconciliation at start). */
-  listLive(): Promise<Room[]>;
 }
 
 /** Each clause of the listing filters, by name. */
 export const listingConditions = {
   roomIsReady: '#state = :ready',
   roomHasFreeSlot: 'players < maxPlayers',
-  roomIsLive: '#state IN (:spawning, :ready)',
 } as const;
 
 const listingIndex = 'gsi2';
@@ -67,26 +64,5 @@ export class RoomListStore implements RoomListing {
     );
     const rooms = (page.Items ?? []).map(roomOf);
     return page.LastEvaluatedKey ? { rooms, nextToken: encodePageToken(page.LastEvaluatedKey) } : { rooms };
-  }
-
-  /** Scans the listing index, not the table: its size follows the live rooms, not everything ever stored. */
-  async listLive(): Promise<Room[]> {
-    const rooms: Room[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new ScanCommand({
-          TableName: this.tableName,
-          IndexName: listingIndex,
-          FilterExpression: listingConditions.roomIsLive,
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':spawning': 'spawning', ':ready': 'ready' },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      rooms.push(...(page.Items ?? []).map(roomOf));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return rooms;
   }
 }

@@ -17,9 +17,11 @@ export type TransitionResult =
 /** Attempts at creating a room while DynamoDB throttles. */
 const createAttempts = 5;
 
-/** An ended room (and its members, in the same item) is collected by TTL a day after it ended. */
+/**
+ * By default an ended room (and its members, in the same item) is collected by TTL a day after
+ * it ended (`ENDED_ROOM_RETENTION_S`): long enough for GET to show why it failed.
+ */
 export const endedRoomTtlS = 86_400;
-const ttlAfter = (now: Date) => Math.ceil(now.getTime() / 1000) + endedRoomTtlS;
 
 /** Room persistence. Storage failures leave this module only as room errors or results. */
 export class RoomStore {
@@ -27,7 +29,13 @@ export class RoomStore {
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    private readonly endedRetentionS: number = endedRoomTtlS,
   ) {}
+
+  /** The `ttl` (epoch seconds) of a room ending at `now`. */
+  private ttlAfter(now: Date): number {
+    return Math.ceil(now.getTime() / 1000) + this.endedRetentionS;
+  }
 
   async create(room: Room): Promise<void> {
     await this.createWithMember(room);
@@ -129,7 +137,7 @@ export class RoomStore {
   /** Any live room → failed. A failed room never becomes ready again. */
   async markFailed(roomId: string, reason: RoomFailureReason, now: Date): Promise<TransitionResult> {
     return this.update(roomId, {
-      set: { state: 'failed', failureReason: reason, updatedAt: now.toISOString(), ttl: ttlAfter(now) },
+      set: { state: 'failed', failureReason: reason, updatedAt: now.toISOString(), ttl: this.ttlAfter(now) },
       unindex: true,
       condition: '#state IN (:spawning, :ready)',
       values: { ':spawning': 'spawning', ':ready': 'ready' },
@@ -139,7 +147,7 @@ export class RoomStore {
   /** ready → closed: the game ended cleanly after serving its players. */
   async markClosed(roomId: string, now: Date): Promise<TransitionResult> {
     return this.update(roomId, {
-      set: { state: 'closed', updatedAt: now.toISOString(), ttl: ttlAfter(now) },
+      set: { state: 'closed', updatedAt: now.toISOString(), ttl: this.ttlAfter(now) },
       unindex: true,
       condition: '#state = :ready',
       values: { ':ready': 'ready' },
@@ -184,7 +192,7 @@ export class RoomStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.room(roomId),
-          UpdateExpression: `SET ${assignments.join(', ')}${spec.unindex ? ' REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk' : ''}`,
+          UpdateExpression: `SET ${assignments.join(', ')}${spec.unindex ? ` REMOVE ${keys.roomIndexAttributes.join(', ')}` : ''}`,
           ConditionExpression: `attribute_exists(pk) AND (${spec.condition})`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
@@ -212,6 +220,8 @@ export function roomOf(item: Record<string, unknown>): Room {
     gsi1sk: _g2,
     gsi2pk: _g3,
     gsi2sk: _g4,
+    gsi3pk: _g5,
+    gsi3sk: _g6,
     ttl: _ttl,
     members: _members,
     keys: _keys,

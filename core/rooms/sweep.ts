@@ -1,12 +1,12 @@
-import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Spawner } from '../gameservers/spawner';
 import type { QueueBacklog } from '../infra/queue-backlog';
 import type { FailureReason } from '../protocol/controller-messages';
 import type { SessionStore } from '../sessions/store';
 import { judgeHeartbeats, type HeartbeatEvidencePolicy, type HeartbeatVerdict } from './heartbeat-evidence';
 import { heartbeatSilent } from './liveness';
+import type { LiveRoomIndex } from './live-room-store';
 import type { Room } from './model';
-import { roomOf, type RoomStore } from './store';
+import type { RoomStore } from './store';
 import type { SweeperStateStore } from './sweeper-state-store';
 
 export interface SweepPolicy extends HeartbeatEvidencePolicy {
@@ -34,9 +34,9 @@ export function overdue(
 
 export interface SweepDependencies {
   readonly members: Pick<SessionStore, 'reclaimExpired'>;
-  readonly db: DynamoDBDocumentClient;
-  readonly tableName: string;
-  readonly rooms: RoomStore;
+  /** Where the live rooms are found: an index, never a scan of the table. */
+  readonly live: LiveRoomIndex;
+  readonly rooms: Pick<RoomStore, 'markFailed'>;
   readonly spawner: Spawner;
   readonly memory: Pick<SweeperStateStore, 'read' | 'write'>;
   /** Messages pending in the controller-requests queue (heartbeats travel there). */
@@ -52,33 +52,14 @@ export interface SweepResult {
   readonly backlog?: number;
 }
 
-/** Every spawning or ready room of the table (a full scan: the sweeper's and the local cloud's start only). */
-export async function scanLiveRooms(deps: Pick<SweepDependencies, 'db' | 'tableName'>): Promise<Room[]> {
-  const rooms: Room[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new ScanCommand({
-        TableName: deps.tableName,
-        FilterExpression: '#type = :room AND #state IN (:spawning, :ready)',
-        ExpressionAttributeNames: { '#type': 'type', '#state': 'state' },
-        ExpressionAttributeValues: { ':room': 'room', ':spawning': 'spawning', ':ready': 'ready' },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) rooms.push(roomOf(item));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return rooms;
-}
-
 /**
  * Fails live rooms whose server stopped reporting (sidecar or task died) or never came up,
  * and stops their tasks; frees the slots of expired reservations in the others. Reads and
- * joins judge time lazily anyway; this only makes the cleanup prompt. One pass over live
- * rooms: fine at the scale of one region's live rooms.
+ * joins judge time lazily anyway; this only makes the cleanup prompt. One pass over the live
+ * rooms, found through the sweeper's index (core/rooms/live-room-store.ts): its cost follows
+ * the live rooms, not everything the table ever stored.
  *
- *   read memory ─► t = now ─► read queue backlog ─► scan live rooms ─► verdict ─► fail ─► remember t
+ *   read memory ─► t = now ─► read queue backlog ─► read live rooms ─► verdict ─► fail ─► remember t
  *
  * A stall anywhere before `t` shows as a late sweep; one after `t` cannot make a room look
  * older than it was at `t`.
@@ -87,16 +68,18 @@ export async function sweepRooms(deps: SweepDependencies, policy: SweepPolicy): 
   const memory = await deps.memory.read();
   const observedAt = deps.now();
   const backlog = await deps.backlog();
-  const rooms = await scanLiveRooms(deps);
+  const rooms = await deps.live.liveRooms();
   const verdict = judgeHeartbeats(observedAt, { memory, backlog, liveRooms: rooms.length }, policy);
   const failed: string[] = [];
   let freedSlots = 0;
-  for (const room of rooms) {
+  for (const { room, doc } of rooms) {
     const reason = overdue(room, observedAt, policy, verdict);
     if (!reason) {
-      // Reads and joins already ignore expired members; this frees their slots for good (one
-      // read of the document, one conditional write if anything expired).
-      if (room.players > 0) freedSlots += await deps.members.reclaimExpired(room.roomId, deps.now());
+      // Reads and joins already ignore expired members; this frees their slots for good (the
+      // document was just read: one conditional write if anything expired). A document that
+      // does not parse is left to the reads that will report it, not allowed to stop the sweep.
+      if (room.players > 0 && doc)
+        freedSlots += await deps.members.reclaimExpired(room.roomId, deps.now(), { room, doc });
       continue;
     }
     const change = await deps.rooms.markFailed(room.roomId, reason, deps.now());

@@ -12,8 +12,7 @@ export async function sweep(): Promise<SweepResult> {
   const result = await sweepRooms(
     {
       members: p.sessions,
-      db: p.db,
-      tableName: p.config.tableName,
+      live: p.liveRooms,
       rooms: p.rooms,
       spawner: p.spawner,
       memory: p.sweeperState,

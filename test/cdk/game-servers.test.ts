@@ -403,13 +403,14 @@ describe('room sweeper', () => {
     });
   });
 
-  it('alone may Scan (the base table only), and may stop tasks of the cluster but not start them', () => {
+  it('reads live rooms through the sweeper index, never a Scan, and may stop tasks of the cluster but not start them', () => {
     const statements = statementsOf(template, stack, stack.sweeper);
-    const scans = withAction(identityStatements(template), 'dynamodb:Scan');
-    expect(scans).toHaveLength(1);
-    expect(withAction(statements, 'dynamodb:Scan')).toEqual(scans);
-    expect(scans[0]!.resources).toEqual([{ 'Fn::GetAtt': [idOf(stack.table), 'Arn'] }]);
+    // No function of the stack may Scan: the sweeper queries gsi3 and batch-reads the rooms.
+    expect(withAction(identityStatements(template), 'dynamodb:Scan')).toEqual([]);
+    const sweeperIndex = { 'Fn::Join': ['', [{ 'Fn::GetAtt': [idOf(stack.table), 'Arn'] }, '/index/gsi3']] };
+    expect(withAction(statements, 'dynamodb:Query').flatMap((s) => s.resources)).toContainEqual(sweeperIndex);
     const actions = statements.flatMap((s) => s.actions);
+    expect(actions).toContain('dynamodb:BatchGetItem');
     expect(actions).toContain('dynamodb:UpdateItem');
     expect(actions).toContain('ecs:StopTask');
     for (const action of ['ecs:RunTask', 'iam:PassRole', 'sqs:SendMessage']) expect(actions).not.toContain(action);

@@ -75,6 +75,22 @@ describe('table (from core/infra/table.ts)', () => {
     expect(props.BillingMode).toBe(expected.BillingMode);
   });
 
+  it('has the sweeper index: sparse live rooms in shards, keys only, and the TTL that collects ended rooms', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      GlobalSecondaryIndexes: Match.arrayWith([
+        {
+          IndexName: 'gsi3',
+          KeySchema: [
+            { AttributeName: 'gsi3pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi3sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
+      ]),
+      TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+    });
+  });
+
   it('keeps data: point-in-time recovery, deletion protection, retained on stack deletion', () => {
     template.hasResource('AWS::DynamoDB::GlobalTable', {
       DeletionPolicy: 'Retain',

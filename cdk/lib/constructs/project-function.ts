@@ -130,15 +130,11 @@ export class ProjectFunction extends Construct {
   }
 
   /**
-   * Grants item access to `table` (and Query on its indexes) and sets `TABLE_NAME`.
-   * `scan`: Scan on the base table too (a full pass over every item: the sweeper only).
+   * Grants item access to `table` (and Query on its indexes) and sets `TABLE_NAME`. Never
+   * Scan: every lookup is a key or an index query (the sweeper reads the live-room index).
    */
-  bindTable(table: dynamodb.ITable, mode: TableAccess, options: { scan?: boolean } = {}): this {
-    const actions = [
-      ...tableReadActions,
-      ...(mode === 'readWrite' ? tableWriteActions : []),
-      ...(options.scan ? ['dynamodb:Scan'] : []),
-    ];
+  bindTable(table: dynamodb.ITable, mode: TableAccess): this {
+    const actions = [...tableReadActions, ...(mode === 'readWrite' ? tableWriteActions : [])];
     iam.Grant.addToPrincipal({ grantee: this.role, actions, resourceArns: [table.tableArn] });
     const indexArns = tableDefinition.globalSecondaryIndexes.map(
       (index) => `${table.tableArn}/index/${index.indexName}`,

@@ -95,18 +95,4 @@ export function roomListingContract(subject: () => RoomListingSubject): void {
       details: { fields: [expect.objectContaining({ field: 'query.nextToken' })] },
     });
   });
-
-  it('lists every live room, spawning or ready, of every listing, and no ended one', async () => {
-    const { listing, seed, end } = subject();
-    const query = listingOf();
-    const spawning = aRoom({ ...query, state: 'spawning' });
-    const ready = aRoom({ ...query, region: 'elsewhere', players: 8, maxPlayers: 8 });
-    const ended = aRoom(query);
-    await seed([spawning, ready, ended]);
-    await end(ended.roomId);
-
-    const live = (await listing.listLive()).filter((room) => room.gameId === query.gameId);
-
-    expect(live.map((room) => room.roomId).sort()).toEqual([spawning.roomId, ready.roomId].sort());
-  });
 }

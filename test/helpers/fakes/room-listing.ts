@@ -42,13 +42,6 @@ export class InMemoryRoomListing implements RoomListing {
     return examined.length === limit && last ? { rooms, nextToken: encodePageToken(last.key) } : { rooms };
   }
 
-  async listLive(): Promise<Room[]> {
-    return this.indexed()
-      .map((entry) => entry.room)
-      .filter((room) => isLive(room.state))
-      .map((room) => structuredClone(room));
-  }
-
   private indexed() {
     return [...this.rooms.values()]
       .filter((room) => isLive(room.state))

@@ -3,6 +3,7 @@ import type { SpawnRequest, Spawner } from '../../../core/gameservers/spawner';
 import { SessionStore } from '../../../core/sessions/store';
 import { createRoom, type CreateRoomDependencies } from '../../../core/rooms/create';
 import { joinRoom } from '../../../core/rooms/join';
+import { LiveRoomStore } from '../../../core/rooms/live-room-store';
 import { RoomStore } from '../../../core/rooms/store';
 import { sweepRooms } from '../../../core/rooms/sweep';
 import { SweeperStateStore } from '../../../core/rooms/sweeper-state-store';
@@ -118,8 +119,7 @@ describe('sweepRooms', () => {
     const result = await sweepRooms(
       {
         members,
-        db: platform.db,
-        tableName: platform.tableName,
+        live: new LiveRoomStore(platform.db, platform.tableName),
         rooms,
         spawner: new SilentSpawner(),
         memory: new SweeperStateStore(platform.db, platform.tableName),

@@ -11,6 +11,7 @@ import type { Spawner } from '../../../core/gameservers/spawner';
 import { createSqsClient } from '../../../core/infra/aws-clients';
 import { queueBacklog } from '../../../core/infra/queue-backlog';
 import { SessionStore } from '../../../core/sessions/store';
+import { LiveRoomStore } from '../../../core/rooms/live-room-store';
 import { RoomStore } from '../../../core/rooms/store';
 import { sweepRooms, type SweepPolicy, type SweepResult } from '../../../core/rooms/sweep';
 import { SweeperStateStore } from '../../../core/rooms/sweeper-state-store';
@@ -71,8 +72,7 @@ function world(start: number) {
   const spawner = new RecordingSpawner();
   const deps = {
     members: new SessionStore(platform.db, platform.tableName),
-    db: platform.db,
-    tableName: platform.tableName,
+    live: new LiveRoomStore(platform.db, platform.tableName),
     rooms,
     spawner,
     memory: new SweeperStateStore(platform.db, platform.tableName),

@@ -1,14 +1,40 @@
+import { keys, liveRoomShard, liveRoomShards } from '../../../core/infra/keys';
 import { createTableInput, tableDefinition } from '../../../core/infra/table';
+import { aRoom } from '../../helpers/factories';
 import { queueDefinitions, queueUrlVariable } from '../../../core/infra/queues';
 
 describe('createTableInput', () => {
   it('declares every key attribute of the table and its indexes exactly once', () => {
     const input = createTableInput('t');
     const names = input.AttributeDefinitions?.map((a) => a.AttributeName);
-    expect(names).toEqual(['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk']);
+    expect(names).toEqual(['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk']);
     expect(input.GlobalSecondaryIndexes?.map((i) => i.IndexName)).toEqual(
       tableDefinition.globalSecondaryIndexes.map((i) => i.indexName),
     );
+  });
+});
+
+describe('the sweeper index (gsi3)', () => {
+  it('projects keys only, so joins and heartbeats never write it', () => {
+    const index = createTableInput('t').GlobalSecondaryIndexes?.find((i) => i.IndexName === 'gsi3');
+    expect(index?.Projection).toEqual({ ProjectionType: 'KEYS_ONLY' });
+  });
+
+  it('is written for every new room, in one of the shards, keyed by its id', () => {
+    const room = aRoom({ roomId: 'room-1' });
+    expect(keys.roomIndexes(room)).toMatchObject({ gsi3pk: `SWEEP#${liveRoomShard('room-1')}`, gsi3sk: 'room-1' });
+  });
+
+  it('spreads rooms over every shard', () => {
+    const used = new Set(Array.from({ length: 400 }, (_, i) => liveRoomShard(`room-${i}`)));
+    expect([...used].sort()).toEqual(Array.from({ length: liveRoomShards }, (_, i) => i));
+  });
+});
+
+describe('ending a room', () => {
+  it('removes every index key attribute the table defines, so an ended room is in no index', () => {
+    const indexKeys = tableDefinition.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey]);
+    expect([...keys.roomIndexAttributes].sort()).toEqual(indexKeys.sort());
   });
 });
 

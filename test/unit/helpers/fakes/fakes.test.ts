@@ -1,9 +1,11 @@
 import { bansContract } from '../../../helpers/contracts/bans';
 import { gameConfigurationsContract } from '../../../helpers/contracts/game-configurations';
+import { liveRoomsContract } from '../../../helpers/contracts/live-rooms';
 import { rateLimitsContract } from '../../../helpers/contracts/rate-limits';
 import { roomListingContract } from '../../../helpers/contracts/room-listing';
 import { InMemoryBans } from '../../../helpers/fakes/bans';
 import { InMemoryGameConfigurations } from '../../../helpers/fakes/game-configurations';
+import { InMemoryLiveRooms } from '../../../helpers/fakes/live-rooms';
 import { InMemoryRateLimits } from '../../../helpers/fakes/rate-limits';
 import { InMemoryRoomListing } from '../../../helpers/fakes/room-listing';
 
@@ -18,6 +20,18 @@ describe('InMemoryRoomListing', () => {
       listing,
       seed: async (rooms) => rooms.forEach((room) => listing.save(room)),
       end: async (roomId) => listing.end(roomId),
+    };
+  });
+});
+
+describe('InMemoryLiveRooms', () => {
+  liveRoomsContract(() => {
+    const live = new InMemoryLiveRooms();
+    return {
+      live,
+      seed: async (rooms) =>
+        rooms.forEach((room) => live.save(room, { members: { alice: { s: 0, t: 0 } }, keys: {}, gone: {} })),
+      end: async (roomId) => live.end(roomId),
     };
   });
 });

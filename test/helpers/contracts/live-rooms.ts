@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import type { LiveRoomIndex } from '../../../core/rooms/live-room-store';
+import type { Room } from '../../../core/rooms/model';
+import { aRoom } from '../factories';
+
+/** An index under test and the way to arrange rooms in it, as the room store writes them. */
+export interface LiveRoomsSubject {
+  readonly live: LiveRoomIndex;
+  /** Writes rooms as created, each with its creator `alice` as a member. */
+  seed(rooms: Room[]): Promise<void>;
+  /** Fails a live room: it leaves the index. */
+  end(roomId: string): Promise<void>;
+}
+
+/**
+ * The rules every `LiveRoomIndex` keeps, run against the in-memory fake (unit) and the store on
+ * DynamoDB Local (integration), so the fake cannot drift from the store.
+ */
+export function liveRoomsContract(subject: () => LiveRoomsSubject): void {
+  /** A game of its own per test: the real table is shared by the file's tests. */
+  const gameOf = () => `g-${randomUUID().slice(0, 8)}`;
+
+  it('finds every live room, spawning or ready, of every game and region, and no ended one', async () => {
+    const { live, seed, end } = subject();
+    const gameId = gameOf();
+    const room = (overrides: Partial<Room>) => aRoom({ gameId, players: 1, ...overrides });
+    const spawning = room({ state: 'spawning' });
+    const ready = room({ region: 'elsewhere', maxPlayers: 1 });
+    const other = room({ version: '2' });
+    const ended = room({});
+    await seed([spawning, ready, other, ended]);
+    await end(ended.roomId);
+
+    const found = (await live.liveRooms()).filter((entry) => entry.room.gameId === gameId);
+
+    expect(found.map((entry) => entry.room.roomId)).toEqual([spawning.roomId, ready.roomId, other.roomId].sort());
+    expect(found.find((entry) => entry.room.roomId === ready.roomId)?.room).toMatchObject({
+      state: 'ready',
+      players: 1,
+    });
+  });
+
+  it('hands back each room with its session document, so the sweeper need not read it again', async () => {
+    const { live, seed } = subject();
+    const room = aRoom({ gameId: gameOf(), players: 1 });
+    await seed([room]);
+
+    const entry = (await live.liveRooms()).find((e) => e.room.roomId === room.roomId);
+
+    expect(Object.keys(entry?.doc?.members ?? {})).toEqual(['alice']);
+  });
+}

@@ -1,0 +1,128 @@
+import type { SpawnRequest, Spawner } from '../../../../core/gameservers/spawner';
+import type { SweeperMemory } from '../../../../core/rooms/heartbeat-evidence';
+import type { Room, RoomFailureReason } from '../../../../core/rooms/model';
+import type { TransitionResult } from '../../../../core/rooms/store';
+import { sweepRooms, type SweepDependencies, type SweepPolicy } from '../../../../core/rooms/sweep';
+import type { SessionRead } from '../../../../core/sessions/store';
+import { aRoom } from '../../../helpers/factories';
+import { InMemoryLiveRooms } from '../../../helpers/fakes/live-rooms';
+
+/**
+ * The sweeper's rules on the in-memory index: which live rooms it fails, which tasks it stops,
+ * which rooms it frees slots in, and that it works only from what the index hands it.
+ */
+const now = new Date('2026-01-01T00:10:00.000Z');
+const secondsAgo = (s: number) => new Date(now.getTime() - s * 1000).toISOString();
+const policy: SweepPolicy = {
+  heartbeatTimeoutS: 10,
+  heartbeatIntervalS: 2,
+  sweepIntervalS: 5,
+  lateToleranceS: 2,
+  spawnGraceS: 2,
+};
+
+function world(options: { backlog?: number } = {}) {
+  const live = new InMemoryLiveRooms();
+  const failed: { roomId: string; reason: RoomFailureReason }[] = [];
+  const stopped: string[] = [];
+  const reclaimed: { roomId: string; read?: SessionRead }[] = [];
+  let memory: SweeperMemory = { lastSweepAt: secondsAgo(5) };
+  const spawner: Spawner = {
+    spawn: (_request: SpawnRequest) => Promise.reject(new Error('the sweeper never spawns')),
+    stop: async (taskId) => {
+      stopped.push(taskId);
+    },
+  };
+  const deps: SweepDependencies = {
+    live,
+    members: {
+      reclaimExpired: async (roomId, _now, read) => {
+        reclaimed.push({ roomId, read });
+        return 1;
+      },
+    },
+    rooms: {
+      markFailed: async (roomId, reason): Promise<TransitionResult> => {
+        const entry = (await live.liveRooms()).find((e) => e.room.roomId === roomId);
+        // As the store's condition: only a live room fails, once.
+        if (!entry) return { applied: false };
+        live.end(roomId);
+        failed.push({ roomId, reason });
+        return { applied: true, room: { ...entry.room, state: 'failed', failureReason: reason } };
+      },
+    },
+    spawner,
+    memory: {
+      read: async () => memory,
+      write: async (next) => {
+        memory = next;
+      },
+    },
+    backlog: async () => options.backlog ?? 0,
+    now: () => now,
+  };
+  return { live, failed, stopped, reclaimed, sweep: () => sweepRooms(deps, policy) };
+}
+
+const placed = (roomId: string) => ({ taskId: `task-${roomId}`, host: '127.0.0.1', ports: [4000] });
+const room = (overrides: Partial<Room> & { roomId: string }): Room =>
+  aRoom({ placement: placed(overrides.roomId), ...overrides });
+
+describe('sweepRooms', () => {
+  it('fails a spawning room past its deadline and grace, and stops its task; spares one within it', async () => {
+    const w = world();
+    w.live.save(room({ roomId: 'late', state: 'spawning', spawnDeadline: secondsAgo(3) }));
+    w.live.save(room({ roomId: 'on-time', state: 'spawning', spawnDeadline: secondsAgo(1) }));
+
+    const result = await w.sweep();
+
+    expect(result.failed).toEqual(['late']);
+    expect(w.failed).toEqual([{ roomId: 'late', reason: 'spawn-timeout' }]);
+    expect(w.stopped).toEqual(['task-late']);
+  });
+
+  it('fails a ready room silent for a whole timeout once the pipeline is current', async () => {
+    const w = world();
+    w.live.save(room({ roomId: 'silent', lastHeartbeatAt: secondsAgo(11) }));
+    w.live.save(room({ roomId: 'beating', lastHeartbeatAt: secondsAgo(2) }));
+
+    const result = await w.sweep();
+
+    expect(result).toMatchObject({ failed: ['silent'], heartbeats: 'judged' });
+    expect(w.failed).toEqual([{ roomId: 'silent', reason: 'heartbeat-lost' }]);
+  });
+
+  it('judges no silence while heartbeats wait in the queue', async () => {
+    const w = world({ backlog: 50 });
+    w.live.save(room({ roomId: 'silent', lastHeartbeatAt: secondsAgo(60) }));
+
+    const result = await w.sweep();
+
+    expect(result).toMatchObject({ failed: [], heartbeats: 'backlog' });
+  });
+
+  it('frees expired slots from the document the index read handed it, in rooms with members only', async () => {
+    const w = world();
+    const doc = { members: { bob: { s: 0, t: 0, e: 1 } }, keys: {}, gone: {} };
+    w.live.save(room({ roomId: 'with-members', players: 1, lastHeartbeatAt: secondsAgo(1) }), doc);
+    w.live.save(room({ roomId: 'empty', players: 0, lastHeartbeatAt: secondsAgo(1) }));
+
+    const result = await w.sweep();
+
+    expect(result.freedSlots).toBe(1);
+    expect(w.reclaimed).toEqual([
+      { roomId: 'with-members', read: { room: expect.objectContaining({ roomId: 'with-members' }), doc } },
+    ]);
+  });
+
+  it('never sees a room once it ended: the index no longer holds it', async () => {
+    const w = world();
+    w.live.save(room({ roomId: 'ended', state: 'spawning', spawnDeadline: secondsAgo(600), players: 3 }));
+    w.live.end('ended');
+
+    const result = await w.sweep();
+
+    expect(result).toMatchObject({ failed: [], freedSlots: 0 });
+    expect(w.stopped).toEqual([]);
+  });
+});

@@ -42,12 +42,14 @@ export function emptySinceOf(
   room: Room,
   doc: SessionDocument,
   now: Date,
-  baseline: number | undefined = Date.parse(room.readyAt ?? room.createdAt),
+  /** null: a session that never lost a member was never empty. */
+  baseline: number | null = Date.parse(room.readyAt ?? room.createdAt),
 ): number | undefined {
   if (liveCount(doc, room, now.getTime()) > 0) return undefined;
   const departures = Object.values(doc.members).map((member) => expiryOf(member, room) ?? 0);
   const candidates = [...(room.emptySince === undefined ? [] : [room.emptySince]), ...departures];
-  return candidates.length > 0 ? Math.max(...candidates) : baseline;
+  if (candidates.length > 0) return Math.max(...candidates);
+  return baseline ?? undefined;
 }
 
 /** A session empty for `sessionEmptyMs` is over: reads answer 404, the next one deletes it. */
@@ -65,7 +67,7 @@ export function joinedAfterEnd(room: Room, doc: SessionDocument, account: string
   if (!joiner) return false;
   const { [account]: _joiner, ...others } = doc.members;
   const at = new Date(joiner.t);
-  const since = emptySinceOf(room, { ...doc, members: others }, at, undefined);
+  const since = emptySinceOf(room, { ...doc, members: others }, at, null);
   return sessionExpired(since, at.getTime(), constantsOf(room).timeouts);
 }
 
@@ -89,7 +91,8 @@ export function sessionRoomView(room: Room, doc: SessionDocument, now: Date, acc
   const showMembers = constants.visibility === 'open' || live.some(([holder]) => holder === account);
   return {
     ...toRoomView(room),
-    players: live.length,
+    // The stored count less the members whose time ran out (as before sessions: `players` is the count).
+    players: Math.max(0, room.players - (Object.keys(doc.members).length - live.length)),
     template: room.template ?? null,
     constants,
     properties: propertiesOf(room),

@@ -111,7 +111,8 @@ describe('patching a session', () => {
   });
 
   it('refuses non-members and members whose time ran out (403), sending nothing', async () => {
-    for (const members of [{ bob: alice }, { alice: { ...alice, e: now.getTime() } }]) {
+    const cases: Record<string, StoredMember>[] = [{ bob: alice }, { alice: { ...alice, e: now.getTime() } }];
+    for (const members of cases) {
       const writes = new ScriptedWrites([]);
       await expect(
         patchRoomProperties(

@@ -31,6 +31,7 @@ import { deriveIdempotencyKey } from '../core/idempotency/cipher';
 import { IdempotencyStore, type IdempotencyRecords } from '../core/idempotency/store';
 import { SessionStore } from '../core/sessions/store';
 import { LiveRoomStore, type LiveRoomIndex } from '../core/rooms/live-room-store';
+import { SessionWriteStore } from '../core/sessions/patch-store';
 import { RoomListStore, type RoomListing } from '../core/rooms/list-store';
 import { RoomStore } from '../core/rooms/store';
 import { SweeperStateStore } from '../core/rooms/sweeper-state-store';
@@ -51,6 +52,8 @@ export interface Platform {
   readonly rooms: RoomStore;
   /** Members, reservations and registration keys, inside each room's session document. */
   readonly sessions: SessionStore;
+  /** The session PATCH routes' writes and the end of sessions left empty (core/sessions/patch.ts). */
+  readonly sessionWrites: SessionWriteStore;
   readonly gameConfigurations: GameConfigurations;
   /** The matchmaking buckets' filling-room pointers. */
   readonly fillingRooms: FillingRoomStore;
@@ -223,6 +226,7 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
     clock,
     rooms: new RoomStore(db, table, (ms) => clock.sleep(ms), settings.endedRoomRetentionS),
     sessions: new SessionStore(db, table),
+    sessionWrites: new SessionWriteStore(db, table),
     gameConfigurations: new GameConfigurationStore(db, table),
     templates: new TemplateStore(db, table),
     fillingRooms: new FillingRoomStore(db, table),

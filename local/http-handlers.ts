@@ -4,6 +4,8 @@ import { handler as createRoom } from '../lambdas/http/rooms/create';
 import { handler as getRoom } from '../lambdas/http/rooms/get';
 import { handler as joinRoom } from '../lambdas/http/rooms/join';
 import { handler as leaveRoom } from '../lambdas/http/rooms/leave';
+import { handler as patchRoom } from '../lambdas/http/rooms/patch';
+import { handler as patchMember } from '../lambdas/http/rooms/patch-member';
 import { handler as listRooms } from '../lambdas/http/rooms/list';
 import { handler as matchmakingJoin } from '../lambdas/http/matchmaking/join';
 import { handler as putGameConfiguration } from '../lambdas/http/admin/games/put';
@@ -26,6 +28,8 @@ export const httpHandlers: Record<RouteId, HttpHandler> = {
   getRoom,
   joinRoom,
   leaveRoom,
+  patchRoom,
+  patchMember,
   listRooms,
   matchmakingJoin,
   putGameConfiguration,

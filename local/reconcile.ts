@@ -27,6 +27,8 @@ export async function reconcileAtStart(deps: {
   const stoppedProcesses = stopLeftoverSidecars();
   const failedRooms: string[] = [];
   for (const { room } of await deps.live.liveRooms()) {
+    // A peer-hosted session has no server to lose.
+    if (room.hosting === 'peerHosted') continue;
     const change = await deps.rooms.markFailed(room.roomId, 'sidecar-lost', deps.now());
     if (change.applied) failedRooms.push(room.roomId);
   }

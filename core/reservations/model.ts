@@ -39,7 +39,8 @@ export interface NewMember {
 /** What a player receives for a slot: the key is shown once, here, and never again. */
 export interface Reservation {
   readonly key: string;
-  readonly host: string;
-  readonly ports: readonly number[];
+  /** Where to connect; absent in a peer-hosted session (no server: peers connect to each other). */
+  readonly host?: string;
+  readonly ports?: readonly number[];
   readonly expiresAt: string;
 }

@@ -7,6 +7,7 @@ import { generateRegistrationKey, hashRegistrationKey } from '../reservations/ke
 import type { NewMember, Reservation } from '../reservations/model';
 import type { Room, RoomSettings } from './model';
 import type { RoomStore } from './store';
+import { defaultConstants, type SessionConstants, type SessionProperties } from '../sessions/model';
 
 export interface CreateRoomCommand {
   readonly account: string;
@@ -18,6 +19,15 @@ export interface CreateRoomCommand {
   readonly region: string;
   /** Set when matchmaking creates the room for a criteria bucket. */
   readonly bucket?: string;
+  /**
+   * The session the room is (core/sessions/create-resolution.ts). Absent: the configuration's
+   * default template, open, with no custom constants or properties.
+   */
+  readonly session?: {
+    readonly template: string | null;
+    readonly constants: SessionConstants;
+    readonly properties: SessionProperties;
+  };
 }
 
 export interface CreateRoomDependencies {
@@ -79,7 +89,13 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
     spawnDeadline: spawnDeadline.toISOString(),
     serverScopes: grantableScopes(configuration.serverScopes),
     ...(command.bucket ? { bucket: command.bucket } : {}),
+    template: command.session?.template ?? null,
+    constants:
+      command.session?.constants ??
+      defaultConstants({ maxPlayers, reservationTimeoutS: configuration.reservationTimeoutS }),
+    properties: command.session?.properties ?? { joinability: 'open', custom: {} },
   };
+  const reservedMs = room.constants?.timeouts.reservedMs ?? null;
   // Pending: the creator's reservation expires reservationTimeoutS after the room became
   // ready (`inited`), not after the spawn deadline (core/sessions/document.ts).
   const member: NewMember = {
@@ -111,7 +127,8 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
   // Ready: counted from `inited`. Still spawning: the latest it can be (inited at the deadline).
   const clockStart =
     current.state === 'ready' ? Date.parse(current.readyAt ?? current.updatedAt) : spawnDeadline.getTime();
-  const expiresAt = new Date(clockStart + configuration.reservationTimeoutS * 1000).toISOString();
+  // A template without a reserved timeout: the configuration's, as an answer must give one.
+  const expiresAt = new Date(clockStart + (reservedMs ?? configuration.reservationTimeoutS * 1000)).toISOString();
   const reservation: Reservation = { key, host: placement.host, ports: placement.ports, expiresAt };
   if (current.state === 'ready') return { state: 'Ready', room: current, reservation };
   if (current.state === 'spawning') return { state: 'Spawning', room: current, reservation };

@@ -250,8 +250,10 @@ async function answer(claimed: ClaimedSlot, deps: JoinRoomDependencies): Promise
     spawning: current.state === 'spawning',
     reservation: {
       key: claimed.key,
-      host: placement?.host ?? 'pending',
-      ports: placement?.ports ?? [],
+      // A peer-hosted session has no server: its reservations name no host or ports.
+      ...(current.hosting === 'peerHosted'
+        ? {}
+        : { host: placement?.host ?? 'pending', ports: placement?.ports ?? [] }),
       expiresAt: new Date(expiry).toISOString(),
     },
   };

@@ -36,7 +36,17 @@ export interface RoomListing {
 export const listingConditions = {
   roomIsReady: '#state = :ready',
   roomHasFreeSlot: 'players < maxPlayers',
+  /** Only sessions anyone may join are offered: not `visible` or `private`, not `closed` or `inviteOnly`. */
+  sessionIsOpen:
+    '(attribute_not_exists(#constants.#visibility) OR #constants.#visibility = :open) AND (attribute_not_exists(#props.#joinability) OR #props.#joinability = :open)',
 } as const;
+
+const sessionNames = {
+  '#constants': 'constants',
+  '#visibility': 'visibility',
+  '#props': 'properties',
+  '#joinability': 'joinability',
+};
 
 const listingIndex = 'gsi2';
 
@@ -54,9 +64,9 @@ export class RoomListStore implements RoomListing {
         TableName: this.tableName,
         IndexName: listingIndex,
         KeyConditionExpression: 'gsi2pk = :listing',
-        FilterExpression: `${listingConditions.roomIsReady} AND ${listingConditions.roomHasFreeSlot}`,
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':listing': partition, ':ready': 'ready' },
+        FilterExpression: `${listingConditions.roomIsReady} AND ${listingConditions.roomHasFreeSlot} AND ${listingConditions.sessionIsOpen}`,
+        ExpressionAttributeNames: { '#state': 'state', ...sessionNames },
+        ExpressionAttributeValues: { ':listing': partition, ':ready': 'ready', ':open': 'open' },
         Limit: limit,
         // Validated before DynamoDB sees it: a forged token is a 400, not a ValidationException.
         ExclusiveStartKey: decodePageToken(pageToken, partition),

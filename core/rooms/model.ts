@@ -59,6 +59,12 @@ export interface Room {
   readonly constants?: SessionConstants;
   /** Room properties members write (API.md "Session documents"). */
   readonly properties?: { readonly joinability?: Joinability; readonly custom?: Record<string, unknown> };
+  /** The template the session was made from; null or absent: the configuration's default template. */
+  readonly template?: string | null;
+  /** `peerHosted`: a session without a game server (no spawn, no heartbeat). Absent: dedicated. */
+  readonly hosting?: 'peerHosted';
+  /** When (epoch ms) the write that removed the last member ran: the start of `sessionEmptyMs`. */
+  readonly emptySince?: number;
 }
 
 /** What every API answer shows of a room: never keys, tokens or internal bookkeeping. */

@@ -35,6 +35,8 @@ export interface StoredMember {
   readonly a?: number;
   /** The reservation as it was before `joined` confirmed it, so `abandoned` can restore it. */
   readonly b?: StoredMember;
+  /** The member's own `properties.custom`, written by that member alone (absent: `{}`). */
+  readonly q?: Record<string, unknown>;
 }
 
 export interface SessionDocument {
@@ -244,5 +246,6 @@ export function memberOf(raw: unknown, account: string): StoredMember {
     ...(m.u === undefined ? {} : { u: m.u }),
     ...(a === undefined ? {} : { a }),
     ...(m.b === undefined ? {} : { b: memberOf(m.b, account) }),
+    ...(m.q === undefined ? {} : { q: mapOf(m.q, `members.${account}.q`) }),
   };
 }

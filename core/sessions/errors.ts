@@ -54,3 +54,12 @@ export class SessionPreconditionFailedError extends PlatformError {
     );
   }
 }
+
+/** Only a session's live members write it (API.md): anyone else, authenticated, gets 403. */
+export class SessionMembersOnlyError extends PlatformError {
+  override readonly name = 'SessionMembersOnlyError';
+  readonly code = 'FORBIDDEN';
+  constructor(readonly roomId: string) {
+    super(`Only members of room ${roomId} may change it; join it first.`, { details: { roomId } });
+  }
+}

@@ -18,7 +18,8 @@ export class RoomConstantsCache {
 
   /** Whether the entry already holds what a ready room's answer needs. */
   static settled(room: Room): boolean {
-    return room.state !== 'spawning' && room.placement !== undefined;
+    // A peer-hosted session never gets a placement: it is settled once it exists.
+    return room.state !== 'spawning' && (room.placement !== undefined || room.hosting === 'peerHosted');
   }
 
   remember(room: Room): void {

@@ -253,15 +253,20 @@ export class SessionStore {
     let freed = 0;
     for (let i = 0; i < expired.length; i += maxReclaimPerWrite) {
       const batch = expired.slice(i, i + maxReclaimPerWrite);
-      if (await this.removeMembers(roomId, batch, now)) freed += batch.length;
+      if (await this.removeMembers(roomId, batch, now, departedAt(current, batch))) freed += batch.length;
     }
     return freed;
   }
 
+  /**
+   * `emptySince`: when the last of `batch` left (an expiry, or `now` for a leave), written in
+   * the same write so a session left empty knows since when (core/sessions/room-response.ts).
+   */
   private async removeMembers(
     roomId: string,
     batch: readonly DocMember[],
     now: Date,
+    emptySince: number,
     tombstone?: { keyHash: string; by: string; prune: readonly string[] },
   ): Promise<boolean> {
     const names: Record<string, string> = {
@@ -270,7 +275,12 @@ export class SessionStore {
       '#players': 'players',
       '#cn': 'changeNumber',
     };
-    const values: Record<string, unknown> = { ':n': batch.length, ':one': 1, ':now': now.toISOString() };
+    const values: Record<string, unknown> = {
+      ':n': batch.length,
+      ':one': 1,
+      ':now': now.toISOString(),
+      ':emptySince': emptySince,
+    };
     const removals: string[] = [];
     const conditions: string[] = ['#players >= :n'];
     batch.forEach((x, i) => {
@@ -285,7 +295,7 @@ export class SessionStore {
         conditions.push(`#keys.#k${i} = :x${i}`);
       }
     });
-    let set = '#players = #players - :n, #cn = #cn + :one, updatedAt = :now';
+    let set = '#players = #players - :n, #cn = #cn + :one, updatedAt = :now, emptySince = :emptySince';
     if (tombstone) {
       names['#gone'] = 'gone';
       names['#g'] = tombstone.keyHash;
@@ -473,17 +483,23 @@ export class SessionStore {
     by: string,
     now: Date,
   ): Promise<boolean> {
-    if (target.keyHash === undefined) return this.removeMembers(roomId, [target], now);
+    const left = Math.max(read.room.emptySince ?? 0, now.getTime());
+    if (target.keyHash === undefined) return this.removeMembers(roomId, [target], now, left);
     const prune = Object.entries(read.doc.gone)
       .filter(([, tomb]) => Number(tomb.split(' ')[0]) < now.getTime() - goneKeptMs)
       .slice(0, maxReclaimPerWrite)
       .map(([hash]) => hash);
-    return this.removeMembers(roomId, [target], now, {
+    return this.removeMembers(roomId, [target], now, left, {
       keyHash: target.keyHash,
       by: `${by} ${target.account}`,
       prune,
     });
   }
+}
+
+/** When the last of these expired members left: the latest expiry, never before an earlier departure. */
+function departedAt(read: SessionRead, batch: readonly DocMember[]): number {
+  return Math.max(read.room.emptySince ?? 0, ...batch.map((x) => expiryOf(x.member, read.room) ?? 0));
 }
 
 /** Confirmed members run no timeout in configuration rooms; templates may give `inactive` one. */

@@ -52,6 +52,7 @@ const configurationView = z.object({ configuration: gameServerConfigurationBodyS
 const banView = z.object({ ban: banSchema });
 const templateView = z.object({ template: templateViewSchema });
 const roomView = z.object({ room: sessionRoomViewSchema });
+const ifMatch = z.object({ 'if-match': ifMatchHeaderSchema });
 
 /** Every route's operation, checked against the route table so none can be forgotten. */
 const operations: Record<RouteId, ZodOpenApiOperationObject> = {
@@ -130,6 +131,25 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
       ...errors('BAD_REQUEST', 'UNAUTHORIZED'),
     },
   },
+  patchRoom: {
+    summary: "Write the room's properties (members only); constants never change",
+    requestParams: { path: roomIdParams, header: ifMatch },
+    requestBody: { content: { 'application/json': { schema: patchRoomRequestSchema } } },
+    responses: {
+      '200': roomJson(roomView, 'Written; the change number is bumped.'),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'PRECONDITION_FAILED', 'UNAVAILABLE'),
+    },
+  },
+  patchMember: {
+    summary:
+      "Set the caller's own member state or properties. Allowed state changes: reserved → ready; active ⇄ inactive; reserved/ready → active only in a peer-hosted session (a dedicated room's game server makes a member active with joined); anything else is a 400 naming body.state",
+    requestParams: { path: roomIdParams, header: ifMatch },
+    requestBody: { content: { 'application/json': { schema: patchMemberRequestSchema } } },
+    responses: {
+      '200': roomJson(roomView, 'Written; the change number is bumped.'),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'PRECONDITION_FAILED', 'UNAVAILABLE'),
+    },
+  },
   leaveRoom: {
     summary: "Cancel the caller's reservation or leave the room",
     requestParams: { path: roomIdParams },
@@ -196,42 +216,6 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
   },
 };
 
-const ifMatch = z.object({ 'if-match': ifMatchHeaderSchema });
-
-/**
- * Session-document routes of API.md whose handlers are not in the route table yet: documented
- * here, under the id their route will have. Adding the route to the table makes `operations`
- * demand the entry; move it there then.
- */
-const sessionOperations: Record<string, { method: 'patch'; path: string; operation: ZodOpenApiOperationObject }> = {
-  patchRoom: {
-    method: 'patch',
-    path: '/v1/rooms/{roomId}',
-    operation: {
-      summary: "Write the room's properties (members only); constants never change",
-      requestParams: { path: roomIdParams, header: ifMatch },
-      requestBody: { content: { 'application/json': { schema: patchRoomRequestSchema } } },
-      responses: {
-        '200': roomJson(roomView, 'Written; the change number is bumped.'),
-        ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'PRECONDITION_FAILED', 'UNAVAILABLE'),
-      },
-    },
-  },
-  patchMember: {
-    method: 'patch',
-    path: '/v1/rooms/{roomId}/members/me',
-    operation: {
-      summary: "Set the caller's own member state (ready, active, inactive) or properties",
-      requestParams: { path: roomIdParams, header: ifMatch },
-      requestBody: { content: { 'application/json': { schema: patchMemberRequestSchema } } },
-      responses: {
-        '200': roomJson(roomView, 'Written; the change number is bumped.'),
-        ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'PRECONDITION_FAILED', 'UNAVAILABLE'),
-      },
-    },
-  },
-};
-
 /** The OpenAPI 3.1 document of the HTTP API, generated from the schemas the handlers validate with. */
 export function openApiDocument(): ReturnType<typeof createDocument> {
   const paths: ZodOpenApiPathsObject = {};
@@ -242,11 +226,6 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       ...(route.auth === 'jwt' ? { security: [{ bearer: 'scope' in route ? [route.scope] : [] }] } : { security: [] }),
     };
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation };
-  }
-  const routed = new Set<string>(routes.map((route) => route.id));
-  for (const [operationId, { method, path, operation }] of Object.entries(sessionOperations)) {
-    if (routed.has(operationId)) continue;
-    paths[path] = { ...paths[path], [method]: { operationId, ...operation, security: [{ bearer: [] }] } };
   }
   return createDocument({
     openapi: '3.1.0',

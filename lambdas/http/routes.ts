@@ -5,7 +5,7 @@
  */
 export interface RouteDefinition {
   readonly id: string;
-  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** API Gateway path syntax: `{name}` is a path parameter. */
   readonly path: string;
   /** Module (from the repository root) that exports `handler`. */
@@ -50,6 +50,20 @@ export const routes = [
     entry: 'lambdas/http/matchmaking/join.ts',
     auth: 'jwt',
     timeoutS: 29,
+  },
+  {
+    id: 'patchRoom',
+    method: 'PATCH',
+    path: '/v1/rooms/{roomId}',
+    entry: 'lambdas/http/rooms/patch.ts',
+    auth: 'jwt',
+  },
+  {
+    id: 'patchMember',
+    method: 'PATCH',
+    path: '/v1/rooms/{roomId}/members/me',
+    entry: 'lambdas/http/rooms/patch-member.ts',
+    auth: 'jwt',
   },
   {
     id: 'leaveRoom',

@@ -9,11 +9,15 @@ export function jsonClient(baseUrl: string) {
   return async function call(
     method: string,
     path: string,
-    init: { token?: string; body?: unknown; rawBody?: string } = {},
+    init: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
   ): Promise<JsonResponse> {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
-      headers: { ...(init.token ? { authorization: `Bearer ${init.token}` } : {}), 'content-type': 'application/json' },
+      headers: {
+        ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+        'content-type': 'application/json',
+        ...init.headers,
+      },
       body: init.rawBody ?? (init.body === undefined ? undefined : JSON.stringify(init.body)),
     });
     const text = await response.text();

@@ -3,12 +3,13 @@ import { findOrCreate, type MatchResult } from '../../../core/matchmaking/find-o
 import { resolveRegion } from '../../../core/placement/region';
 import { createRoom } from '../../../core/rooms/create';
 import { joinRoom } from '../../../core/rooms/join';
-import { toRoomView } from '../../../core/rooms/model';
 import { matchmakingRequestSchema } from '../../../core/rooms/schema';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
 import { serverTokenMinter } from '../rooms/server-token';
+import { memberViewOf } from '../rooms/session-view';
+import { roomResponse } from '../../../core/sessions/room-response';
 
 export const handler = httpHandler(
   { auth: {}, body: matchmakingRequestSchema },
@@ -65,9 +66,9 @@ export const handler = httpHandler(
         };
       },
     });
-    return {
-      status: result.spawning ? 202 : 200,
-      body: { room: toRoomView(result.room), ...(result.reservation ? { reservation: result.reservation } : {}) },
-    };
+    return roomResponse(result.spawning ? 202 : 200, {
+      room: await memberViewOf(p, result.room, principal.account),
+      ...(result.reservation ? { reservation: result.reservation } : {}),
+    });
   }),
 );

@@ -1,13 +1,14 @@
-import { RequestInvalidError } from '../../../core/errors';
 import { resolveCreateRequest } from '../../../core/sessions/create-resolution';
+import { createPeerHostedSession } from '../../../core/sessions/create-peer-hosted';
 import { resolveRegion } from '../../../core/placement/region';
 import { createRoom } from '../../../core/rooms/create';
-import { toRoomView } from '../../../core/rooms/model';
 import { createRoomRequestSchema } from '../../../core/rooms/schema';
+import { roomResponse } from '../../../core/sessions/room-response';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
 import { serverTokenMinter } from './server-token';
+import { memberViewOf } from './session-view';
 
 export const handler = httpHandler(
   { auth: {}, body: createRoomRequestSchema },
@@ -17,14 +18,26 @@ export const handler = httpHandler(
     // The caller's wait counts from the request, not from the spawn: the gateway's 30 s include both.
     const answerBy = new Date(p.now().getTime() + p.config.createWaitS * 1000);
     const session = await resolveCreateRequest(body, { templates: p.templates, configurations: p.gameConfigurations });
-    // A peer-hosted session needs the session-document store; until it is there, refuse it plainly.
+    const region = resolveRegion(body, [p.config.roomRegion], p.config.roomRegion);
+    const stored = { template: session.template, constants: session.constants, properties: session.properties };
     if (session.hosting.kind === 'peerHosted') {
-      throw new RequestInvalidError('Peer-hosted sessions cannot be created on this platform yet.', [
-        { field: 'body.template', message: 'is peer-hosted, which this platform does not run yet' },
-      ]);
+      // resolveCreateSession only makes a peer-hosted session from a template.
+      const created = await createPeerHostedSession(
+        {
+          account: principal.account,
+          scopes: principal.scopes,
+          region,
+          settings: body.settings,
+          session: { ...stored, template: session.template ?? '' },
+        },
+        { rooms: p.rooms, now: p.now, newRoomId: p.newId },
+      );
+      return roomResponse(201, {
+        room: await memberViewOf(p, created.room, principal.account),
+        reservation: created.reservation,
+      });
     }
     const { configuration } = session.hosting;
-    const region = resolveRegion(body, [p.config.roomRegion], p.config.roomRegion);
     const result = await createRoom(
       {
         account: principal.account,
@@ -34,6 +47,7 @@ export const handler = httpHandler(
         settings: body.settings,
         maxPlayers: session.constants.maxMembers,
         region,
+        session: stored,
       },
       {
         rooms: p.rooms,
@@ -47,12 +61,15 @@ export const handler = httpHandler(
       },
     );
     if (result.state === 'Spawning') {
-      return {
-        status: 202,
-        body: { room: toRoomView(result.room) },
-        headers: { location: `/v1/rooms/${result.room.roomId}` },
-      };
+      return roomResponse(
+        202,
+        { room: await memberViewOf(p, result.room, principal.account) },
+        { location: `/v1/rooms/${result.room.roomId}` },
+      );
     }
-    return { status: 201, body: { room: toRoomView(result.room), reservation: result.reservation } };
+    return roomResponse(201, {
+      room: await memberViewOf(p, result.room, principal.account),
+      reservation: result.reservation,
+    });
   }),
 );

@@ -1,17 +1,21 @@
 import { z } from 'zod';
-import { RoomNotFoundError } from '../../../core/rooms/errors';
 import { roomIdSchema } from '../../../core/rooms/schema';
-import { roomViewAt } from '../../../core/sessions/view';
+import { readSessionAs } from '../../../core/sessions/patch';
+import { roomResponse, sessionRoomView } from '../../../core/sessions/room-response';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
+import { sessionDependencies } from './session-dependencies';
 
-/** One consistent read: the session document holds the room and its members. */
+/**
+ * One consistent read: the session document holds the room and its members, judged at the
+ * platform's `now` (expired members gone, an empty session past `sessionEmptyMs` ended: 404,
+ * a private one 404 to non-members).
+ */
 export const handler = httpHandler(
   { auth: {}, params: z.strictObject({ roomId: roomIdSchema }) },
-  async ({ params }) => {
+  async ({ params, principal }) => {
     const p = platform();
-    const read = await p.sessions.read(params.roomId);
-    if (!read) throw new RoomNotFoundError(params.roomId);
-    return { status: 200, body: { room: roomViewAt(read.room, read.doc, p.now()) } };
+    const read = await readSessionAs(params.roomId, principal.account, sessionDependencies(p));
+    return roomResponse(200, { room: sessionRoomView(read.room, read.doc, p.now(), principal.account) });
   },
 );

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { joinRoom } from '../../../core/rooms/join';
-import { toRoomView } from '../../../core/rooms/model';
 import { roomIdSchema } from '../../../core/rooms/schema';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
+import { roomResponse } from '../../../core/sessions/room-response';
+import { memberViewOf } from './session-view';
 
 export const joinRoomRequestSchema = z.strictObject({}).meta({ id: 'JoinRoomRequest' });
 
@@ -24,9 +25,9 @@ export const handler = httpHandler(
         heartbeatTimeoutS: p.config.heartbeatTimeoutS,
       },
     );
-    return {
-      status: result.spawning ? 202 : 200,
-      body: { room: toRoomView(result.room), reservation: result.reservation },
-    };
+    return roomResponse(result.spawning ? 202 : 200, {
+      room: await memberViewOf(p, result.room, principal.account),
+      reservation: result.reservation,
+    });
   }),
 );

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { gameIdSchema, gameVersionSchema } from '../../../core/gameservers/schema';
-import { toRoomView } from '../../../core/rooms/model';
+import { roomOnlyView } from '../../../core/sessions/room-response';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 
@@ -14,7 +14,10 @@ export const listRoomsQuerySchema = z
   })
   .meta({ id: 'ListRoomsQuery' });
 
-/** Open rooms of one game version in one region, oldest first, through an index (no scan). */
+/**
+ * Open rooms of one game version in one region, oldest first, through an index (no scan):
+ * only sessions anyone may join (visibility and joinability `open`), shown without members.
+ */
 export const handler = httpHandler({ auth: {}, query: listRoomsQuerySchema }, async ({ query }) => {
   const p = platform();
   const { gameId, version, limit, nextToken } = query;
@@ -25,6 +28,6 @@ export const handler = httpHandler({ auth: {}, query: listRoomsQuerySchema }, as
   );
   return {
     status: 200,
-    body: { rooms: page.rooms.map(toRoomView), ...(page.nextToken ? { nextToken: page.nextToken } : {}) },
+    body: { rooms: page.rooms.map(roomOnlyView), ...(page.nextToken ? { nextToken: page.nextToken } : {}) },
   };
 });

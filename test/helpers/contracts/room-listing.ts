@@ -48,6 +48,33 @@ export function roomListingContract(subject: () => RoomListingSubject): void {
     expect(page.nextToken).toBeUndefined();
   });
 
+  it('offers only sessions anyone may join: not visible or private, not closed or inviteOnly', async () => {
+    const { listing, seed } = subject();
+    const query = listingOf();
+    const room = (second: number, overrides: Partial<Room> = {}) =>
+      aRoom({ ...query, createdAt: at(second), ...overrides });
+    const constants = (visibility: 'open' | 'visible' | 'private') => ({
+      maxMembers: 8,
+      visibility,
+      timeouts: { reservedMs: 30_000, readyMs: null, inactiveMs: null, sessionEmptyMs: null },
+      custom: {},
+    });
+    const open = room(1, { constants: constants('open'), properties: { joinability: 'open', custom: {} } });
+    const legacy = room(2);
+    await seed([
+      open,
+      legacy,
+      room(3, { constants: constants('visible') }),
+      room(4, { constants: constants('private') }),
+      room(5, { properties: { joinability: 'closed', custom: {} } }),
+      room(6, { properties: { joinability: 'inviteOnly' } }),
+    ]);
+
+    const page = await listing.listOpen(query, undefined, 25);
+
+    expect(page.rooms.map((r) => r.roomId)).toEqual([open.roomId, legacy.roomId]);
+  });
+
   it('bounds the rooms examined, not returned: a page can be empty yet go on, and the tokens visit each open room once', async () => {
     const { listing, seed } = subject();
     const query = listingOf();

@@ -8,7 +8,8 @@ import { decodePageToken, encodePageToken } from '../../../core/rooms/page-token
  *
  * - the index holds live rooms only (`end` takes a room out, as failing or closing does);
  * - a listing is one partition (game, version, region), ordered by creation time, then room id;
- * - `limit` bounds the rooms *examined* before the filter (ready, a free slot), as DynamoDB's
+ * - `limit` bounds the rooms *examined* before the filter (ready, a free slot, visibility and
+ *   joinability `open`), as DynamoDB's
  *   `Limit` does: a page may hold fewer rooms than the limit, and carries a token whenever it
  *   stopped at the limit;
  * - tokens are the same index keys the store issues, checked by the same `decodePageToken`.
@@ -37,6 +38,10 @@ export class InMemoryRoomListing implements RoomListing {
     const rooms = examined
       .map((entry) => entry.room)
       .filter((room) => room.state === 'ready' && room.players < room.maxPlayers)
+      .filter(
+        (room) =>
+          (room.constants?.visibility ?? 'open') === 'open' && (room.properties?.joinability ?? 'open') === 'open',
+      )
       .map((room) => structuredClone(room));
     const last = examined.at(-1);
     return examined.length === limit && last ? { rooms, nextToken: encodePageToken(last.key) } : { rooms };

@@ -80,11 +80,18 @@ describe('creating a room from a template', () => {
     ['a template and a different maxPlayers', { template: 'duel', maxPlayers: 5 }, 'body.maxPlayers'],
     ['a constant other than custom', { template: 'duel', constants: { maxMembers: 5 } }, 'body.constants.maxMembers'],
     ['no template and no gameId', { version: '1' }, 'body.gameId'],
-    ['a peer-hosted template (not served until the session store lands)', { template: 'lobby' }, 'body.template'],
+    ['a peer-hosted template and a gameId', { template: 'lobby', gameId: 'arena' }, 'body.gameId'],
   ])('refuses %s: 400 naming the field, spawning nothing', async (_name, body, field) => {
     const response = await create(body);
     expect([response.status, response.body.error.code]).toEqual([400, 'BAD_REQUEST']);
     expect(response.body.error.details.fields).toEqual([expect.objectContaining({ field })]);
+    expect(spawned).toEqual([]);
+  });
+
+  it('creates a peer-hosted session without spawning anything: 201, a reservation without host or ports', async () => {
+    const response = await create({ template: 'lobby' });
+    expect([response.status, response.body.room.template, response.body.room.state]).toEqual([201, 'lobby', 'ready']);
+    expect(response.body.reservation.host).toBeUndefined();
     expect(spawned).toEqual([]);
   });
 

@@ -68,8 +68,24 @@ describe('GET /v1/rooms/{roomId}', () => {
         maxPlayers: room.maxPlayers,
         players: 3,
         changeNumber: room.changeNumber,
+        // The session document: the default template, and its (here empty) members.
+        template: null,
+        constants: {
+          maxMembers: room.maxPlayers,
+          visibility: 'open',
+          timeouts: {
+            reservedMs: room.reservationTimeoutS * 1000,
+            readyMs: null,
+            inactiveMs: null,
+            sessionEmptyMs: null,
+          },
+          custom: {},
+        },
+        properties: { joinability: 'open', custom: {} },
+        members: [],
       },
     });
+    expect(response.headers.get('etag')).toBe(`"${room.changeNumber}"`);
   });
 
   it('answers 400 with the failing field for an id that cannot be a room id', async () => {

@@ -149,7 +149,22 @@ describe('DELETE /v1/rooms/{roomId}/members/me', () => {
     const view = await call('GET', `/v1/rooms/${room.roomId}`, { token: await tokenFor('dave') });
     expect(JSON.stringify(view.body)).not.toContain(joined.body.reservation.key);
     expect(Object.keys(view.body.room).sort()).toEqual(
-      ['changeNumber', 'gameId', 'maxPlayers', 'players', 'region', 'roomId', 'settings', 'state', 'version'].sort(),
+      [
+        'changeNumber',
+        'gameId',
+        'maxPlayers',
+        'players',
+        'region',
+        'roomId',
+        'settings',
+        'state',
+        'version',
+        // The session document (API.md): no key or token in any of it.
+        'template',
+        'constants',
+        'properties',
+        'members',
+      ].sort(),
     );
   });
 });

@@ -1,0 +1,133 @@
+import { toRoomView, type Room, type RoomView } from '../rooms/model';
+import { expiryOf, isLiveMember, liveCount, memberStateOf, sessionExpired, type SessionDocument } from './document';
+import { formatETag } from './if-match';
+import type { Hosting } from './member-transitions';
+import { defaultConstants, type MemberState, type SessionConstants, type SessionProperties } from './model';
+
+/** The room view of API.md with its session document (`sessionRoomViewSchema`). */
+export interface SessionRoomView extends RoomView {
+  readonly template: string | null;
+  readonly constants: SessionConstants;
+  readonly properties: SessionProperties;
+  readonly members?: readonly {
+    readonly account: string;
+    readonly state: MemberState;
+    readonly properties: { readonly custom: Record<string, unknown> };
+  }[];
+}
+
+export const hostingOf = (room: Pick<Room, 'hosting'>): Hosting => room.hosting ?? 'dedicated';
+
+/** The constants a room was created with (rooms made before templates: the default template). */
+export const constantsOf = (room: Room): SessionConstants => room.constants ?? defaultConstants(room);
+
+export const propertiesOf = (room: Room): SessionProperties => ({
+  joinability: room.properties?.joinability ?? 'open',
+  custom: room.properties?.custom ?? {},
+});
+
+/** Whether `account` holds a live slot at `now` (an expired member is no member any more). */
+export function isMemberAt(room: Room, doc: SessionDocument, account: string, now: Date): boolean {
+  const member = doc.members[account];
+  return member !== undefined && isLiveMember(member, room, now.getTime());
+}
+
+/**
+ * Since when (epoch ms) the session has had no live member at `now`, or undefined while it
+ * has one. The latest of: the write that removed the last member (`emptySince`) and the
+ * expiry of every member still stored but expired (lazily: nothing wrote their departure).
+ * A session that never lost a member counts from `baseline` (default: its start).
+ */
+export function emptySinceOf(
+  room: Room,
+  doc: SessionDocument,
+  now: Date,
+  /** null: a session that never lost a member was never empty. */
+  baseline: number | null = Date.parse(room.readyAt ?? room.createdAt),
+): number | undefined {
+  if (liveCount(doc, room, now.getTime()) > 0) return undefined;
+  const departures = Object.values(doc.members).map((member) => expiryOf(member, room) ?? 0);
+  const candidates = [...(room.emptySince === undefined ? [] : [room.emptySince]), ...departures];
+  if (candidates.length > 0) return Math.max(...candidates);
+  return baseline ?? undefined;
+}
+
+/** A session empty for `sessionEmptyMs` is over: reads answer 404, the next one deletes it. */
+export function sessionOverAt(room: Room, doc: SessionDocument, now: Date): boolean {
+  return sessionExpired(emptySinceOf(room, doc, now), now.getTime(), constantsOf(room).timeouts);
+}
+
+/**
+ * Whether `account`'s own claim landed in a session that was already over (empty for
+ * `sessionEmptyMs` before the claim, which cannot see that): the join must not revive it.
+ * A session that never lost a member (its creator's claim) was never over.
+ */
+export function joinedAfterEnd(room: Room, doc: SessionDocument, account: string): boolean {
+  const joiner = doc.members[account];
+  if (!joiner) return false;
+  const { [account]: _joiner, ...others } = doc.members;
+  const at = new Date(joiner.t);
+  const since = emptySinceOf(room, { ...doc, members: others }, at, null);
+  return sessionExpired(since, at.getTime(), constantsOf(room).timeouts);
+}
+
+/**
+ * Who may read the room at all: `open` and `visible` sessions anyone, `private` ones only
+ * their live members (everyone else gets 404, as if there were no such room).
+ */
+export function readableBy(room: Room, doc: SessionDocument, account: string, now: Date): boolean {
+  return constantsOf(room).visibility !== 'private' || isMemberAt(room, doc, account, now);
+}
+
+/**
+ * The room as `account` sees it at `now`: expired members are gone from it (and from
+ * `players`) whatever the item still holds; `members` only for a live member, or for anyone
+ * when the visibility is `open`.
+ */
+export function sessionRoomView(room: Room, doc: SessionDocument, now: Date, account: string): SessionRoomView {
+  const constants = constantsOf(room);
+  const at = now.getTime();
+  const live = Object.entries(doc.members).filter(([, member]) => isLiveMember(member, room, at));
+  const showMembers = constants.visibility === 'open' || live.some(([holder]) => holder === account);
+  return {
+    ...toRoomView(room),
+    // The stored count less the members whose time ran out (as before sessions: `players` is the count).
+    players: Math.max(0, room.players - (Object.keys(doc.members).length - live.length)),
+    template: room.template ?? null,
+    constants,
+    properties: propertiesOf(room),
+    ...(showMembers
+      ? {
+          members: live
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+            .map(([holder, member]) => ({
+              account: holder,
+              state: memberStateOf(member.s),
+              properties: { custom: member.q ?? {} },
+            })),
+        }
+      : {}),
+  };
+}
+
+/**
+ * The view of a room whose document is not at hand (a 202 still spawning, a listing): the
+ * room's own fields, no members.
+ */
+export function roomOnlyView(room: Room): SessionRoomView {
+  return {
+    ...toRoomView(room),
+    template: room.template ?? null,
+    constants: constantsOf(room),
+    properties: propertiesOf(room),
+  };
+}
+
+/** Every room response carries the change number as its entity tag (API.md). */
+export function roomResponse<B extends { readonly room: Pick<RoomView, 'changeNumber'> }>(
+  status: number,
+  body: B,
+  headers: Readonly<Record<string, string>> = {},
+): { status: number; body: B; headers: Record<string, string> } {
+  return { status, body, headers: { ...headers, etag: formatETag(body.room.changeNumber) } };
+}

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { roomIdSchema } from '../../../core/rooms/schema';
+import { parseIfMatch } from '../../../core/sessions/if-match';
+import { patchOwnMember } from '../../../core/sessions/patch';
+import { roomResponse, sessionRoomView } from '../../../core/sessions/room-response';
+import { patchMemberRequestSchema } from '../../../core/sessions/view-schema';
+import { platform } from '../../dependencies';
+import { httpHandler } from '../middleware';
+import { sessionDependencies } from './session-dependencies';
+
+/** `PATCH /v1/rooms/{roomId}/members/me`: the caller's own state or properties, nobody else's. */
+export const handler = httpHandler(
+  { auth: {}, params: z.strictObject({ roomId: roomIdSchema }), body: patchMemberRequestSchema },
+  async ({ params, body, principal, headers }) => {
+    const p = platform();
+    const ifMatch = parseIfMatch(headers['if-match']);
+    const read = await patchOwnMember(
+      {
+        roomId: params.roomId,
+        account: principal.account,
+        ...(ifMatch === undefined ? {} : { ifMatch }),
+        ...(body.state === undefined ? {} : { state: body.state }),
+        ...(body.properties === undefined ? {} : { custom: body.properties.custom }),
+      },
+      sessionDependencies(p),
+    );
+    return roomResponse(200, { room: sessionRoomView(read.room, read.doc, p.now(), principal.account) });
+  },
+);

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { roomIdSchema } from '../../../core/rooms/schema';
+import { parseIfMatch } from '../../../core/sessions/if-match';
+import { patchRoomProperties } from '../../../core/sessions/patch';
+import { roomResponse, sessionRoomView } from '../../../core/sessions/room-response';
+import { patchRoomRequestSchema, refuseConstantsWrite } from '../../../core/sessions/view-schema';
+import { platform } from '../../dependencies';
+import { httpHandler } from '../middleware';
+import { sessionDependencies } from './session-dependencies';
+
+/** `PATCH /v1/rooms/{roomId}`: a member writes the room's properties; constants never change (403). */
+export const handler = httpHandler(
+  { auth: {}, params: z.strictObject({ roomId: roomIdSchema }), body: patchRoomRequestSchema },
+  async ({ params, body, principal, headers }) => {
+    const p = platform();
+    const { properties } = refuseConstantsWrite(body, params.roomId);
+    const ifMatch = parseIfMatch(headers['if-match']);
+    const read = await patchRoomProperties(
+      {
+        roomId: params.roomId,
+        account: principal.account,
+        ...(ifMatch === undefined ? {} : { ifMatch }),
+        properties: properties ?? {},
+      },
+      sessionDependencies(p),
+    );
+    return roomResponse(200, { room: sessionRoomView(read.room, read.doc, p.now(), principal.account) });
+  },
+);

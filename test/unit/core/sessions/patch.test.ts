@@ -1,0 +1,137 @@
+import { RoomNotFoundError } from '../../../../core/rooms/errors';
+import type { StoredMember } from '../../../../core/sessions/document';
+import { SessionMembersOnlyError, SessionPreconditionFailedError } from '../../../../core/sessions/errors';
+import type { UpdateSpec } from '../../../../core/sessions/join-conditions';
+import { patchOwnMember, patchRoomProperties, readSessionAs } from '../../../../core/sessions/patch';
+import { memberUpdate, patchClauses, roomPropertiesUpdate } from '../../../../core/sessions/patch-conditions';
+import type { SessionWriteResult, SessionWrites } from '../../../../core/sessions/patch-store';
+import type { SessionRead } from '../../../../core/sessions/store';
+import { aRoom } from '../../../helpers/factories';
+
+const now = new Date('2026-01-01T00:01:00.000Z');
+const alice: StoredMember = { s: 0, t: now.getTime() - 10 };
+
+/** A session in memory whose writes answer as scripted: the use case's judgement is under test. */
+class ScriptedWrites implements SessionWrites {
+  readonly sent: UpdateSpec[] = [];
+  readonly ended: number[] = [];
+  constructor(private readonly answers: SessionWriteResult[]) {}
+  async update(_roomId: string, spec: UpdateSpec): Promise<SessionWriteResult> {
+    this.sent.push(spec);
+    const answer = this.answers.shift();
+    if (!answer) throw new Error('no more scripted answers');
+    return answer;
+  }
+  async end(_roomId: string, changeNumber: number): Promise<boolean> {
+    this.ended.push(changeNumber);
+    return true;
+  }
+}
+
+const readOf = (changeNumber: number, members: Record<string, StoredMember> = { alice }, extra = {}): SessionRead => ({
+  room: aRoom({
+    changeNumber,
+    players: Object.keys(members).length,
+    properties: { joinability: 'open', custom: {} },
+    constants: {
+      maxMembers: 4,
+      visibility: 'private',
+      timeouts: { reservedMs: 1_000, readyMs: null, inactiveMs: null, sessionEmptyMs: 0 },
+      custom: {},
+    },
+    ...extra,
+  }),
+  doc: { members, keys: {}, gone: {} },
+});
+const deps = (read: SessionRead | undefined, writes: ScriptedWrites) => ({
+  sessions: { read: async () => read },
+  writes,
+  now: () => now,
+});
+
+describe('the PATCH conditions', () => {
+  it('hold If-Match inside the write, with the writer as read and every removed member unchanged', () => {
+    const spec = roomPropertiesUpdate(
+      {
+        account: 'alice',
+        memberT: 5,
+        ifMatch: 7,
+        expired: [{ account: 'bob', member: { s: 0, t: 3, e: 4 }, keyHash: 'h' }],
+        nowIso: now.toISOString(),
+      },
+      { joinability: 'closed' },
+      true,
+    );
+    expect(spec.ConditionExpression.split(' AND ')).toEqual([
+      patchClauses.writerUnchanged,
+      patchClauses.changeNumberMatches,
+      '#members.#x0.t = :t0',
+      '#keys.#k0 = :x0',
+      patchClauses.propertiesExist,
+    ]);
+    expect(spec.ExpressionAttributeValues).toMatchObject({ ':ifMatch': 7, ':t': 5, ':n': 1, ':joinability': 'closed' });
+    expect(spec.UpdateExpression).toBe(
+      'SET #cn = #cn + :one, #updatedAt = :now, #players = #players - :n, #props.#joinability = :joinability REMOVE #members.#x0, #keys.#k0',
+    );
+  });
+
+  it("write only the member's own entry", () => {
+    const spec = memberUpdate(
+      { account: 'alice', memberT: 5, expired: [], nowIso: now.toISOString() },
+      { member: { s: 1, t: 9, e: 19 }, custom: { x: 1 } },
+    );
+    expect(spec.UpdateExpression).toBe(
+      'SET #cn = #cn + :one, #updatedAt = :now, #members.#a.s = :s, #members.#a.t = :newT, #members.#a.e = :e, #members.#a.q = :q REMOVE #members.#a.p, #members.#a.b',
+    );
+    expect(spec.ExpressionAttributeNames['#a']).toBe('alice');
+  });
+});
+
+describe('patching a session', () => {
+  it('answers 412 when the write was refused because another writer moved the change number', async () => {
+    const writes = new ScriptedWrites([{ applied: false, current: readOf(8) }]);
+    await expect(
+      patchRoomProperties(
+        { roomId: 'r', account: 'alice', ifMatch: 7, properties: { custom: {} } },
+        deps(readOf(7), writes),
+      ),
+    ).rejects.toBeInstanceOf(SessionPreconditionFailedError);
+    expect(writes.sent).toHaveLength(1);
+  });
+
+  it('without If-Match, a refused write is rebuilt from the item as it stood and sent again', async () => {
+    const done = readOf(9);
+    const writes = new ScriptedWrites([
+      { applied: false, current: readOf(8) },
+      { applied: true, read: done },
+    ]);
+    const result = await patchOwnMember({ roomId: 'r', account: 'alice', state: 'ready' }, deps(readOf(7), writes));
+    expect(result).toBe(done);
+    expect(writes.sent).toHaveLength(2);
+  });
+
+  it('refuses non-members and members whose time ran out (403), sending nothing', async () => {
+    const cases: Record<string, StoredMember>[] = [{ bob: alice }, { alice: { ...alice, e: now.getTime() } }];
+    for (const members of cases) {
+      const writes = new ScriptedWrites([]);
+      await expect(
+        patchRoomProperties(
+          { roomId: 'r', account: 'alice', properties: {} },
+          deps(readOf(7, { ...members, carol: { s: 2, t: 1 } }), writes),
+        ),
+      ).rejects.toBeInstanceOf(SessionMembersOnlyError);
+      expect(writes.sent).toEqual([]);
+    }
+  });
+
+  it('ends a session empty past sessionEmptyMs on read (404), and hides a private one from non-members', async () => {
+    const empty = readOf(7, { alice: { ...alice, e: now.getTime() - 1 } });
+    const writes = new ScriptedWrites([]);
+    await expect(readSessionAs('r', 'alice', deps(empty, writes))).rejects.toBeInstanceOf(RoomNotFoundError);
+    expect(writes.ended).toEqual([7]);
+    await expect(readSessionAs('r', 'bob', deps(readOf(7), new ScriptedWrites([])))).rejects.toBeInstanceOf(
+      RoomNotFoundError,
+    );
+    await expect(readSessionAs('r', 'alice', deps(readOf(7), new ScriptedWrites([])))).resolves.toBeDefined();
+  });
+});

@@ -1,0 +1,81 @@
+import type { SessionDocument, StoredMember } from '../../../../core/sessions/document';
+import {
+  emptySinceOf,
+  joinedAfterEnd,
+  readableBy,
+  roomResponse,
+  sessionOverAt,
+  sessionRoomView,
+} from '../../../../core/sessions/room-response';
+import type { SessionConstants, SessionVisibility } from '../../../../core/sessions/model';
+import { aRoom } from '../../../helpers/factories';
+
+const t0 = Date.parse('2026-01-01T00:01:00.000Z');
+const constants = (visibility: SessionVisibility, sessionEmptyMs: number | null = null): SessionConstants => ({
+  maxMembers: 4,
+  visibility,
+  timeouts: { reservedMs: 1_000, readyMs: null, inactiveMs: null, sessionEmptyMs },
+  custom: {},
+});
+const doc = (members: Record<string, StoredMember>): SessionDocument => ({ members, keys: {}, gone: {} });
+const live: StoredMember = { s: 2, t: t0 };
+const expiring: StoredMember = { s: 0, t: t0, e: t0 + 1_000 };
+
+describe('the room view at now', () => {
+  it('drops members whose time ran out, from members and players, before anything removed them', () => {
+    const room = aRoom({ players: 2, constants: constants('open') });
+    const view = sessionRoomView(room, doc({ alice: live, bob: expiring }), new Date(t0 + 1_000), 'carol');
+    expect(view.players).toBe(1);
+    expect(view.members).toEqual([{ account: 'alice', state: 'active', properties: { custom: {} } }]);
+    expect(view.template).toBeNull();
+    expect(view.properties).toEqual({ joinability: 'open', custom: {} });
+  });
+
+  it('shows members to members only, unless the visibility is open', () => {
+    const room = aRoom({ players: 1, constants: constants('visible') });
+    const d = doc({ alice: { ...live, q: { colour: 'red' } } });
+    expect(sessionRoomView(room, d, new Date(t0), 'bob').members).toBeUndefined();
+    expect(sessionRoomView(room, d, new Date(t0), 'alice').members).toEqual([
+      { account: 'alice', state: 'active', properties: { custom: { colour: 'red' } } },
+    ]);
+  });
+
+  it('private: readable only by live members', () => {
+    const room = aRoom({ players: 1, constants: constants('private') });
+    const d = doc({ alice: expiring });
+    expect(readableBy(room, d, 'alice', new Date(t0))).toBe(true);
+    expect(readableBy(room, d, 'bob', new Date(t0))).toBe(false);
+    expect(readableBy(room, d, 'alice', new Date(t0 + 1_000))).toBe(false);
+    expect(readableBy(aRoom({ constants: constants('visible') }), d, 'bob', new Date(t0))).toBe(true);
+  });
+
+  it('carries the change number as a quoted ETag', () => {
+    expect(roomResponse(200, { room: { changeNumber: 12 } }).headers).toEqual({ etag: '"12"' });
+  });
+});
+
+describe('sessionEmptyMs', () => {
+  it('counts from the last departure: a written emptySince or the latest expiry of a member still stored', () => {
+    const room = aRoom({ constants: constants('open', 5_000), emptySince: t0 + 300 });
+    expect(emptySinceOf(room, doc({ bob: expiring }), new Date(t0 + 2_000))).toBe(t0 + 1_000);
+    expect(emptySinceOf(room, doc({}), new Date(t0 + 2_000))).toBe(t0 + 300);
+    expect(emptySinceOf(room, doc({ alice: live }), new Date(t0 + 2_000))).toBeUndefined();
+  });
+
+  it('ends the session exactly sessionEmptyMs after it became empty (0: at once, null: never)', () => {
+    const room = aRoom({ constants: constants('open', 5_000) });
+    const d = doc({ bob: expiring });
+    expect(sessionOverAt(room, d, new Date(t0 + 5_999))).toBe(false);
+    expect(sessionOverAt(room, d, new Date(t0 + 6_000))).toBe(true);
+    expect(sessionOverAt(aRoom({ constants: constants('open', 0) }), d, new Date(t0 + 1_000))).toBe(true);
+    expect(sessionOverAt(aRoom({ constants: constants('open', null) }), d, new Date(t0 + 10 ** 9))).toBe(false);
+  });
+
+  it("tells a join that landed in an ended session from a creator's first claim", () => {
+    const room = aRoom({ constants: constants('open', 0), players: 2 });
+    const joiner: StoredMember = { s: 0, t: t0 + 2_000, e: t0 + 3_000 };
+    expect(joinedAfterEnd(room, doc({ bob: expiring, carol: joiner }), 'carol')).toBe(true);
+    expect(joinedAfterEnd(room, doc({ alice: live, carol: joiner }), 'carol')).toBe(false);
+    expect(joinedAfterEnd(room, doc({ carol: joiner }), 'carol')).toBe(false);
+  });
+});

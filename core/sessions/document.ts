@@ -35,6 +35,12 @@ export interface StoredMember {
   readonly a?: number;
   /** The reservation as it was before `joined` confirmed it, so `abandoned` can restore it. */
   readonly b?: StoredMember;
+  /**
+   * Provisional until this instant (epoch ms): the join's account checks were still running
+   * when it claimed the slot, and a refusal gives the slot back. A room full of members some of
+   * which are provisional is not answered ROOM_FULL (core/sessions/join-conditions.ts).
+   */
+  readonly v?: number;
 }
 
 export interface SessionDocument {

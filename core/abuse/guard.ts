@@ -53,6 +53,8 @@ export const banCacheMs = banSnapshotMaxAgeMs;
  */
 export class AbuseGuard {
   private readonly joinPolicy: RateLimitPolicy;
+  /** The share of the join allowance kept in each account's log (all of it without leases). */
+  private readonly joinLogPolicy: RateLimitPolicy;
   private readonly createPolicy: RateLimitPolicy;
   private readonly bans: BanSnapshot;
 
@@ -60,7 +62,8 @@ export class AbuseGuard {
     this.bans = new BanSnapshot(deps.bans);
     const join: RateLimitPolicy = { action: 'join', limit: deps.limits.joinsPerMinute, windowS: 60 };
     // With leases the log keeps only its share of the allowance; the leases hold the rest.
-    this.joinPolicy = deps.joinLeases ? logPolicy(join) : join;
+    this.joinPolicy = join;
+    this.joinLogPolicy = deps.joinLeases ? logPolicy(join) : join;
     this.createPolicy = { action: 'create', limit: deps.limits.createsPerMinute, windowS: 60 };
   }
 
@@ -84,7 +87,7 @@ export class AbuseGuard {
       await leases.ready(now);
       if (leases.tryAdmit(account, now)) return;
     }
-    await this.count(account, now, this.joinPolicy, JoinRateLimitedError);
+    await this.count(account, now, this.joinLogPolicy, JoinRateLimitedError, this.joinPolicy);
   }
 
   /**
@@ -176,10 +179,12 @@ export class AbuseGuard {
     now: Date,
     policy: RateLimitPolicy,
     RateLimited: typeof JoinRateLimitedError | typeof CreateRateLimitedError,
+    /** What the caller is told the limit is (the whole allowance, leases included). */
+    stated: RateLimitPolicy = policy,
   ): Promise<void> {
     const result = await this.deps.rates.count(account, policy, now);
     if (result.state === 'Counted') return;
-    const details = { action: policy.action, limit: policy.limit, windowS: policy.windowS };
+    const details = { action: stated.action, limit: stated.limit, windowS: stated.windowS };
     throw new RateLimited(
       account,
       { ...details, retryAfterS: result.retryAfterS },

@@ -18,7 +18,10 @@ export interface JoinRoomCommand {
 }
 
 export interface JoinRoomDependencies {
-  readonly sessions: Pick<SessionStore, 'read' | 'claim' | 'reclaimAndClaim' | 'reissueKey' | 'undoClaim'>;
+  readonly sessions: Pick<
+    SessionStore,
+    'read' | 'claim' | 'reclaimAndClaim' | 'reissueKey' | 'undoClaim' | 'settleClaim'
+  >;
   /** Immutable room facts kept in-process (defaults to the process-wide cache). */
   readonly cache?: RoomConstantsCache;
   readonly now: () => Date;
@@ -106,6 +109,13 @@ export async function joinRoom(command: JoinRoomCommand, deps: JoinRoomDependenc
       ...(claimed.previousKeyHash === undefined ? {} : { previousKeyHash: claimed.previousKeyHash }),
     });
     throw refused;
+  }
+  // Admitted: the provisional mark goes, so racers that found the room full see a final member.
+  // Best effort: the mark also lapses at the join's deadline by itself.
+  if (!claimed.reissued) {
+    await deps.sessions
+      .settleClaim(command.roomId, { account: command.account, keyHash: claimed.keyHash })
+      .catch(() => undefined);
   }
   return answer(claimed, deps);
 }

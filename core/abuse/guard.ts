@@ -1,9 +1,11 @@
 import { childLogger } from '../infra/logger';
+import { BanSnapshot, banSnapshotMaxAgeMs } from './ban-snapshot';
 import type { Bans } from './ban-store';
 import { banInForce, newBan, type Ban, type BanRequest } from './bans';
 import { AccountBannedError, BanNotFoundError, CreateRateLimitedError, JoinRateLimitedError } from './errors';
 import type { RateLimits } from './rate-limit-store';
 import type { RateLimitPolicy } from './rate-limit';
+import { logPolicy, type PermitLeases } from './permit-leases';
 
 export interface AbuseLimits {
   /** Joins (room join and matchmaking) per account in any 60 s span. */
@@ -16,16 +18,20 @@ export interface AbuseGuardDependencies {
   readonly bans: Bans;
   readonly rates: RateLimits;
   readonly limits: AbuseLimits;
+  /**
+   * This process's permit leases for joins (core/abuse/permit-leases.ts): most joins then pass
+   * without a write. Absent: every join is counted in the account's log against the whole limit.
+   */
+  readonly joinLeases?: PermitLeases;
 }
 
 const log = childLogger('abuse');
 
 /**
- * How long this process trusts a ban lookup: a ban (or its lifting) placed through another
+ * How old this process's view of the bans may be: a ban (or its lifting) placed through another
  * process takes effect on joins and creates within this time; through this process, at once.
  */
-export const banCacheMs = 1_000;
-const maxCachedBans = 10_000;
+export const banCacheMs = banSnapshotMaxAgeMs;
 
 /**
  * Keeps one account from hurting the others: bans, and per-account rate limits on joining
@@ -37,20 +43,27 @@ const maxCachedBans = 10_000;
  * - `JoinRateLimitedError` / `CreateRateLimitedError`: 429 `RATE_LIMITED` with `Retry-After`
  *   (whole seconds until the oldest admission of the last 60 s leaves the window, ≥ 1).
  *
- * Each check is a ban lookup (one strongly consistent GetItem, remembered in-process for at most
- * `banCacheMs` = 1 s, so a ban takes effect within 1 s) and then, only if not banned, one
- * conditional UpdateItem (the account's sliding-window log; see core/abuse/rate-limit.ts): no
- * 60 s span admits more than the limit, a banned account spends no allowance, and a refused
- * request records nothing, so hammering never pushes the next admission back.
+ * Each check is a ban lookup in this process's snapshot of every ban (core/abuse/ban-snapshot.ts:
+ * read once a second, so a ban takes effect within 1 s, and no read per request) and then, only
+ * if not banned, an admission: under one of this process's permit leases, from memory
+ * (core/abuse/permit-leases.ts), or else one conditional UpdateItem of the account's
+ * sliding-window log (core/abuse/rate-limit.ts). No 60 s span admits more than the limit, a
+ * banned account spends no allowance, and a refused request records nothing, so hammering
+ * never pushes the next admission back.
  */
 export class AbuseGuard {
   private readonly joinPolicy: RateLimitPolicy;
+  /** The share of the join allowance kept in each account's log (all of it without leases). */
+  private readonly joinLogPolicy: RateLimitPolicy;
   private readonly createPolicy: RateLimitPolicy;
-  /** account → the ban as read (or none) and when (epoch ms, by the caller's clock). */
-  private readonly bansSeen = new Map<string, { ban: Ban | undefined; atMs: number }>();
+  private readonly bans: BanSnapshot;
 
   constructor(private readonly deps: AbuseGuardDependencies) {
-    this.joinPolicy = { action: 'join', limit: deps.limits.joinsPerMinute, windowS: 60 };
+    this.bans = new BanSnapshot(deps.bans);
+    const join: RateLimitPolicy = { action: 'join', limit: deps.limits.joinsPerMinute, windowS: 60 };
+    // With leases the log keeps only its share of the allowance; the leases hold the rest.
+    this.joinPolicy = join;
+    this.joinLogPolicy = deps.joinLeases ? logPolicy(join) : join;
     this.createPolicy = { action: 'create', limit: deps.limits.createsPerMinute, windowS: 60 };
   }
 
@@ -68,7 +81,29 @@ export class AbuseGuard {
    * });
    */
   async assertJoinAllowed(account: string, now: Date): Promise<void> {
-    await this.assertAllowed(account, now, this.joinPolicy, JoinRateLimitedError);
+    await this.assertNotBanned(account, now);
+    const leases = this.deps.joinLeases;
+    if (leases) {
+      await leases.ready(now);
+      if (leases.tryAdmit(account, now)) return;
+    }
+    await this.count(account, now, this.joinLogPolicy, JoinRateLimitedError, this.joinPolicy);
+  }
+
+  /**
+   * `assertJoinAllowed`, decided from memory when it can be: returns `undefined` (admitted) or
+   * throws (banned) WITHOUT a promise when the ban snapshot is fresh and a permit lease admits
+   * the account; otherwise the promise of `assertJoinAllowed`. A join decided from memory
+   * claims its slot knowing it is admitted, so it never holds a slot it must give back.
+   */
+  admitJoin(account: string, now: Date): Promise<void> | undefined {
+    const seen = this.bans.peek(account, now);
+    if (seen.state === 'fresh') {
+      if (seen.ban) throw new AccountBannedError(account, seen.ban.expiresAt);
+      const leases = this.deps.joinLeases;
+      if (leases?.settled(now) && leases.tryAdmit(account, now)) return undefined;
+    }
+    return this.assertJoinAllowed(account, now);
   }
 
   /**
@@ -83,7 +118,8 @@ export class AbuseGuard {
    * await abuse.assertCreateAllowed(principal.account, now());
    */
   async assertCreateAllowed(account: string, now: Date): Promise<void> {
-    await this.assertAllowed(account, now, this.createPolicy, CreateRateLimitedError);
+    await this.assertNotBanned(account, now);
+    await this.count(account, now, this.createPolicy, CreateRateLimitedError);
   }
 
   /**
@@ -94,8 +130,8 @@ export class AbuseGuard {
    * await platform().abuse.assertNotBanned(principal.account, platform().now());
    */
   async assertNotBanned(account: string, now: Date): Promise<void> {
-    const ban = await this.findBan(account, now);
-    if (ban && banInForce(ban, now)) throw new AccountBannedError(account, ban.expiresAt);
+    const ban = await this.bans.lookup(account, now);
+    if (ban) throw new AccountBannedError(account, ban.expiresAt);
   }
 
   /**
@@ -109,7 +145,7 @@ export class AbuseGuard {
   async ban(request: BanRequest, by: string, now: Date): Promise<Ban> {
     const ban = newBan(request, by, now);
     await this.deps.bans.put(ban);
-    this.rememberBan(ban.account, ban, now);
+    this.bans.placed(ban.account, ban);
     log.info('ban placed', { account: ban.account, by, expiresAt: ban.expiresAt ?? 'never' });
     return ban;
   }
@@ -132,37 +168,23 @@ export class AbuseGuard {
    */
   async liftBan(account: string, by: string, now: Date): Promise<void> {
     const ban = await this.deps.bans.delete(account);
-    this.rememberBan(account, undefined, now);
+    this.bans.lifted(account);
     if (!ban || !banInForce(ban, now)) throw new BanNotFoundError(account);
     log.info('ban lifted', { account, by });
   }
 
-  /** The account's ban, from a lookup at most `banCacheMs` old (a clock moved backwards reads again). */
-  private async findBan(account: string, now: Date): Promise<Ban | undefined> {
-    const seen = this.bansSeen.get(account);
-    const age = seen ? now.getTime() - seen.atMs : Infinity;
-    if (seen && age >= 0 && age < banCacheMs) return seen.ban;
-    const ban = await this.deps.bans.find(account);
-    this.rememberBan(account, ban, now);
-    return ban;
-  }
-
-  private rememberBan(account: string, ban: Ban | undefined, now: Date): void {
-    this.bansSeen.delete(account);
-    this.bansSeen.set(account, { ban, atMs: now.getTime() });
-    if (this.bansSeen.size > maxCachedBans) this.bansSeen.delete(this.bansSeen.keys().next().value as string);
-  }
-
-  private async assertAllowed(
+  /** One admission in the account's log, or the 429 it earns. */
+  private async count(
     account: string,
     now: Date,
     policy: RateLimitPolicy,
     RateLimited: typeof JoinRateLimitedError | typeof CreateRateLimitedError,
+    /** What the caller is told the limit is (the whole allowance, leases included). */
+    stated: RateLimitPolicy = policy,
   ): Promise<void> {
-    await this.assertNotBanned(account, now);
     const result = await this.deps.rates.count(account, policy, now);
     if (result.state === 'Counted') return;
-    const details = { action: policy.action, limit: policy.limit, windowS: policy.windowS };
+    const details = { action: stated.action, limit: stated.limit, windowS: stated.windowS };
     throw new RateLimited(
       account,
       { ...details, retryAfterS: result.retryAfterS },

@@ -8,6 +8,9 @@
  * | session template       | TEMPLATE#<name>        | TEMPLATE           |
  * | filling-room pointer   | BUCKET#<bucketHash>    | FILLING            |
  * | account ban            | ACCOUNT#<account>      | BAN                |
+ * | ban directory entry    | BANS                   | ACCOUNT#<account>  |  (every ban in force, for the join path's snapshot)
+ * | ban directory epoch    | BANS                   | EPOCH              |
+ * | join permit leases     | RATELEASE#<action>#<limit> | LEASES         |
  * | rate limiter log       | ACCOUNT#<account>      | RATE#<action>#<limit> |
  * | idempotency record     | ACCOUNT#<account>      | IDEMPOTENCY#<sha256(key)> |
  * | sweeper's memory       | SWEEPER                | STATE              |
@@ -86,6 +89,14 @@ export const keys = {
   /** What the room sweeper remembers between runs (its last run, a grace period). */
   sweeperState: (): ItemKey => ({ pk: 'SWEEPER', sk: 'STATE' }),
   ban: (account: string): ItemKey => ({ pk: `ACCOUNT#${account}`, sk: 'BAN' }),
+  /** One partition that lists every ban, so a process learns all of them with one Query. */
+  banDirectoryEntry: (account: string): ItemKey => ({ pk: 'BANS', sk: `ACCOUNT#${account}` }),
+  banDirectoryPartition: 'BANS',
+  banDirectoryEntryPrefix: 'ACCOUNT#',
+  /** Bumped with every change of the directory: an unchanged epoch means no Query is needed. */
+  banDirectoryEpoch: (): ItemKey => ({ pk: 'BANS', sk: 'EPOCH' }),
+  /** The permit leases of one rate-limited action and limit (core/abuse/permit-leases.ts). */
+  permitLeases: (action: string, limit: number): ItemKey => ({ pk: `RATELEASE#${action}#${limit}`, sk: 'LEASES' }),
   /**
    * The sliding-window log of one account and action. The limit is part of the key: the ring's
    * slots are numbered modulo the limit, so a changed limit starts a fresh log.

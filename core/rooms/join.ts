@@ -18,7 +18,10 @@ export interface JoinRoomCommand {
 }
 
 export interface JoinRoomDependencies {
-  readonly sessions: Pick<SessionStore, 'read' | 'claim' | 'reclaimAndClaim' | 'reissueKey' | 'undoClaim'>;
+  readonly sessions: Pick<
+    SessionStore,
+    'read' | 'claim' | 'reclaimAndClaim' | 'reissueKey' | 'undoClaim' | 'settleClaim'
+  >;
   /** Immutable room facts kept in-process (defaults to the process-wide cache). */
   readonly cache?: RoomConstantsCache;
   readonly now: () => Date;
@@ -28,11 +31,14 @@ export interface JoinRoomDependencies {
   /** A ready room not heard from for this long takes no joins (its server is presumed dead). */
   readonly heartbeatTimeoutS: number;
   /**
-   * The account checks (ban, rate limit), run BESIDE the claim rather than before it, so they
-   * add no round trip. If they refuse, the claim is undone (exactly that member, by its key)
+   * The account checks (ban, rate limit). Returns `undefined` when they decided from memory
+   * (admitted; a refusal throws): the claim is then final. Returns a promise when they need
+   * DynamoDB: they run BESIDE the claim, so they add no round trip; the claimed member is
+   * marked provisional (`v`) so a concurrent join that finds the room full retries instead of
+   * answering ROOM_FULL; if they refuse, the claim is undone (exactly that member, by its key)
    * and their error is the answer.
    */
-  readonly admit?: () => Promise<void>;
+  readonly admit?: () => Promise<void> | undefined;
 }
 
 export interface JoinRoomResult {
@@ -65,24 +71,32 @@ function jitteredBackoff(attempt: number): number {
  *        │             ├ AlreadyMember ──► re-key ────► same slot, fresh key
  *        │             ├ Reclaim ─► remove exactly the expired + claim (one write)
  *        │             ├ Full ────────────────────────► ROOM_FULL (no live slot free)
+ *        │             ├ Pending ─► full, but some members' account checks are still running:
+ *        │             │            retry with jitter (a refused one's slot comes free)
  *        │             ├ NotJoinable / Silent ────────► NOT_JOINABLE
  *        │             └ Contention ─► retry with jitter until `answerBy`, then 503 UNAVAILABLE
  *   spawning room? wait for `inited` until `answerBy` (failed meanwhile → NOT_JOINABLE)
  *
  * ROOM_FULL only ever comes from a failed condition whose `ALL_OLD` shows every slot held by
- * a live member: contention never turns into ROOM_FULL.
+ * a live member whose account checks have passed: neither contention nor a slot held for a
+ * moment by a join that is about to be refused turns into ROOM_FULL.
  */
 export async function joinRoom(command: JoinRoomCommand, deps: JoinRoomDependencies): Promise<JoinRoomResult> {
+  // Decided from memory in the common case (a refusal throws here, before anything is written).
+  let first = deps.admit?.();
+  if (first === undefined) return answer(await claimSlot(command, deps, false), deps);
   // Settled into a result, so an early refusal never goes unhandled while the claim runs.
-  const admission: Promise<unknown> = deps.admit
-    ? patiently(deps.admit, deps).then(
-        () => undefined,
-        (error: unknown) => error ?? new Error('refused'),
-      )
-    : Promise.resolve(undefined);
+  const admission: Promise<unknown> = patiently(() => {
+    const call = first ?? deps.admit?.() ?? Promise.resolve();
+    first = undefined;
+    return call;
+  }, deps).then(
+    () => undefined,
+    (error: unknown) => error ?? new Error('refused'),
+  );
   let claimed: ClaimedSlot;
   try {
-    claimed = await claimSlot(command, deps);
+    claimed = await claimSlot(command, deps, true);
   } catch (error) {
     throw (await admission) ?? error;
   }
@@ -96,10 +110,22 @@ export async function joinRoom(command: JoinRoomCommand, deps: JoinRoomDependenc
     });
     throw refused;
   }
+  // Admitted: the provisional mark goes, so racers that found the room full see a final member.
+  // Best effort: the mark also lapses at the join's deadline by itself.
+  if (!claimed.reissued) {
+    await deps.sessions
+      .settleClaim(command.roomId, { account: command.account, keyHash: claimed.keyHash })
+      .catch(() => undefined);
+  }
   return answer(claimed, deps);
 }
 
-async function claimSlot(command: JoinRoomCommand, deps: JoinRoomDependencies): Promise<ClaimedSlot> {
+/** `provisional`: the account checks are still running; the member says so until the join's deadline. */
+async function claimSlot(
+  command: JoinRoomCommand,
+  deps: JoinRoomDependencies,
+  provisional: boolean,
+): Promise<ClaimedSlot> {
   const cache = deps.cache ?? roomConstants;
   let room = cache.get(command.roomId);
   if (!room || !RoomConstantsCache.settled(room)) {
@@ -112,10 +138,11 @@ async function claimSlot(command: JoinRoomCommand, deps: JoinRoomDependencies): 
   if (constants.visibility !== 'open') throw new RoomNotJoinableError(room.roomId, 'the session is not open to joins');
   const key = generateRegistrationKey();
   const keyHash = storedHashOfKey(key);
+  const pendingUntil = provisional ? { v: deps.answerBy.getTime() } : {};
   const spec = (now: Date) => ({
     account: command.account,
     keyHash,
-    member: newReservation(room, now.getTime(), constants.timeouts, command.scopes),
+    member: { ...newReservation(room, now.getTime(), constants.timeouts, command.scopes), ...pendingUntil },
     heartbeatSince: heartbeatCutoff(now, deps.heartbeatTimeoutS),
   });
   let now = deps.now();
@@ -172,6 +199,8 @@ async function claimSlot(command: JoinRoomCommand, deps: JoinRoomDependencies): 
           now.getTime(),
         );
         continue;
+      // Pending: full only if the provisional members' checks pass; wait for their verdict.
+      case 'Pending':
       case 'Retry':
       case 'Contention':
         await deps.sleep(jitteredBackoff(attempt));

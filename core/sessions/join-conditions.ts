@@ -137,6 +137,11 @@ export type ClaimFailure =
   /** No free slot, but these members' time ran out: remove them and claim in one write. */
   | { readonly state: 'Reclaim'; readonly expired: DocMember[] }
   | { readonly state: 'Full' }
+  /**
+   * No free slot, but some live members are provisional (their account checks still run, `v`):
+   * a refused one gives its slot back, so this is not ROOM_FULL yet; retry.
+   */
+  | { readonly state: 'Pending' }
   /** The item shows nothing in the way (cannot happen with ALL_OLD; retried if it does). */
   | { readonly state: 'Retry' };
 
@@ -174,7 +179,10 @@ export function classifyClaimFailure(
     // The joiner's own expired entry is replaced; other expired members make room.
     if (expired.length > 0 && players - expired.length < maxPlayers) return { state: 'Reclaim', expired };
     if (mine) return { state: 'Reclaim', expired };
-    return { state: 'Full' };
+    const pending = Object.entries(doc.members).some(
+      ([who, m]) => who !== account && m.v !== undefined && m.v > now && isLiveMember(m, room, now),
+    );
+    return pending ? { state: 'Pending' } : { state: 'Full' };
   }
   return { state: 'Retry' };
 }

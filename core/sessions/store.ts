@@ -196,6 +196,32 @@ export class SessionStore {
   }
 
   /**
+   * A provisional claim whose account checks passed becomes final: its `v` mark goes, so joins
+   * that found the room full stop waiting for its verdict. Only while it still holds that key.
+   */
+  async settleClaim(roomId: string, settle: { account: string; keyHash: string }): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.room(roomId),
+          UpdateExpression: 'REMOVE #members.#a.v',
+          ConditionExpression: '#keys.#h = :acct AND attribute_exists(#members.#a)',
+          ExpressionAttributeNames: {
+            '#members': 'members',
+            '#keys': 'keys',
+            '#a': settle.account,
+            '#h': settle.keyHash,
+          },
+          ExpressionAttributeValues: { ':acct': settle.account },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  /**
    * Undoes a claim the account checks refused after it was written (they run beside it):
    * removes exactly that member IF it still holds that key, or, for a re-keyed member, puts
    * its old key back IF the new one is still current. Anything that changed since wins.

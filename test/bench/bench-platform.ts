@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../core/infra/aws-clients';
 import { keys } from '../../core/infra/keys';
 import { startLocalCloud, type LocalCloud } from '../../local/cloud';
@@ -34,7 +34,7 @@ export interface BenchRoom {
 export interface Occupancy {
   readonly players: number;
   readonly maxPlayers: number;
-  /** Members holding a slot, or undefined if neither the room view nor the store shows them. */
+  /** Entries in the session document's `members` map, or undefined if the room item has none. */
   readonly members: number | undefined;
 }
 
@@ -66,7 +66,7 @@ export async function startBenchPlatform(): Promise<BenchPlatform> {
     });
     if (configured.status !== 200)
       throw new Error(`bench configuration answered ${configured.status}: ${JSON.stringify(configured.body)}`);
-    // Only used when the room view does not list members (the tree before session documents).
+    // The session document itself, read directly: the exactness check counts its members map.
     const db = createDocumentClient({ region: 'us-east-1', dynamodbEndpoint: cloud.dynamodb.endpoint });
 
     return {
@@ -97,9 +97,11 @@ export async function startBenchPlatform(): Promise<BenchPlatform> {
         const response = await call('GET', `/v1/rooms/${room.roomId}`, { token: room.creatorToken });
         if (response.status !== 200) throw new Error(`GET room answered ${response.status}`);
         const view = response.body.room;
-        const listed: unknown = view.members;
-        const members = Array.isArray(listed) ? listed.length : await storedMembers(room.roomId);
-        return { players: view.players as number, maxPlayers: view.maxPlayers as number, members };
+        // The API's count and the document's own: both must equal the members map's size.
+        const stored = await storedMembers(room.roomId);
+        if (stored && stored.players !== view.players)
+          throw new Error(`room ${room.roomId}: the API shows ${view.players} players, the document ${stored.players}`);
+        return { players: view.players as number, maxPlayers: view.maxPlayers as number, members: stored?.members };
       },
       releaseRooms: () => cloud.fleet.stopAll('bench rooms measured'),
       stop: async () => {
@@ -109,26 +111,16 @@ export async function startBenchPlatform(): Promise<BenchPlatform> {
     };
 
     /**
-     * Member items under the room's partition, for a tree whose room view does not list
-     * members (one item per member). Reservations never expire within a bench run.
+     * Members in the room's session document (the `members` map of its one item), read
+     * strongly consistent. Reservations never expire within a bench run.
      */
-    async function storedMembers(roomId: string): Promise<number | undefined> {
-      let count = 0;
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: cloud.tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :member)',
-            ExpressionAttributeValues: { ':pk': keys.room(roomId).pk, ':member': 'MEMBER#' },
-            Select: 'COUNT',
-            ExclusiveStartKey,
-          }),
-        );
-        count += page.Count ?? 0;
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-      return count;
+    async function storedMembers(roomId: string): Promise<{ members: number; players: number } | undefined> {
+      const { Item } = await db.send(
+        new GetCommand({ TableName: cloud.tableName, Key: keys.room(roomId), ConsistentRead: true }),
+      );
+      const members: unknown = Item?.members;
+      if (!members || typeof members !== 'object') return undefined;
+      return { members: Object.keys(members).length, players: Number(Item?.players) };
     }
   } catch (error) {
     await cloud.stop();

@@ -17,8 +17,8 @@ export const handler = httpHandler(
       { roomId: params.roomId, account: principal.account, scopes: principal.scopes },
       {
         sessions: p.sessions,
-        // Ban (cached ≤ 1 s) and rate limit run beside the claim; a refusal undoes it.
-        admit: () => p.abuse.assertJoinAllowed(principal.account, p.now()),
+        // Ban (snapshot ≤ 1 s old) and rate limit: from memory usually, else beside the claim.
+        admit: () => p.abuse.admitJoin(principal.account, p.now()),
         now: p.now,
         sleep: (ms) => p.clock.sleep(ms),
         answerBy: new Date(p.now().getTime() + p.config.createWaitS * 1000),

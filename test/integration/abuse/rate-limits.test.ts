@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { AbuseRateLimitedError, JoinRateLimitedError, CreateRateLimitedError } from '../../../core/abuse/errors';
+import { leasedPermits } from '../../../core/abuse/permit-leases';
 import { RateLimitStore } from '../../../core/abuse/rate-limit-store';
 import type { RateLimitPolicy } from '../../../core/abuse/rate-limit';
 import { keys } from '../../../core/infra/keys';
@@ -67,8 +68,10 @@ describe('join rate limit (RELIABILITY 12)', () => {
     );
     expect(tally(spammer)).toEqual(expected);
     expect(tally(bystanders)).toEqual({ allowed: 50 });
-    // Refused joins record nothing: the log holds exactly the limit.
-    expect(await storedAdmissions('spammer', 'join', 20)).toBe(20);
+    // Refused joins record nothing: this process's permit leases admitted 4 (no write), the
+    // account's log holds exactly the rest of the limit (core/abuse/permit-leases.ts).
+    expect(leasedPermits(20)).toBe(4);
+    expect(await storedAdmissions('spammer', 'join', 16)).toBe(16);
   });
 
   it('answers the refusal as the API does: RATE_LIMITED, 429, Retry-After in whole seconds', async () => {

@@ -1,5 +1,5 @@
 import { AbuseGuard } from '../../../../core/abuse/guard';
-import type { Bans } from '../../../../core/abuse/ban-store';
+import type { BanDirectory, Bans } from '../../../../core/abuse/ban-store';
 import type { Ban } from '../../../../core/abuse/bans';
 import {
   AccountBannedError,
@@ -15,8 +15,15 @@ const now = new Date('2026-01-01T12:00:30.000Z');
 /** Stores that answer what the case says and record what they were asked. */
 function guardWith(options: { ban?: Ban; count?: RateCountResult } = {}) {
   const counted: { account: string; policy: RateLimitPolicy }[] = [];
+  let listed = options.ban;
+  let epoch = 0;
   const bans = {
     find: jest.fn(async () => options.ban),
+    directory: jest.fn(async (): Promise<BanDirectory> => {
+      const all = new Map<string, { expiresAt?: string }>();
+      if (listed) all.set(listed.account, listed.expiresAt ? { expiresAt: listed.expiresAt } : {});
+      return { epoch, bans: all };
+    }),
     put: jest.fn(async () => undefined),
     delete: jest.fn(async () => options.ban),
   };
@@ -31,7 +38,12 @@ function guardWith(options: { ban?: Ban; count?: RateCountResult } = {}) {
     rates: rates satisfies RateLimits,
     limits: { joinsPerMinute: 20, createsPerMinute: 10 },
   });
-  return { guard, bans, counted };
+  /** Another process places a ban: the directory lists it from now on. */
+  const banElsewhere = (placed: Ban) => {
+    listed = placed;
+    epoch++;
+  };
+  return { guard, bans, counted, banElsewhere };
 }
 
 const ban = (expiresAt?: string): Ban => ({
@@ -121,13 +133,15 @@ describe('AbuseGuard bans', () => {
   });
 });
 
-describe('the ban lookup cache (issue 9: no sequential round trip on the hot path)', () => {
-  it('reads a ban at most once per second, so a ban placed by another process takes effect within 1 s', async () => {
-    const { guard, bans } = guardWith();
+describe('the ban snapshot (issue 9: no sequential round trip on the hot path)', () => {
+  it('reads the ban directory at most once per second for every account, so a ban placed by another process takes effect within 1 s', async () => {
+    const { guard, bans, banElsewhere } = guardWith();
     await guard.assertNotBanned('mallory', now);
-    await guard.assertNotBanned('mallory', new Date(now.getTime() + 999));
-    expect(bans.find).toHaveBeenCalledTimes(1);
-    bans.find.mockResolvedValue(ban());
+    await guard.assertNotBanned('mallory', new Date(now.getTime() + 499));
+    await guard.assertNotBanned('someone-else', new Date(now.getTime() + 499));
+    expect(bans.directory).toHaveBeenCalledTimes(1);
+    expect(bans.find).not.toHaveBeenCalled();
+    banElsewhere(ban());
     await expect(guard.assertNotBanned('mallory', new Date(now.getTime() + 1_000))).rejects.toBeInstanceOf(
       AccountBannedError,
     );

@@ -21,6 +21,7 @@ function fakeSessions(claims: ClaimResult[]) {
     undoClaim: async (_roomId, undo) => {
       undone.push(undo);
     },
+    settleClaim: async () => undefined,
   };
   return { sessions, undone, claimCalls: () => calls };
 }

@@ -1,0 +1,104 @@
+import type { BanDirectory, Bans } from './ban-store';
+import { banInForce } from './bans';
+
+/**
+ * How old a ban snapshot may be when it answers: a ban (or its lifting) placed through another
+ * process takes effect within this time; through this process, at once.
+ */
+export const banSnapshotMaxAgeMs = 1_000;
+/** Past this age a request starts a refresh in the background, so requests rarely wait for one. */
+export const banSnapshotRefreshAheadMs = 500;
+
+/** What the snapshot says of one account right now. */
+export type BanLookup =
+  | { readonly state: 'fresh'; readonly ban: { readonly expiresAt?: string } | undefined }
+  /** Too old to answer (or never taken): `lookup` refreshes it. */
+  | { readonly state: 'stale' };
+
+interface Taken {
+  readonly directory: BanDirectory;
+  /** The caller's `now` when the refresh STARTED: the snapshot is at least this new. */
+  readonly takenAtMs: number;
+  /** The local change sequence when the refresh started. */
+  readonly sequence: number;
+}
+
+/**
+ * Every ban, as one process knows it: the whole ban directory, read once a second (a small
+ * epoch read; the list only when it changed) instead of one GetItem per join. The join path
+ * asks `peek`, which answers from memory; a new account costs no read.
+ *
+ * Bans and lifts made through this process are applied at once (`placed`, `lifted`); a
+ * refresh that started before such a change never undoes it.
+ */
+export class BanSnapshot {
+  private taken: Taken | undefined;
+  private refreshing: { readonly fromMs: number; readonly taken: Promise<Taken> } | undefined;
+  private sequence = 0;
+  /** Local changes newer than the snapshot: account → the ban (or undefined: lifted) and its sequence. */
+  private readonly local = new Map<string, { ban: { expiresAt?: string } | undefined; sequence: number }>();
+
+  constructor(private readonly bans: Pick<Bans, 'directory'>) {}
+
+  /** Answers from memory if the snapshot is at most `banSnapshotMaxAgeMs` old at `now`. */
+  peek(account: string, now: Date): BanLookup {
+    const taken = this.taken;
+    const age = taken ? now.getTime() - taken.takenAtMs : Number.POSITIVE_INFINITY;
+    // A clock that moved backwards cannot vouch for the snapshot's age: refresh.
+    if (!taken || age < 0 || age >= banSnapshotMaxAgeMs) return { state: 'stale' };
+    if (age >= banSnapshotRefreshAheadMs) this.refresh(now).catch(() => undefined);
+    const change = this.local.get(account);
+    const ban = change ? change.ban : taken.directory.bans.get(account);
+    return { state: 'fresh', ban: ban && banInForce(ban, now) ? ban : undefined };
+  }
+
+  /** The account's ban in force at `now`, refreshing the snapshot first if it is too old. */
+  async lookup(account: string, now: Date): Promise<{ readonly expiresAt?: string } | undefined> {
+    const seen = this.peek(account, now);
+    if (seen.state === 'fresh') return seen.ban;
+    // Judged from the refresh this request waited for, however long it took: it started after the request.
+    const taken = await this.refresh(now);
+    const change = this.local.get(account);
+    const ban = change ? change.ban : taken.directory.bans.get(account);
+    return ban && banInForce(ban, now) ? ban : undefined;
+  }
+
+  /** A ban placed through this process: in force here at once. */
+  placed(account: string, ban: { expiresAt?: string }): void {
+    this.local.set(account, { ban, sequence: ++this.sequence });
+  }
+
+  /** A ban lifted through this process: gone here at once. */
+  lifted(account: string): void {
+    this.local.set(account, { ban: undefined, sequence: ++this.sequence });
+  }
+
+  /** One refresh at a time per process; everyone who needs it shares it. */
+  private refresh(now: Date): Promise<Taken> {
+    const shared = this.refreshing;
+    // A refresh that started too long ago (a slow DynamoDB) cannot vouch for the last second.
+    if (shared && shared.fromMs <= now.getTime() && now.getTime() - shared.fromMs < banSnapshotMaxAgeMs) {
+      return shared.taken;
+    }
+    const started = { fromMs: now.getTime(), taken: this.read(now) };
+    this.refreshing = started;
+    void started.taken
+      .finally(() => {
+        if (this.refreshing === started) this.refreshing = undefined;
+      })
+      .catch(() => undefined);
+    return started.taken;
+  }
+
+  private async read(now: Date): Promise<Taken> {
+    const sequence = this.sequence;
+    const previous = this.taken;
+    const read = await this.bans.directory(previous?.directory.epoch);
+    const directory = read === 'unchanged' && previous ? previous.directory : (read as BanDirectory);
+    const taken = { directory, takenAtMs: now.getTime(), sequence };
+    // Local changes the directory read may not have seen stay; older ones are in it now.
+    for (const [account, change] of this.local) if (change.sequence <= sequence) this.local.delete(account);
+    if (!this.taken || this.taken.takenAtMs <= taken.takenAtMs) this.taken = taken;
+    return taken;
+  }
+}

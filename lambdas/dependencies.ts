@@ -7,6 +7,7 @@ import { STSClient } from '@aws-sdk/client-sts';
 import type { JWK } from 'jose';
 import { BanStore } from '../core/abuse/ban-store';
 import { AbuseGuard } from '../core/abuse/guard';
+import { PermitLeaseStore } from '../core/abuse/permit-lease-store';
 import { PermitLeases } from '../core/abuse/permit-leases';
 import { RateLimitStore } from '../core/abuse/rate-limit-store';
 import {
@@ -236,7 +237,11 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
       bans: new BanStore(db, table),
       rates: new RateLimitStore(db, table),
       limits: settings.abuse,
-      joinLeases: new PermitLeases(db, table, { action: 'join', limit: settings.abuse.joinsPerMinute, windowS: 60 }),
+      joinLeases: new PermitLeases(new PermitLeaseStore(db, table), {
+        action: 'join',
+        limit: settings.abuse.joinsPerMinute,
+        windowS: 60,
+      }),
     }),
     idempotency: new IdempotencyStore(db, table, tokens.idempotencyKey),
     sweeperState: new SweeperStateStore(db, table),

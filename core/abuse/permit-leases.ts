@@ -1,8 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { keys } from '../infra/keys';
+import type { PermitLeaseStore } from './permit-lease-store';
 import type { RateLimitPolicy } from './rate-limit';
 
 /**
@@ -58,13 +55,6 @@ export function leaseReusable(untilMs: number, nowMs: number, windowS: number): 
   return untilMs + windowS * 1000 + leaseClockMarginMs <= nowMs;
 }
 
-/** One slot as stored: who holds it, until when (epoch ms). */
-interface StoredLease {
-  readonly h: string;
-  readonly u: number;
-}
-
-const slotName = (i: number) => `s${i}`;
 /** Accounts remembered with a leased admission still in the window; beyond this the log is used. */
 const maxTrackedAccounts = 100_000;
 
@@ -83,8 +73,7 @@ export class PermitLeases {
   private lastAttemptMs: number | undefined;
 
   constructor(
-    private readonly db: DynamoDBDocumentClient,
-    private readonly tableName: string,
+    private readonly store: Pick<PermitLeaseStore, 'tryLease'>,
     private readonly policy: RateLimitPolicy,
   ) {
     this.slots = leasedPermits(policy.limit);
@@ -159,46 +148,24 @@ export class PermitLeases {
     let wanted = Array.from({ length: this.slots }, (_, i) => i);
     for (let attempt = 0; attempt < 3 && wanted.length > 0; attempt++) {
       const until = nowMs + leaseTermMs;
-      const names: Record<string, string> = { '#type': 'type', '#ttl': 'ttl' };
-      const values: Record<string, unknown> = {
-        ':lease': { h: this.holder, u: until } satisfies StoredLease,
-        ':me': this.holder,
-        ':reusable': nowMs - this.policy.windowS * 1000 - leaseClockMarginMs,
-        ':type': 'permitLeases',
-        ':ttl': Math.ceil(until / 1000) + this.policy.windowS + 3600,
-      };
-      const sets = ['#type = :type', '#ttl = :ttl'];
-      const conditions: string[] = [];
-      for (const i of wanted) {
-        names[`#s${i}`] = slotName(i);
-        sets.push(`#s${i} = :lease`);
-        conditions.push(`(attribute_not_exists(#s${i}) OR #s${i}.h = :me OR #s${i}.u <= :reusable)`);
-      }
-      try {
-        await this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: keys.permitLeases(this.policy.action, this.policy.limit),
-            UpdateExpression: `SET ${sets.join(', ')}`,
-            ConditionExpression: conditions.join(' AND '),
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        );
+      const outcome = await this.store.tryLease(this.policy, {
+        holder: this.holder,
+        slots: wanted,
+        until,
+        reusableBefore: nowMs - this.policy.windowS * 1000 - leaseClockMarginMs,
+        ttlS: Math.ceil(until / 1000) + this.policy.windowS + 3600,
+      });
+      if (outcome.leased) {
         for (const i of wanted) this.held.set(i, until);
         return;
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        const item = error.Item ? unmarshall(error.Item) : {};
-        wanted = wanted.filter((i) => {
-          const lease = item[slotName(i)] as StoredLease | undefined;
-          const free = !lease || lease.h === this.holder || leaseReusable(lease.u, nowMs, this.policy.windowS);
-          // Another process holds it: ours no longer (if it ever was).
-          if (!free) this.held.delete(i);
-          return free;
-        });
       }
+      wanted = wanted.filter((i) => {
+        const lease = outcome.current.get(i);
+        const free = !lease || lease.h === this.holder || leaseReusable(lease.u, nowMs, this.policy.windowS);
+        // Another process holds it: ours no longer (if it ever was).
+        if (!free) this.held.delete(i);
+        return free;
+      });
     }
   }
 }

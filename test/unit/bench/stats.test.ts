@@ -38,10 +38,17 @@ describe('bench exactness', () => {
   const full = { roomId: 'r', winners: 99, players: 100, members: 100, maxPlayers: 100 };
 
   it('accepts rooms with K winners for K free slots and players = capacity = members', () => {
-    expect(judgeExactness([full, { ...full, members: undefined }], 99)).toEqual({
+    expect(judgeExactness([full, { ...full, roomId: 's' }], 99)).toEqual({
       overfill: 0,
       exact: true,
       problems: [],
+    });
+  });
+
+  it('counts a room whose session document has no members map as a problem, never as exact', () => {
+    expect(judgeExactness([{ ...full, members: undefined }], 99)).toMatchObject({
+      exact: false,
+      problems: ['r: no members map in its session document'],
     });
   });
 

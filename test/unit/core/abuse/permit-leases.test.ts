@@ -1,0 +1,76 @@
+import type {
+  LeaseOutcome,
+  LeaseRequest,
+  PermitLeaseStore,
+  StoredLease,
+} from '../../../../core/abuse/permit-lease-store';
+import { leaseTermMs, leasedPermits, PermitLeases } from '../../../../core/abuse/permit-leases';
+import type { RateLimitPolicy } from '../../../../core/abuse/rate-limit';
+
+/** The lease item with the store's condition: each wanted slot free, ours, or reusable — all or nothing. */
+class InMemoryLeaseStore implements Pick<PermitLeaseStore, 'tryLease'> {
+  readonly slots = new Map<number, StoredLease>();
+
+  tryLease(_policy: RateLimitPolicy, request: LeaseRequest): Promise<LeaseOutcome> {
+    const takeable = request.slots.every((i) => {
+      const lease = this.slots.get(i);
+      return !lease || lease.h === request.holder || lease.u <= request.reusableBefore;
+    });
+    if (!takeable) {
+      return Promise.resolve({ leased: false, current: new Map(request.slots.map((i) => [i, this.slots.get(i)])) });
+    }
+    for (const i of request.slots) this.slots.set(i, { h: request.holder, u: request.until });
+    return Promise.resolve({ leased: true });
+  }
+}
+
+const policy: RateLimitPolicy = { action: 'join', limit: 20, windowS: 60 };
+
+describe('permit leases', () => {
+  it('admits each account once per window per held slot, from memory', async () => {
+    const leases = new PermitLeases(new InMemoryLeaseStore(), policy);
+    const now = new Date('2030-01-01T00:00:00Z');
+    await leases.ready(now);
+    const admitted = Array.from({ length: 10 }, () => leases.tryAdmit('alice', now)).filter(Boolean).length;
+    expect(admitted).toBe(leasedPermits(20));
+    expect(leases.tryAdmit('bob', now)).toBe(true);
+    const nextWindow = new Date(now.getTime() + 60_001);
+    await leases.ready(nextWindow);
+    expect(leases.tryAdmit('alice', nextWindow)).toBe(true);
+  });
+
+  it('never lets processes that take over each other’s slots admit one account more than the leased permits in any window', async () => {
+    const store = new InMemoryLeaseStore();
+    const processes = Array.from({ length: 3 }, () => new PermitLeases(store, policy));
+    const admissions: number[] = [];
+    const start = Date.parse('2030-01-01T00:00:00Z');
+    // Ten simulated minutes, a request every 250 ms. Each process serves 75 s and then stops
+    // (as a Lambda frozen or recycled does) while the next one takes over: its slots pass on
+    // only once nothing it admitted can still be in a window.
+    for (let t = start; t < start + 10 * 60_000; t += 250) {
+      const now = new Date(t);
+      const active = processes[Math.floor((t - start) / 75_000) % processes.length];
+      if (!active) throw new Error('no process');
+      await active.ready(now);
+      if (active.settled(now) && active.tryAdmit('alice', now)) admissions.push(t);
+    }
+    const worstWindow = Math.max(
+      ...admissions.map((from) => admissions.filter((t) => t >= from && t < from + 60_000).length),
+    );
+    expect(admissions.length).toBeGreaterThan(leasedPermits(20));
+    expect(worstWindow).toBeLessThanOrEqual(leasedPermits(20));
+  });
+
+  it('a process whose slots another holds admits nothing from leases until they are reusable', async () => {
+    const store = new InMemoryLeaseStore();
+    const first = new PermitLeases(store, policy);
+    const second = new PermitLeases(store, policy);
+    const now = new Date('2030-01-01T00:00:00Z');
+    await first.ready(now);
+    await second.ready(now);
+    expect(second.tryAdmit('alice', now)).toBe(false);
+    const reusable = new Date(now.getTime() + leaseTermMs + 60_000 + 1_000);
+    await second.ready(reusable);
+    expect(second.tryAdmit('alice', reusable)).toBe(true);
+  });
+});

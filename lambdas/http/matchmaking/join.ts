@@ -8,7 +8,7 @@ import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
 import { serverTokenMinter } from '../rooms/server-token';
-import { memberViewOf } from '../rooms/session-view';
+import { joinAnswerView } from '../rooms/session-view';
 import { roomResponse } from '../../../core/sessions/room-response';
 
 export const handler = httpHandler(
@@ -67,7 +67,7 @@ export const handler = httpHandler(
       },
     });
     return roomResponse(result.spawning ? 202 : 200, {
-      room: await memberViewOf(p, result.room, principal.account),
+      room: await joinAnswerView(p, result.room, principal.account),
       ...(result.reservation ? { reservation: result.reservation } : {}),
     });
   }),

@@ -5,7 +5,7 @@ import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
 import { roomResponse } from '../../../core/sessions/room-response';
-import { memberViewOf } from './session-view';
+import { joinAnswerView } from './session-view';
 
 export const joinRoomRequestSchema = z.strictObject({}).meta({ id: 'JoinRoomRequest' });
 
@@ -26,7 +26,7 @@ export const handler = httpHandler(
       },
     );
     return roomResponse(result.spawning ? 202 : 200, {
-      room: await memberViewOf(p, result.room, principal.account),
+      room: await joinAnswerView(p, result.room, principal.account),
       reservation: result.reservation,
     });
   }),

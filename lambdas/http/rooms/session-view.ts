@@ -1,6 +1,7 @@
 import { RoomNotFoundError } from '../../../core/rooms/errors';
 import type { Room } from '../../../core/rooms/model';
 import {
+  constantsOf,
   joinedAfterEnd,
   roomOnlyView,
   sessionRoomView,
@@ -25,4 +26,16 @@ export async function memberViewOf(p: Platform, room: Room, account: string): Pr
     throw new RoomNotFoundError(room.roomId);
   }
   return sessionRoomView(read.room, read.doc, p.now(), account);
+}
+
+/**
+ * The room view a join answers with, built from what the claim's one write returned (state,
+ * players, change number) and the cached constants: no read after the write, so no `members`
+ * (a `GET` of the room is one read and has them). Only a session that can end while empty
+ * (`sessionEmptyMs` set) is read again, because the claim cannot see that it had already ended.
+ */
+export async function joinAnswerView(p: Platform, room: Room, account: string): Promise<SessionRoomView> {
+  if (constantsOf(room).timeouts.sessionEmptyMs === null) return roomOnlyView(room);
+  const { members: _members, ...view } = await memberViewOf(p, room, account);
+  return view;
 }

@@ -253,7 +253,7 @@ describe('a peer-hosted session', () => {
     // A join answers from its one write: no members (GET has them, one read).
     expect(joined.body.room.members).toBeUndefined();
     expect(joined.body.room.players).toBe(2);
-    expect(joined.headers.get("etag")).toBe(`"${joined.body.room.changeNumber}"`);
+    expect(joined.headers.get('etag')).toBe(`"${joined.body.room.changeNumber}"`);
 
     const active = await bob.patchMe(roomId, { state: 'active' });
     expect(active.status).toBe(200);

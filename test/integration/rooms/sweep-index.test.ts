@@ -10,6 +10,7 @@ import { SweeperStateStore } from '../../../core/rooms/sweeper-state-store';
 import { SessionStore } from '../../../core/sessions/store';
 import { aRoom } from '../../helpers/factories';
 import { emulatorEndpoints, startTestPlatform, type TestPlatform } from '../../helpers/platform';
+import { testSweepPolicy } from '../../helpers/sweep-policy';
 
 /**
  * The sweeper on DynamoDB Local finds its rooms through the sweeper index (gsi3), not by
@@ -86,7 +87,7 @@ describe('the sweeper on its index', () => {
         backlog: async () => 0,
         now: () => now,
       },
-      { heartbeatTimeoutS: 10, heartbeatIntervalS: 2, sweepIntervalS: 5, lateToleranceS: 2, spawnGraceS: 2 },
+      testSweepPolicy,
     );
 
     expect(result.heartbeats).toBe('judged');

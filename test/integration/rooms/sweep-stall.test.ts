@@ -13,10 +13,11 @@ import { queueBacklog } from '../../../core/infra/queue-backlog';
 import { SessionStore } from '../../../core/sessions/store';
 import { LiveRoomStore } from '../../../core/rooms/live-room-store';
 import { RoomStore } from '../../../core/rooms/store';
-import { sweepRooms, type SweepPolicy, type SweepResult } from '../../../core/rooms/sweep';
+import { sweepRooms, type SweepResult } from '../../../core/rooms/sweep';
 import { SweeperStateStore } from '../../../core/rooms/sweeper-state-store';
 import { aRoom } from '../../helpers/factories';
 import { emulatorEndpoints, startTestPlatform, type TestPlatform } from '../../helpers/platform';
+import { testSweepPolicy } from '../../helpers/sweep-policy';
 
 /**
  * The sweeper against a stalled heartbeat pipeline: real DynamoDB Local, a real FIFO queue
@@ -29,13 +30,7 @@ let rooms: RoomStore;
 let sqs: SQSClient;
 let queueUrl: string;
 
-const policy: SweepPolicy = {
-  heartbeatTimeoutS: 10,
-  heartbeatIntervalS: 2,
-  sweepIntervalS: 5,
-  lateToleranceS: 2,
-  spawnGraceS: 2,
-};
+const policy = testSweepPolicy;
 
 // A table and a queue per test: the sweeper's memory and the live rooms are the world it judges.
 beforeEach(async () => {

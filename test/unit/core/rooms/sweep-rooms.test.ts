@@ -2,10 +2,11 @@ import type { SpawnRequest, Spawner } from '../../../../core/gameservers/spawner
 import type { SweeperMemory } from '../../../../core/rooms/heartbeat-evidence';
 import type { Room, RoomFailureReason } from '../../../../core/rooms/model';
 import type { TransitionResult } from '../../../../core/rooms/store';
-import { sweepRooms, type SweepDependencies, type SweepPolicy } from '../../../../core/rooms/sweep';
+import { sweepRooms, type SweepDependencies } from '../../../../core/rooms/sweep';
 import type { SessionRead } from '../../../../core/sessions/store';
 import { aRoom } from '../../../helpers/factories';
 import { InMemoryLiveRooms } from '../../../helpers/fakes/live-rooms';
+import { testSweepPolicy } from '../../../helpers/sweep-policy';
 
 /**
  * The sweeper's rules on the in-memory index: which live rooms it fails, which tasks it stops,
@@ -13,13 +14,7 @@ import { InMemoryLiveRooms } from '../../../helpers/fakes/live-rooms';
  */
 const now = new Date('2026-01-01T00:10:00.000Z');
 const secondsAgo = (s: number) => new Date(now.getTime() - s * 1000).toISOString();
-const policy: SweepPolicy = {
-  heartbeatTimeoutS: 10,
-  heartbeatIntervalS: 2,
-  sweepIntervalS: 5,
-  lateToleranceS: 2,
-  spawnGraceS: 2,
-};
+const policy = testSweepPolicy;
 
 function world(options: { backlog?: number } = {}) {
   const live = new InMemoryLiveRooms();

@@ -6,6 +6,7 @@ import {
   isLiveMember,
   liveCount,
   memberOf,
+  memberOfKey,
   newReservation,
   SessionDocumentCorruptError,
   sessionExpired,
@@ -81,17 +82,16 @@ describe('the default template of a configuration room', () => {
 describe('judging a document lazily', () => {
   const doc = documentOf({
     members: {
-      old: { s: 0, t: t0, e: t0 + 1_000 },
-      fresh: { s: 0, t: t0, e: t0 + 60_000 },
-      playing: { s: 2, t: t0, u: 'req-1', a: t0 },
+      old: { s: 0, t: t0, e: t0 + 1_000, k: 'hOld' },
+      fresh: { s: 0, t: t0, e: t0 + 60_000, k: 'hFresh' },
+      playing: { s: 2, t: t0, u: 'req-1', a: t0, k: 'hPlaying' },
     },
-    keys: { hOld: 'old', hFresh: 'fresh', hPlaying: 'playing' },
     gone: {},
   });
 
   it('finds the expired members with their keys, and counts the live ones', () => {
     expect(expiredMembers(doc, ready, t0 + 2_000)).toEqual([
-      { account: 'old', member: { s: 0, t: t0, e: t0 + 1_000 }, keyHash: 'hOld' },
+      { account: 'old', member: { s: 0, t: t0, e: t0 + 1_000, k: 'hOld' }, keyHash: 'hOld' },
     ]);
     expect(liveCount(doc, ready, t0 + 2_000)).toBe(2);
     expect(liveCount(doc, ready, t0)).toBe(3);
@@ -105,6 +105,17 @@ describe('judging a document lazily', () => {
     expect(sessionExpired(undefined, t0, { ...timeouts, sessionEmptyMs: 0 })).toBe(false);
   });
 
+  it('finds the member of a key in the members themselves (no key map)', () => {
+    expect(memberOfKey(doc, 'hFresh')).toEqual({ account: 'fresh', member: doc.members.fresh });
+    expect(memberOfKey(doc, 'hNobody')).toBeUndefined();
+  });
+
+  it('ignores a leftover `keys` map of the former format: its members hold no key', () => {
+    const legacy = documentOf({ members: { a: { s: 0, t: 1 } }, keys: { hA: 'a', junk: 5 }, gone: {} });
+    expect(legacy).toEqual({ members: { a: { s: 0, t: 1 } }, gone: {} });
+    expect(memberOfKey(legacy, 'hA')).toBeUndefined();
+  });
+
   it('checks the rest of a member where it is used, so one bad member breaks only itself', () => {
     const item = { members: { a: { s: 0, t: 1, c: 7 }, b: { s: 0, t: 1 } } };
     expect(documentOf(item).members.b).toEqual({ s: 0, t: 1 });
@@ -115,7 +126,8 @@ describe('judging a document lazily', () => {
     [{ members: { a: { s: 0, t: 1, e: 'soon' } } }, 'not a number'],
     [{ members: { a: { s: 9, t: 1 } } }, 'state code'],
     [{ members: { a: { t: 1 } } }, 'lacks'],
-    [{ keys: { h: 5 } }, 'keys.h'],
+    [{ gone: { h: 5 } }, 'gone.h'],
+    [{ members: { a: { s: 0, t: 1, k: 5 } } }, 'member a k'],
   ])('refuses a shape no code path writes (%j)', (item, why) => {
     expect(() => documentOf(item)).toThrow(SessionDocumentCorruptError);
     expect(() => documentOf(item)).toThrow(why);

@@ -21,7 +21,11 @@ export interface StoredMember {
   readonly s: number;
   /** Since when (epoch ms) the member is in this state. */
   readonly t: number;
-  /** Past this instant (epoch ms) the member is removed; absent: no timeout runs. */
+  /**
+   * Past this instant (epoch ms) the member is removed. Absent: `t` + its state's timeout in
+   * the room's constants (none if that is null), so a join's reservation does not store the
+   * instant its clock and the template already give (10 B per member).
+   */
   readonly e?: number;
   /**
    * A reservation made while the room was spawning: its timeout (ms) starts when the room
@@ -59,6 +63,19 @@ export interface RoomClock {
   /** When `inited` made the room ready (ISO); pending reservations count from here. */
   readonly readyAt?: string;
   readonly updatedAt?: string;
+  /** The template's timeouts; absent (rooms made before templates): the default template's. */
+  readonly constants?: { readonly timeouts: SessionTimeouts };
+  /** The default template's `reservedMs`, in seconds. */
+  readonly reservationTimeoutS: number;
+}
+
+/** The member timeouts the room's constants set (core/sessions/model.ts `defaultConstants`). */
+export function roomTimeouts(room: Pick<RoomClock, 'constants' | 'reservationTimeoutS'>): SessionTimeouts {
+  if (room.constants) return room.constants.timeouts;
+  if (!Number.isFinite(room.reservationTimeoutS)) {
+    throw new SessionDocumentCorruptError('the room has neither constants nor reservationTimeoutS');
+  }
+  return { reservedMs: room.reservationTimeoutS * 1000, readyMs: null, inactiveMs: null, sessionEmptyMs: null };
 }
 
 const stateCodes: Record<MemberState, number> = { reserved: 0, ready: 1, active: 2, inactive: 3 };
@@ -124,22 +141,31 @@ export function enterState(
   };
 }
 
-/** A new reservation: pending in a spawning room (its clock starts at `inited`), else timed from now. */
+/**
+ * A new reservation: pending in a spawning room (its clock starts at `inited`), else timed
+ * from now. `timeouts` are the room's own, so its expiry is not stored (`t` + `reservedMs`).
+ */
 export function newReservation(
-  room: RoomClock,
+  room: Pick<RoomClock, 'state'>,
   now: number,
   timeouts: SessionTimeouts,
   scopes: readonly string[],
 ): StoredMember {
   const carry = scopes.length > 0 ? { c: [...scopes] } : {};
-  if (room.state !== 'spawning') return enterState('reserved', now, timeouts, carry);
+  if (room.state !== 'spawning') return { s: 0, t: now, ...carry };
   return { s: 0, t: now, ...(timeouts.reservedMs === null ? {} : { p: timeouts.reservedMs }), ...carry };
 }
 
 /** When the member is removed (epoch ms), or undefined if no timeout runs for it (yet). */
 export function expiryOf(member: StoredMember, room: RoomClock): number | undefined {
   if (member.e !== undefined) return member.e;
-  if (member.p === undefined || room.state === 'spawning') return undefined;
+  if (member.p === undefined) {
+    const state = memberStateOf(member.s);
+    if (state === 'active') return undefined;
+    const timeout = timeoutOf(state, roomTimeouts(room));
+    return timeout === null ? undefined : member.t + timeout;
+  }
+  if (room.state === 'spawning') return undefined;
   const readyAt = Date.parse(room.readyAt ?? room.updatedAt ?? '');
   return Number.isFinite(readyAt) ? readyAt + member.p : undefined;
 }

@@ -1,4 +1,11 @@
-import { documentOf, expiredMembers, isLiveMember, type DocMember, type StoredMember } from './document';
+import {
+  documentOf,
+  expiredMembers,
+  isLiveMember,
+  type DocMember,
+  type RoomClock,
+  type StoredMember,
+} from './document';
 
 /**
  * The join as ONE conditional UpdateItem on the session document, and what its failure
@@ -163,7 +170,13 @@ export function classifyClaimFailure(
     return { state: 'Silent' };
   }
   const doc = documentOf(old);
-  const room = { state, readyAt: old.readyAt as string | undefined, updatedAt: old.updatedAt as string | undefined };
+  const room = {
+    state,
+    readyAt: old.readyAt as string | undefined,
+    updatedAt: old.updatedAt as string | undefined,
+    constants: old.constants as RoomClock['constants'],
+    reservationTimeoutS: Number(old.reservationTimeoutS),
+  };
   const mine = doc.members[account];
   const expired = expiredMembers(doc, room, now);
   if (mine && isLiveMember(mine, room, now)) {

@@ -162,6 +162,8 @@ export class SessionStore {
       ':now': change.now,
       ':one': 1,
     };
+    // A stored expiry is checked here; a derived one (`t` + the template's timeout) is fixed by
+    // the state clock `t`, and the caller judged it live at `now` from the same read.
     const conditions = ['#members.#a.t = :t', '(attribute_not_exists(#members.#a.e) OR #members.#a.e > :now)'];
     if (change.oldKeyHash === undefined) {
       conditions.push('attribute_not_exists(#members.#a.k)');

@@ -19,7 +19,7 @@ import { hashRegistrationKey } from '../../../../core/reservations/keys';
 
 const t0 = Date.parse('2026-01-01T00:00:00.000Z');
 const timeouts: SessionTimeouts = { reservedMs: 30_000, readyMs: 10_000, inactiveMs: 0, sessionEmptyMs: null };
-const ready = { state: 'ready', readyAt: new Date(t0).toISOString() };
+const ready = { state: 'ready', readyAt: new Date(t0).toISOString(), constants: { timeouts }, reservationTimeoutS: 30 };
 
 describe('member timeouts (null = never, 0 = at once)', () => {
   it.each([
@@ -48,10 +48,24 @@ describe('member timeouts (null = never, 0 = at once)', () => {
     expect(isLiveMember(member, ready, t0 + 29_999)).toBe(true);
     expect(isLiveMember(member, ready, t0 + 30_000)).toBe(false);
   });
+
+  it("a join's reservation stores no expiry: its clock and the room's template give it", () => {
+    const member = newReservation(ready, t0, timeouts, []);
+    expect(member).toEqual({ s: 0, t: t0 });
+    expect(expiryOf(member, ready)).toBe(t0 + 30_000);
+    // A configuration room (no constants stored): the default template, reservationTimeoutS.
+    expect(expiryOf(member, { state: 'ready', reservationTimeoutS: 45 })).toBe(t0 + 45_000);
+    // A stored expiry wins (a creator's reservation with a fixed expiry).
+    expect(expiryOf({ ...member, e: t0 + 5 }, ready)).toBe(t0 + 5);
+    // A state without a timeout never expires; a template without a reservation timeout neither.
+    expect(expiryOf({ s: 2, t: t0 }, ready)).toBeUndefined();
+    const noReservedTimeout = { ...ready, constants: { timeouts: { ...timeouts, reservedMs: null } } };
+    expect(expiryOf(member, noReservedTimeout)).toBeUndefined();
+  });
 });
 
 describe('pending reservations (a room still spawning)', () => {
-  const spawning = { state: 'spawning' };
+  const spawning = { state: 'spawning', constants: { timeouts }, reservationTimeoutS: 30 };
 
   it('never expire while the room spawns, however long', () => {
     const member = newReservation(spawning, t0, timeouts, ['play']);
@@ -61,7 +75,7 @@ describe('pending reservations (a room still spawning)', () => {
 
   it('count reservationTimeoutS from readyAt, not from the spawn deadline', () => {
     const member = newReservation(spawning, t0, timeouts, []);
-    const readyLater = { state: 'ready', readyAt: new Date(t0 + 5_000).toISOString() };
+    const readyLater = { ...spawning, state: 'ready', readyAt: new Date(t0 + 5_000).toISOString() };
     expect(expiryOf(member, readyLater)).toBe(t0 + 35_000);
     expect(isLiveMember(member, readyLater, t0 + 34_999)).toBe(true);
     expect(isLiveMember(member, readyLater, t0 + 35_000)).toBe(false);

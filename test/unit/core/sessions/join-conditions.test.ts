@@ -14,6 +14,7 @@ const roomItem = (overrides: Record<string, unknown> = {}) => ({
   state: 'ready',
   players: 2,
   maxPlayers: 2,
+  reservationTimeoutS: 30,
   lastHeartbeatAt: '2026-01-01T00:00:05.000Z',
   readyAt: '2026-01-01T00:00:00.000Z',
   members: { bob: { s: 0, t: t0, e: t0 + 1_000, k: 'hBob' }, carol: { s: 2, t: t0, u: 'r', a: t0, k: 'hCarol' } },
@@ -115,6 +116,17 @@ describe('classifyClaimFailure: ALL_OLD tells the outcomes apart without another
       state: 'Reclaim',
       expired: [{ account: 'bob', member: { s: 0, t: t0, e: t0 + 1_000, k: 'hBob' }, keyHash: 'hBob' }],
     });
+  });
+
+  it("judges a join's reservation by its clock and the room's reservation timeout (no stored expiry)", () => {
+    const joinedAt = now - 30_000;
+    const members = { bob: { s: 0, t: joinedAt, k: 'hBob' }, carol: { s: 2, t: t0, k: 'hCarol' } };
+    expect(classifyClaimFailure(roomItem({ members }), 'alice', now)).toEqual({
+      state: 'Reclaim',
+      expired: [{ account: 'bob', member: members.bob, keyHash: 'hBob' }],
+    });
+    const fresher = { ...members, bob: { ...members.bob, t: joinedAt + 1 } };
+    expect(classifyClaimFailure(roomItem({ members: fresher }), 'alice', now)).toEqual({ state: 'Full' });
   });
 
   it('the account already holds a live slot: AlreadyMember with its key', () => {

@@ -49,10 +49,9 @@ export class RoomStore {
   async createWithMember(room: Room, member?: NewMember): Promise<void> {
     const constants = room.constants ?? defaultConstants(room);
     const members: Record<string, StoredMember> = {};
-    const registrationKeys: Record<string, string> = {};
     if (member) {
       const created = Date.parse(member.createdAt);
-      members[member.account] =
+      const reservation: StoredMember =
         member.expiresAt === undefined
           ? newReservation(room, created, constants.timeouts, member.scopes)
           : {
@@ -61,7 +60,7 @@ export class RoomStore {
               e: Date.parse(member.expiresAt),
               ...(member.scopes.length > 0 ? { c: [...member.scopes] } : {}),
             };
-      registrationKeys[storedKeyHash(member.keyHash)] = member.account;
+      members[member.account] = { ...reservation, k: storedKeyHash(member.keyHash) };
     }
     const write = new PutCommand({
       TableName: this.tableName,
@@ -71,7 +70,6 @@ export class RoomStore {
         ...room,
         constants,
         members,
-        keys: registrationKeys,
         gone: {},
         ...keys.roomIndexes(room),
       },
@@ -224,6 +222,7 @@ export function roomOf(item: Record<string, unknown>): Room {
     gsi3sk: _g6,
     ttl: _ttl,
     members: _members,
+    // `keys`: the former key map, ignored if a room still carries it.
     keys: _keys,
     gone: _gone,
     ...room

@@ -6,27 +6,34 @@ import type { MemberState, SessionTimeouts } from './model';
  *
  * | attribute | shape                                   | why                                        |
  * | --------- | --------------------------------------- | ------------------------------------------ |
- * | `members` | account → `StoredMember` (a few dozen B) | slots, states, expiries: one item, one write |
- * | `keys`    | key hash → account                      | `joined` finds the member in ONE read       |
+ * | `members` | account → `StoredMember` (a few dozen B) | slots, states, expiries, key hashes: one item, one write |
  * | `gone`    | key hash → `<ms> <request>`             | a redelivered `left` gets the same answer   |
  * | `players` | number of entries in `members`          | the free-slot condition (`players < maxPlayers`) |
  *
- * The key hash is stored once, in `keys` (the member does not repeat it): "this member still
- * holds key H" is the condition `keys.H = account`, and a re-keyed or removed member no
- * longer matches it.
+ * The key hash lives in its member (`k`), so the account is stored once: "this member still
+ * holds key H" is the condition `members.<account>.k = H`, and a re-keyed or removed member no
+ * longer matches it. Finding the member of a key (`joined`, `left`, `abandoned`) scans the
+ * members of the one read those already make. (Rooms written with the former `keys` map are
+ * not read: that attribute is ignored.)
  */
 export interface StoredMember {
   /** State code: 0 reserved, 1 ready, 2 active, 3 inactive. */
   readonly s: number;
   /** Since when (epoch ms) the member is in this state. */
   readonly t: number;
-  /** Past this instant (epoch ms) the member is removed; absent: no timeout runs. */
+  /**
+   * Past this instant (epoch ms) the member is removed. Absent: `t` + its state's timeout in
+   * the room's constants (none if that is null), so a join's reservation does not store the
+   * instant its clock and the template already give (10 B per member).
+   */
   readonly e?: number;
   /**
    * A reservation made while the room was spawning: its timeout (ms) starts when the room
    * became ready (`readyAt`), not before: the player cannot connect to a server that is not up.
    */
   readonly p?: number;
+  /** The stored hash of the member's current registration key (`storedKeyHash`); absent: none. */
+  readonly k?: string;
   /** The player's scopes when they joined (only if any): the ceiling of the token `joined` returns. */
   readonly c?: readonly string[];
   /** The `joined` request that used the current key (keys are single use). */
@@ -47,7 +54,6 @@ export interface StoredMember {
 
 export interface SessionDocument {
   readonly members: Readonly<Record<string, StoredMember>>;
-  readonly keys: Readonly<Record<string, string>>;
   readonly gone: Readonly<Record<string, string>>;
 }
 
@@ -57,6 +63,19 @@ export interface RoomClock {
   /** When `inited` made the room ready (ISO); pending reservations count from here. */
   readonly readyAt?: string;
   readonly updatedAt?: string;
+  /** The template's timeouts; absent (rooms made before templates): the default template's. */
+  readonly constants?: { readonly timeouts: SessionTimeouts };
+  /** The default template's `reservedMs`, in seconds. */
+  readonly reservationTimeoutS: number;
+}
+
+/** The member timeouts the room's constants set (core/sessions/model.ts `defaultConstants`). */
+export function roomTimeouts(room: Pick<RoomClock, 'constants' | 'reservationTimeoutS'>): SessionTimeouts {
+  if (room.constants) return room.constants.timeouts;
+  if (!Number.isFinite(room.reservationTimeoutS)) {
+    throw new SessionDocumentCorruptError('the room has neither constants nor reservationTimeoutS');
+  }
+  return { reservedMs: room.reservationTimeoutS * 1000, readyMs: null, inactiveMs: null, sessionEmptyMs: null };
 }
 
 const stateCodes: Record<MemberState, number> = { reserved: 0, ready: 1, active: 2, inactive: 3 };
@@ -110,33 +129,43 @@ export function enterState(
   state: MemberState,
   now: number,
   timeouts: SessionTimeouts,
-  carry: Pick<StoredMember, 'c'> = {},
+  carry: Pick<StoredMember, 'c' | 'k'> = {},
 ): StoredMember {
   const timeout = timeoutOf(state, timeouts);
   return {
     s: stateCodes[state],
     t: now,
     ...(timeout === null ? {} : { e: now + timeout }),
+    ...(carry.k === undefined ? {} : { k: carry.k }),
     ...(carry.c && carry.c.length > 0 ? { c: carry.c } : {}),
   };
 }
 
-/** A new reservation: pending in a spawning room (its clock starts at `inited`), else timed from now. */
+/**
+ * A new reservation: pending in a spawning room (its clock starts at `inited`), else timed
+ * from now. `timeouts` are the room's own, so its expiry is not stored (`t` + `reservedMs`).
+ */
 export function newReservation(
-  room: RoomClock,
+  room: Pick<RoomClock, 'state'>,
   now: number,
   timeouts: SessionTimeouts,
   scopes: readonly string[],
 ): StoredMember {
   const carry = scopes.length > 0 ? { c: [...scopes] } : {};
-  if (room.state !== 'spawning') return enterState('reserved', now, timeouts, carry);
+  if (room.state !== 'spawning') return { s: 0, t: now, ...carry };
   return { s: 0, t: now, ...(timeouts.reservedMs === null ? {} : { p: timeouts.reservedMs }), ...carry };
 }
 
 /** When the member is removed (epoch ms), or undefined if no timeout runs for it (yet). */
 export function expiryOf(member: StoredMember, room: RoomClock): number | undefined {
   if (member.e !== undefined) return member.e;
-  if (member.p === undefined || room.state === 'spawning') return undefined;
+  if (member.p === undefined) {
+    const state = memberStateOf(member.s);
+    if (state === 'active') return undefined;
+    const timeout = timeoutOf(state, roomTimeouts(room));
+    return timeout === null ? undefined : member.t + timeout;
+  }
+  if (room.state === 'spawning') return undefined;
   const readyAt = Date.parse(room.readyAt ?? room.updatedAt ?? '');
   return Number.isFinite(readyAt) ? readyAt + member.p : undefined;
 }
@@ -154,19 +183,23 @@ export interface DocMember {
   readonly keyHash?: string;
 }
 
-/** The key hash of each account (the inverse of `keys`). */
-export function keysByAccount(doc: Pick<SessionDocument, 'keys'>): Map<string, string> {
-  const byAccount = new Map<string, string>();
-  for (const [hash, account] of Object.entries(doc.keys)) byAccount.set(account, hash);
-  return byAccount;
+/** The member holding this stored key hash, if any (keys are unique: one member at most). */
+export function memberOfKey(doc: SessionDocument, hash: string): { account: string; member: StoredMember } | undefined {
+  for (const [account, member] of Object.entries(doc.members)) {
+    if (member.k === hash) return { account, member };
+  }
+  return undefined;
 }
+
+/** A member as the conditions name it: its key hash is the one it holds. */
+export const docMember = (account: string, member: StoredMember): DocMember =>
+  member.k === undefined ? { account, member } : { account, member, keyHash: member.k };
 
 /** Members whose timeout ran out at `now`: their slots are free, once a write removes them. */
 export function expiredMembers(doc: SessionDocument, room: RoomClock, now: number): DocMember[] {
-  const byAccount = keysByAccount(doc);
   return Object.entries(doc.members)
     .filter(([, member]) => !isLiveMember(member, room, now))
-    .map(([account, member]) => ({ account, member, keyHash: byAccount.get(account) }));
+    .map(([account, member]) => docMember(account, member));
 }
 
 /** How many members hold a slot at `now` (what every response shows as `players`). */
@@ -198,13 +231,11 @@ export function documentOf(item: Record<string, unknown>): SessionDocument {
     memberStateOf(m.s);
     optionalNumber(m.e, 'e');
     optionalNumber(m.p, 'p');
+    if (m.k !== undefined && typeof m.k !== 'string') throw new SessionDocumentCorruptError(`member ${account} k`);
     members[account] = m as unknown as StoredMember;
   }
-  return {
-    members,
-    keys: stringMap(item.keys, 'keys'),
-    gone: stringMap(item.gone, 'gone'),
-  };
+  // A leftover `keys` map (the former format) is ignored: its members hold no `k` and match no key.
+  return { members, gone: stringMap(item.gone, 'gone') };
 }
 
 function mapOf(value: unknown, what: string): Record<string, unknown> {
@@ -240,6 +271,7 @@ export function memberOf(raw: unknown, account: string): StoredMember {
     throw new SessionDocumentCorruptError(`member ${account} has scopes that are not a list of strings`);
   }
   if (m.u !== undefined && typeof m.u !== 'string') throw new SessionDocumentCorruptError('member u');
+  if (m.k !== undefined && typeof m.k !== 'string') throw new SessionDocumentCorruptError('member k');
   const e = optionalNumber(m.e, 'e');
   const p = optionalNumber(m.p, 'p');
   const a = optionalNumber(m.a, 'a');
@@ -248,6 +280,7 @@ export function memberOf(raw: unknown, account: string): StoredMember {
     t: m.t,
     ...(e === undefined ? {} : { e }),
     ...(p === undefined ? {} : { p }),
+    ...(m.k === undefined ? {} : { k: m.k }),
     ...(m.c === undefined ? {} : { c: m.c as string[] }),
     ...(m.u === undefined ? {} : { u: m.u }),
     ...(a === undefined ? {} : { a }),

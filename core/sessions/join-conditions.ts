@@ -1,4 +1,11 @@
-import { documentOf, expiredMembers, isLiveMember, keysByAccount, type DocMember, type StoredMember } from './document';
+import {
+  documentOf,
+  expiredMembers,
+  isLiveMember,
+  type DocMember,
+  type RoomClock,
+  type StoredMember,
+} from './document';
 
 /**
  * The join as ONE conditional UpdateItem on the session document, and what its failure
@@ -24,7 +31,6 @@ export const joinClauses = {
 const baseNames = {
   '#state': 'state',
   '#members': 'members',
-  '#keys': 'keys',
   '#players': 'players',
   '#cn': 'changeNumber',
   '#props': 'properties',
@@ -54,8 +60,11 @@ function roomConditions(since: string | undefined): { clauses: string[]; values:
   };
 }
 
+/** The member as the claim writes it: holding the new key. */
+const claimedMember = (spec: ClaimSpec): StoredMember => ({ ...spec.member, k: spec.keyHash });
+
 /**
- * The claim: add the member and its key, one more player, one more change; the state is
+ * The claim: add the member holding its key, one more player, one more change; the state is
  * assigned to itself so `UPDATED_NEW` returns it without a read.
  *
  *   IF memberAbsent AND roomHasFreeSlot AND roomIsLive AND serverHeardFrom AND joinabilityOpen
@@ -63,11 +72,10 @@ function roomConditions(since: string | undefined): { clauses: string[]; values:
 export function claimUpdate(spec: ClaimSpec): UpdateSpec {
   const room = roomConditions(spec.heartbeatSince);
   return {
-    UpdateExpression:
-      'SET #members.#a = :m, #keys.#h = :acct, #players = #players + :one, #cn = #cn + :one, #state = #state',
+    UpdateExpression: 'SET #members.#a = :m, #players = #players + :one, #cn = #cn + :one, #state = #state',
     ConditionExpression: [joinClauses.memberAbsent, joinClauses.roomHasFreeSlot, ...room.clauses].join(' AND '),
-    ExpressionAttributeNames: { ...baseNames, '#a': spec.account, '#h': spec.keyHash },
-    ExpressionAttributeValues: { ':m': spec.member, ':acct': spec.account, ':one': 1, ...room.values },
+    ExpressionAttributeNames: { ...baseNames, '#a': spec.account },
+    ExpressionAttributeValues: { ':m': claimedMember(spec), ':one': 1, ...room.values },
   };
 }
 
@@ -86,31 +94,26 @@ export function reclaimAndClaimUpdate(
   spec: ClaimSpec & { expired: readonly DocMember[]; maxPlayers: number },
 ): UpdateSpec {
   const room = roomConditions(spec.heartbeatSince);
-  const names: Record<string, string> = { ...baseNames, '#a': spec.account, '#h': spec.keyHash };
-  const values: Record<string, unknown> = { ':m': spec.member, ':acct': spec.account, ':one': 1, ...room.values };
+  const names: Record<string, string> = { ...baseNames, '#a': spec.account };
+  const values: Record<string, unknown> = { ':m': claimedMember(spec), ':one': 1, ...room.values };
   const removals: string[] = [];
   const conditions: string[] = [];
   const own = spec.expired.find((x) => x.account === spec.account);
   const others = spec.expired.filter((x) => x.account !== spec.account).slice(0, maxReclaimPerWrite);
   others.forEach((x, i) => {
     names[`#x${i}`] = x.account;
-    values[`:x${i}`] = x.account;
     values[`:t${i}`] = x.member.t;
     removals.push(`#members.#x${i}`);
     if (x.keyHash !== undefined) {
-      names[`#k${i}`] = x.keyHash;
-      removals.push(`#keys.#k${i}`);
-      conditions.push(`#keys.#k${i} = :x${i}`);
+      values[`:k${i}`] = x.keyHash;
+      conditions.push(`#members.#x${i}.k = :k${i}`);
     }
     conditions.push(`#members.#x${i}.t = :t${i}`);
   });
   if (own) {
+    // Overwritten with the new key: its old key goes with it.
     values[':ownT'] = own.member.t;
     conditions.push('#members.#a.t = :ownT');
-    if (own.keyHash !== undefined && own.keyHash !== spec.keyHash) {
-      names['#ownKey'] = own.keyHash;
-      removals.push('#keys.#ownKey');
-    }
   } else {
     conditions.push(joinClauses.memberAbsent);
   }
@@ -119,7 +122,7 @@ export function reclaimAndClaimUpdate(
   values[':cap'] = spec.maxPlayers + removed;
   return {
     UpdateExpression:
-      'SET #members.#a = :m, #keys.#h = :acct, #players = #players + :delta, #cn = #cn + :one, #state = #state' +
+      'SET #members.#a = :m, #players = #players + :delta, #cn = #cn + :one, #state = #state' +
       (removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''),
     ConditionExpression: [...conditions, '#players < :cap', ...room.clauses].join(' AND '),
     ExpressionAttributeNames: names,
@@ -167,11 +170,17 @@ export function classifyClaimFailure(
     return { state: 'Silent' };
   }
   const doc = documentOf(old);
-  const room = { state, readyAt: old.readyAt as string | undefined, updatedAt: old.updatedAt as string | undefined };
+  const room = {
+    state,
+    readyAt: old.readyAt as string | undefined,
+    updatedAt: old.updatedAt as string | undefined,
+    constants: old.constants as RoomClock['constants'],
+    reservationTimeoutS: Number(old.reservationTimeoutS),
+  };
   const mine = doc.members[account];
   const expired = expiredMembers(doc, room, now);
   if (mine && isLiveMember(mine, room, now)) {
-    return { state: 'AlreadyMember', member: mine, keyHash: keysByAccount(doc).get(account) };
+    return { state: 'AlreadyMember', member: mine, ...(mine.k === undefined ? {} : { keyHash: mine.k }) };
   }
   const players = Number(old.players);
   const maxPlayers = Number(old.maxPlayers);

@@ -51,20 +51,17 @@ function baseParts(base: PatchBase): Parts {
   }
   const others = base.expired.filter((x) => x.account !== base.account).slice(0, maxReclaimPerWrite);
   if (others.length > 0) {
-    parts.names['#keys'] = 'keys';
     parts.names['#players'] = 'players';
     parts.values[':n'] = others.length;
     parts.set.push('#players = #players - :n');
     others.forEach((x, i) => {
       parts.names[`#x${i}`] = x.account;
-      parts.values[`:x${i}`] = x.account;
       parts.values[`:t${i}`] = x.member.t;
       parts.remove.push(`#members.#x${i}`);
       parts.conditions.push(`#members.#x${i}.t = :t${i}`);
       if (x.keyHash !== undefined) {
-        parts.names[`#k${i}`] = x.keyHash;
-        parts.remove.push(`#keys.#k${i}`);
-        parts.conditions.push(`#keys.#k${i} = :x${i}`);
+        parts.values[`:k${i}`] = x.keyHash;
+        parts.conditions.push(`#members.#x${i}.k = :k${i}`);
       }
     });
   }

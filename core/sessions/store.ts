@@ -7,13 +7,14 @@ import type { Member } from '../reservations/model';
 import { roomOf } from '../rooms/store';
 import type { Room } from '../rooms/model';
 import {
+  docMember,
   documentOf,
   enterState,
   expiredMembers,
   expiryOf,
   isLiveMember,
-  keysByAccount,
   memberOf,
+  memberOfKey,
   memberStateOf,
   storedKeyHash,
   type DocMember,
@@ -88,10 +89,7 @@ export class SessionStore {
   async list(roomId: string): Promise<Member[]> {
     const read = await this.read(roomId);
     if (!read) return [];
-    const byAccount = keysByAccount(read.doc);
-    return Object.entries(read.doc.members).map(([account, m]) =>
-      memberView(read.room, account, m, byAccount.get(account)),
-    );
+    return Object.entries(read.doc.members).map(([account, m]) => memberView(read.room, account, m, m.k));
   }
 
   async find(roomId: string, account: string): Promise<Member | undefined> {
@@ -157,32 +155,28 @@ export class SessionStore {
     roomId: string,
     change: { account: string; member: StoredMember; oldKeyHash?: string; newKeyHash: string; now: number },
   ): Promise<'Reissued' | 'Gone'> {
-    const names: Record<string, string> = {
-      '#members': 'members',
-      '#keys': 'keys',
-      '#a': change.account,
-      '#new': change.newKeyHash,
-      '#cn': 'changeNumber',
-    };
+    const names: Record<string, string> = { '#members': 'members', '#a': change.account, '#cn': 'changeNumber' };
     const values: Record<string, unknown> = {
-      ':acct': change.account,
+      ':new': change.newKeyHash,
       ':t': change.member.t,
       ':now': change.now,
       ':one': 1,
     };
+    // A stored expiry is checked here; a derived one (`t` + the template's timeout) is fixed by
+    // the state clock `t`, and the caller judged it live at `now` from the same read.
     const conditions = ['#members.#a.t = :t', '(attribute_not_exists(#members.#a.e) OR #members.#a.e > :now)'];
-    let remove = 'REMOVE #members.#a.u';
-    if (change.oldKeyHash !== undefined) {
-      names['#old'] = change.oldKeyHash;
-      conditions.push('#keys.#old = :acct');
-      remove += ', #keys.#old';
+    if (change.oldKeyHash === undefined) {
+      conditions.push('attribute_not_exists(#members.#a.k)');
+    } else {
+      values[':old'] = change.oldKeyHash;
+      conditions.push('#members.#a.k = :old');
     }
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.room(roomId),
-          UpdateExpression: `SET #keys.#new = :acct, #cn = #cn + :one ${remove}`,
+          UpdateExpression: 'SET #members.#a.k = :new, #cn = #cn + :one REMOVE #members.#a.u',
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
@@ -206,14 +200,9 @@ export class SessionStore {
           TableName: this.tableName,
           Key: keys.room(roomId),
           UpdateExpression: 'REMOVE #members.#a.v',
-          ConditionExpression: '#keys.#h = :acct AND attribute_exists(#members.#a)',
-          ExpressionAttributeNames: {
-            '#members': 'members',
-            '#keys': 'keys',
-            '#a': settle.account,
-            '#h': settle.keyHash,
-          },
-          ExpressionAttributeValues: { ':acct': settle.account },
+          ConditionExpression: '#members.#a.k = :h',
+          ExpressionAttributeNames: { '#members': 'members', '#a': settle.account },
+          ExpressionAttributeValues: { ':h': settle.keyHash },
         }),
       );
     } catch (error) {
@@ -232,24 +221,22 @@ export class SessionStore {
   ): Promise<void> {
     const names: Record<string, string> = {
       '#members': 'members',
-      '#keys': 'keys',
       '#a': undo.account,
-      '#h': undo.keyHash,
       '#players': 'players',
       '#cn': 'changeNumber',
     };
-    const values: Record<string, unknown> = { ':acct': undo.account, ':one': 1 };
+    const values: Record<string, unknown> = { ':h': undo.keyHash, ':one': 1 };
     let expression: string;
     if (undo.reissued) {
       if (undo.previousKeyHash === undefined) {
-        expression = 'SET #cn = #cn + :one REMOVE #keys.#h';
+        expression = 'SET #cn = #cn + :one REMOVE #members.#a.k';
       } else {
-        names['#old'] = undo.previousKeyHash;
-        expression = 'SET #keys.#old = :acct, #cn = #cn + :one REMOVE #keys.#h';
+        values[':old'] = undo.previousKeyHash;
+        expression = 'SET #members.#a.k = :old, #cn = #cn + :one';
       }
       delete names['#players'];
     } else {
-      expression = 'SET #players = #players - :one, #cn = #cn + :one REMOVE #members.#a, #keys.#h';
+      expression = 'SET #players = #players - :one, #cn = #cn + :one REMOVE #members.#a';
     }
     try {
       await this.db.send(
@@ -257,7 +244,7 @@ export class SessionStore {
           TableName: this.tableName,
           Key: keys.room(roomId),
           UpdateExpression: expression,
-          ConditionExpression: '#keys.#h = :acct AND attribute_exists(#members.#a)',
+          ConditionExpression: '#members.#a.k = :h',
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),
@@ -295,12 +282,7 @@ export class SessionStore {
     emptySince: number,
     tombstone?: { keyHash: string; by: string; prune: readonly string[] },
   ): Promise<boolean> {
-    const names: Record<string, string> = {
-      '#members': 'members',
-      '#keys': 'keys',
-      '#players': 'players',
-      '#cn': 'changeNumber',
-    };
+    const names: Record<string, string> = { '#members': 'members', '#players': 'players', '#cn': 'changeNumber' };
     const values: Record<string, unknown> = {
       ':n': batch.length,
       ':one': 1,
@@ -311,14 +293,12 @@ export class SessionStore {
     const conditions: string[] = ['#players >= :n'];
     batch.forEach((x, i) => {
       names[`#x${i}`] = x.account;
-      values[`:x${i}`] = x.account;
       values[`:t${i}`] = x.member.t;
       removals.push(`#members.#x${i}`);
       conditions.push(`#members.#x${i}.t = :t${i}`);
       if (x.keyHash !== undefined) {
-        names[`#k${i}`] = x.keyHash;
-        removals.push(`#keys.#k${i}`);
-        conditions.push(`#keys.#k${i} = :x${i}`);
+        values[`:k${i}`] = x.keyHash;
+        conditions.push(`#members.#x${i}.k = :k${i}`);
       }
     });
     let set = '#players = #players - :n, #cn = #cn + :one, updatedAt = :now, emptySince = :emptySince';
@@ -358,14 +338,14 @@ export class SessionStore {
    *
    * The same key again, with any request id, while its member holds it confirmed, gets the
    * first confirmation back: same member, same `confirmedAt`, hence the same token. A key of
-   * another room is not in this room's `keys`; a key whose player has left is in `gone`.
+   * another room is held by no member of this room; a key whose player has left is in `gone`.
    */
   async confirm(read: SessionRead, keyHashHex: string, requestId: string, now: Date): Promise<ConfirmResult> {
     const roomId = read.room.roomId;
     const hash = storedKeyHash(keyHashHex);
-    const account = read.doc.keys[hash];
-    const raw = account === undefined ? undefined : read.doc.members[account];
-    if (account === undefined || !raw) return { state: 'Rejected', reason: 'unknown-key' };
+    const found = memberOfKey(read.doc, hash);
+    if (!found) return { state: 'Rejected', reason: 'unknown-key' };
+    const { account, member: raw } = found;
     // Every field checked: what is confirmed here ends up in a signed token.
     const member = memberOf(raw, account);
     if (member.u !== undefined) {
@@ -375,11 +355,13 @@ export class SessionStore {
     }
     if (!isLiveMember(member, read.room, now.getTime())) return { state: 'Rejected', reason: 'expired' };
     const wasActive = memberStateOf(member.s) === 'active';
+    // The copy kept for `abandon` leaves out the key: the member holds it, and `abandon` keeps it.
+    const { k: _k, ...reservation } = member;
     const confirmed: StoredMember = {
       ...(wasActive ? member : enterState('active', now.getTime(), noTimeouts, member)),
       u: requestId,
       a: now.getTime(),
-      ...(wasActive ? {} : { b: member }),
+      ...(wasActive ? {} : { b: reservation }),
     };
     try {
       await this.db.send(
@@ -389,18 +371,16 @@ export class SessionStore {
           UpdateExpression: 'SET #members.#a = :m, #cn = #cn + :one',
           // keyMatches AND sameMemberAsRead (its state clock) AND keyUnused AND roomIsLive
           ConditionExpression:
-            '#keys.#h = :acct AND #members.#a.t = :t AND attribute_not_exists(#members.#a.u) AND #state IN (:spawning, :ready)',
+            '#members.#a.k = :h AND #members.#a.t = :t AND attribute_not_exists(#members.#a.u) AND #state IN (:spawning, :ready)',
           ExpressionAttributeNames: {
             '#members': 'members',
-            '#keys': 'keys',
             '#a': account,
-            '#h': hash,
             '#cn': 'changeNumber',
             '#state': 'state',
           },
           ExpressionAttributeValues: {
             ':m': confirmed,
-            ':acct': account,
+            ':h': hash,
             ':t': member.t,
             ':one': 1,
             ':spawning': 'spawning',
@@ -420,9 +400,9 @@ export class SessionStore {
   }
 
   private confirmAgainst(read: SessionRead, hash: string, requestId: string): ConfirmResult {
-    const account = read.doc.keys[hash];
-    const member = account === undefined ? undefined : read.doc.members[account];
-    if (account === undefined || !member) return { state: 'Rejected', reason: 'unknown-key' };
+    const found = memberOfKey(read.doc, hash);
+    if (!found) return { state: 'Rejected', reason: 'unknown-key' };
+    const { account, member } = found;
     if (member.u !== undefined && (member.u === requestId || memberStateOf(member.s) === 'active')) {
       return { state: 'AlreadyConfirmed', member: memberView(read.room, account, member, hash) };
     }
@@ -439,10 +419,11 @@ export class SessionStore {
   async abandon(roomId: string, keyHashHex: string, requestId: string): Promise<AbandonResult> {
     const read = await this.read(roomId);
     const hash = storedKeyHash(keyHashHex);
-    const account = read?.doc.keys[hash];
-    const member = account === undefined ? undefined : read?.doc.members[account];
-    if (account === undefined || member?.u !== requestId) return 'NothingToUndo';
-    const restored: StoredMember = member.b ?? (({ u: _u, ...rest }) => rest)(member);
+    const found = read && memberOfKey(read.doc, hash);
+    if (!found || found.member.u !== requestId) return 'NothingToUndo';
+    const { account, member } = found;
+    // The member keeps the key it holds (the copy in `b` does not repeat it).
+    const restored: StoredMember = { ...(member.b ?? (({ u: _u, ...rest }) => rest)(member)), k: hash };
     try {
       await this.db.send(
         new UpdateCommand({
@@ -450,15 +431,9 @@ export class SessionStore {
           Key: keys.room(roomId),
           UpdateExpression: 'SET #members.#a = :m, #cn = #cn + :one',
           // stillTheAbandonedConfirmation
-          ConditionExpression: '#keys.#h = :acct AND #members.#a.u = :request',
-          ExpressionAttributeNames: {
-            '#members': 'members',
-            '#keys': 'keys',
-            '#a': account,
-            '#h': hash,
-            '#cn': 'changeNumber',
-          },
-          ExpressionAttributeValues: { ':m': restored, ':acct': account, ':request': requestId, ':one': 1 },
+          ConditionExpression: '#members.#a.k = :h AND #members.#a.u = :request',
+          ExpressionAttributeNames: { '#members': 'members', '#a': account, '#cn': 'changeNumber' },
+          ExpressionAttributeValues: { ':m': restored, ':h': hash, ':request': requestId, ':one': 1 },
         }),
       );
       return 'Reverted';
@@ -479,9 +454,9 @@ export class SessionStore {
         const [, by = '', account = ''] = /^\d+ (\S+) ?(.*)$/.exec(tomb) ?? [];
         return by === requestId ? { state: 'Left', account } : { state: 'Rejected' };
       }
-      const account = read.doc.keys[hash];
-      const member = account === undefined ? undefined : read.doc.members[account];
-      if (account === undefined || !member) return { state: 'Rejected' };
+      const found = memberOfKey(read.doc, hash);
+      if (!found) return { state: 'Rejected' };
+      const { account, member } = found;
       if (await this.removeWithTombstone(roomId, read, { account, member, keyHash: hash }, requestId, now)) {
         return { state: 'Left', account };
       }
@@ -495,9 +470,9 @@ export class SessionStore {
       const read = await this.read(roomId);
       const member = read?.doc.members[account];
       if (!read || !member) return false;
-      const keyHash = keysByAccount(read.doc).get(account);
-      const target = { account, member, ...(keyHash === undefined ? {} : { keyHash }) };
-      if (await this.removeWithTombstone(roomId, read, target, `player:${account}`, now)) return true;
+      if (await this.removeWithTombstone(roomId, read, docMember(account, member), `player:${account}`, now)) {
+        return true;
+      }
     }
     return false;
   }

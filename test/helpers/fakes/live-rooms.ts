@@ -11,7 +11,7 @@ export class InMemoryLiveRooms implements LiveRoomIndex {
   private readonly rooms = new Map<string, LiveRoom>();
 
   /** Arranges a room as the room store would have written it (indexed while live). */
-  save(room: Room, doc: SessionDocument = { members: {}, keys: {}, gone: {} }): void {
+  save(room: Room, doc: SessionDocument = { members: {}, gone: {} }): void {
     this.rooms.set(room.roomId, structuredClone({ room, doc }));
   }
 

@@ -7,7 +7,7 @@ import { aRoom } from '../../../helpers/factories';
 
 const t0 = new Date('2026-01-01T00:00:00.000Z');
 const room = aRoom({ state: 'ready', placement: { taskId: 't', host: 'h', ports: [1] }, maxPlayers: 2 });
-const read: SessionRead = { room, doc: { members: {}, keys: {}, gone: {} } };
+const read: SessionRead = { room, doc: { members: {}, gone: {} } };
 
 /** A session store that answers each claim from a script and records the undo. */
 function fakeSessions(claims: ClaimResult[]) {

@@ -62,8 +62,16 @@ describe('RoomStore.createWithMember', () => {
         type: 'room',
         players: 1,
         // Pending: a room still spawning starts the creator's clock at inited.
-        members: { alice: { s: 0, t: Date.parse('2026-01-01T00:00:00.000Z'), p: 30_000, c: ['play'] } },
-        keys: { [Buffer.from('ab'.repeat(16), 'hex').toString('base64url')]: 'alice' },
+        // The key hash lives in the member: the account is stored once.
+        members: {
+          alice: {
+            s: 0,
+            t: Date.parse('2026-01-01T00:00:00.000Z'),
+            p: 30_000,
+            c: ['play'],
+            k: Buffer.from('ab'.repeat(16), 'hex').toString('base64url'),
+          },
+        },
         gone: {},
       }),
     });

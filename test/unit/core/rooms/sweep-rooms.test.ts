@@ -98,7 +98,7 @@ describe('sweepRooms', () => {
 
   it('frees expired slots from the document the index read handed it, in rooms with members only', async () => {
     const w = world();
-    const doc = { members: { bob: { s: 0, t: 0, e: 1 } }, keys: {}, gone: {} };
+    const doc = { members: { bob: { s: 0, t: 0, e: 1 } }, gone: {} };
     w.live.save(room({ roomId: 'with-members', players: 1, lastHeartbeatAt: secondsAgo(1) }), doc);
     w.live.save(room({ roomId: 'empty', players: 0, lastHeartbeatAt: secondsAgo(1) }));
 

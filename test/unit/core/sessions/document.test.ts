@@ -6,6 +6,7 @@ import {
   isLiveMember,
   liveCount,
   memberOf,
+  memberOfKey,
   newReservation,
   SessionDocumentCorruptError,
   sessionExpired,
@@ -18,7 +19,7 @@ import { hashRegistrationKey } from '../../../../core/reservations/keys';
 
 const t0 = Date.parse('2026-01-01T00:00:00.000Z');
 const timeouts: SessionTimeouts = { reservedMs: 30_000, readyMs: 10_000, inactiveMs: 0, sessionEmptyMs: null };
-const ready = { state: 'ready', readyAt: new Date(t0).toISOString() };
+const ready = { state: 'ready', readyAt: new Date(t0).toISOString(), constants: { timeouts }, reservationTimeoutS: 30 };
 
 describe('member timeouts (null = never, 0 = at once)', () => {
   it.each([
@@ -47,10 +48,24 @@ describe('member timeouts (null = never, 0 = at once)', () => {
     expect(isLiveMember(member, ready, t0 + 29_999)).toBe(true);
     expect(isLiveMember(member, ready, t0 + 30_000)).toBe(false);
   });
+
+  it("a join's reservation stores no expiry: its clock and the room's template give it", () => {
+    const member = newReservation(ready, t0, timeouts, []);
+    expect(member).toEqual({ s: 0, t: t0 });
+    expect(expiryOf(member, ready)).toBe(t0 + 30_000);
+    // A configuration room (no constants stored): the default template, reservationTimeoutS.
+    expect(expiryOf(member, { state: 'ready', reservationTimeoutS: 45 })).toBe(t0 + 45_000);
+    // A stored expiry wins (a creator's reservation with a fixed expiry).
+    expect(expiryOf({ ...member, e: t0 + 5 }, ready)).toBe(t0 + 5);
+    // A state without a timeout never expires; a template without a reservation timeout neither.
+    expect(expiryOf({ s: 2, t: t0 }, ready)).toBeUndefined();
+    const noReservedTimeout = { ...ready, constants: { timeouts: { ...timeouts, reservedMs: null } } };
+    expect(expiryOf(member, noReservedTimeout)).toBeUndefined();
+  });
 });
 
 describe('pending reservations (a room still spawning)', () => {
-  const spawning = { state: 'spawning' };
+  const spawning = { state: 'spawning', constants: { timeouts }, reservationTimeoutS: 30 };
 
   it('never expire while the room spawns, however long', () => {
     const member = newReservation(spawning, t0, timeouts, ['play']);
@@ -60,7 +75,7 @@ describe('pending reservations (a room still spawning)', () => {
 
   it('count reservationTimeoutS from readyAt, not from the spawn deadline', () => {
     const member = newReservation(spawning, t0, timeouts, []);
-    const readyLater = { state: 'ready', readyAt: new Date(t0 + 5_000).toISOString() };
+    const readyLater = { ...spawning, state: 'ready', readyAt: new Date(t0 + 5_000).toISOString() };
     expect(expiryOf(member, readyLater)).toBe(t0 + 35_000);
     expect(isLiveMember(member, readyLater, t0 + 34_999)).toBe(true);
     expect(isLiveMember(member, readyLater, t0 + 35_000)).toBe(false);
@@ -81,17 +96,16 @@ describe('the default template of a configuration room', () => {
 describe('judging a document lazily', () => {
   const doc = documentOf({
     members: {
-      old: { s: 0, t: t0, e: t0 + 1_000 },
-      fresh: { s: 0, t: t0, e: t0 + 60_000 },
-      playing: { s: 2, t: t0, u: 'req-1', a: t0 },
+      old: { s: 0, t: t0, e: t0 + 1_000, k: 'hOld' },
+      fresh: { s: 0, t: t0, e: t0 + 60_000, k: 'hFresh' },
+      playing: { s: 2, t: t0, u: 'req-1', a: t0, k: 'hPlaying' },
     },
-    keys: { hOld: 'old', hFresh: 'fresh', hPlaying: 'playing' },
     gone: {},
   });
 
   it('finds the expired members with their keys, and counts the live ones', () => {
     expect(expiredMembers(doc, ready, t0 + 2_000)).toEqual([
-      { account: 'old', member: { s: 0, t: t0, e: t0 + 1_000 }, keyHash: 'hOld' },
+      { account: 'old', member: { s: 0, t: t0, e: t0 + 1_000, k: 'hOld' }, keyHash: 'hOld' },
     ]);
     expect(liveCount(doc, ready, t0 + 2_000)).toBe(2);
     expect(liveCount(doc, ready, t0)).toBe(3);
@@ -105,6 +119,17 @@ describe('judging a document lazily', () => {
     expect(sessionExpired(undefined, t0, { ...timeouts, sessionEmptyMs: 0 })).toBe(false);
   });
 
+  it('finds the member of a key in the members themselves (no key map)', () => {
+    expect(memberOfKey(doc, 'hFresh')).toEqual({ account: 'fresh', member: doc.members.fresh });
+    expect(memberOfKey(doc, 'hNobody')).toBeUndefined();
+  });
+
+  it('ignores a leftover `keys` map of the former format: its members hold no key', () => {
+    const legacy = documentOf({ members: { a: { s: 0, t: 1 } }, keys: { hA: 'a', junk: 5 }, gone: {} });
+    expect(legacy).toEqual({ members: { a: { s: 0, t: 1 } }, gone: {} });
+    expect(memberOfKey(legacy, 'hA')).toBeUndefined();
+  });
+
   it('checks the rest of a member where it is used, so one bad member breaks only itself', () => {
     const item = { members: { a: { s: 0, t: 1, c: 7 }, b: { s: 0, t: 1 } } };
     expect(documentOf(item).members.b).toEqual({ s: 0, t: 1 });
@@ -115,7 +140,8 @@ describe('judging a document lazily', () => {
     [{ members: { a: { s: 0, t: 1, e: 'soon' } } }, 'not a number'],
     [{ members: { a: { s: 9, t: 1 } } }, 'state code'],
     [{ members: { a: { t: 1 } } }, 'lacks'],
-    [{ keys: { h: 5 } }, 'keys.h'],
+    [{ gone: { h: 5 } }, 'gone.h'],
+    [{ members: { a: { s: 0, t: 1, k: 5 } } }, 'member a k'],
   ])('refuses a shape no code path writes (%j)', (item, why) => {
     expect(() => documentOf(item)).toThrow(SessionDocumentCorruptError);
     expect(() => documentOf(item)).toThrow(why);

@@ -14,19 +14,19 @@ const roomItem = (overrides: Record<string, unknown> = {}) => ({
   state: 'ready',
   players: 2,
   maxPlayers: 2,
+  reservationTimeoutS: 30,
   lastHeartbeatAt: '2026-01-01T00:00:05.000Z',
   readyAt: '2026-01-01T00:00:00.000Z',
-  members: { bob: { s: 0, t: t0, e: t0 + 1_000 }, carol: { s: 2, t: t0, u: 'r', a: t0 } },
-  keys: { hBob: 'bob', hCarol: 'carol' },
+  members: { bob: { s: 0, t: t0, e: t0 + 1_000, k: 'hBob' }, carol: { s: 2, t: t0, u: 'r', a: t0, k: 'hCarol' } },
   gone: {},
   ...overrides,
 });
 
 describe('claimUpdate: the join is one conditional UpdateItem', () => {
-  it('adds member, key, player and change in one SET, the state assigned to itself for UPDATED_NEW', () => {
+  it('adds the member holding its key, a player and a change in one SET, the state assigned to itself for UPDATED_NEW', () => {
     const update = claimUpdate(spec);
     expect(update.UpdateExpression).toBe(
-      'SET #members.#a = :m, #keys.#h = :acct, #players = #players + :one, #cn = #cn + :one, #state = #state',
+      'SET #members.#a = :m, #players = #players + :one, #cn = #cn + :one, #state = #state',
     );
     expect(update.ConditionExpression).toBe(
       [
@@ -37,10 +37,15 @@ describe('claimUpdate: the join is one conditional UpdateItem', () => {
         joinClauses.joinabilityOpen,
       ].join(' AND '),
     );
-    expect(update.ExpressionAttributeNames).toMatchObject({ '#a': 'alice', '#h': 'hAlice', '#keys': 'keys' });
-    expect(update.ExpressionAttributeValues).toMatchObject({
-      ':m': member,
-      ':acct': 'alice',
+    expect(update.ExpressionAttributeNames).toMatchObject({ '#a': 'alice' });
+    // The key hash is stored once, in the member: the account is not repeated in a key map.
+    expect(Object.values(update.ExpressionAttributeNames)).not.toContain('keys');
+    expect(update.ExpressionAttributeValues).toEqual({
+      ':m': { ...member, k: 'hAlice' },
+      ':one': 1,
+      ':spawning': 'spawning',
+      ':ready': 'ready',
+      ':open': 'open',
       ':since': spec.heartbeatSince,
     });
   });
@@ -52,20 +57,20 @@ describe('claimUpdate: the join is one conditional UpdateItem', () => {
 });
 
 describe('reclaimAndClaimUpdate: remove exactly the expired members and claim, one write', () => {
-  it('removes each expired member and its key on condition it is unchanged, and widens the cap', () => {
-    const expired = [{ account: 'bob', member: { s: 0, t: t0, e: t0 + 1_000 }, keyHash: 'hBob' }];
+  it('removes each expired member on condition it is unchanged (same key, same clock), and widens the cap', () => {
+    const expired = [{ account: 'bob', member: { s: 0, t: t0, e: t0 + 1_000, k: 'hBob' }, keyHash: 'hBob' }];
     const update = reclaimAndClaimUpdate({ ...spec, expired, maxPlayers: 2 });
-    expect(update.UpdateExpression).toContain('REMOVE #members.#x0, #keys.#k0');
-    expect(update.ConditionExpression).toContain('#keys.#k0 = :x0 AND #members.#x0.t = :t0');
+    expect(update.UpdateExpression).toMatch(/ REMOVE #members\.#x0$/);
+    expect(update.ConditionExpression).toContain('#members.#x0.k = :k0 AND #members.#x0.t = :t0');
     expect(update.ConditionExpression).toContain(joinClauses.memberAbsent);
-    expect(update.ExpressionAttributeValues).toMatchObject({ ':delta': 0, ':cap': 3, ':x0': 'bob', ':t0': t0 });
+    expect(update.ExpressionAttributeValues).toMatchObject({ ':delta': 0, ':cap': 3, ':k0': 'hBob', ':t0': t0 });
   });
 
-  it("overwrites the joiner's own expired entry instead of removing it, and drops its old key", () => {
-    const expired = [{ account: 'alice', member: { s: 0, t: t0 - 5, e: t0 }, keyHash: 'hOld' }];
+  it("overwrites the joiner's own expired entry (and so its old key) instead of removing it", () => {
+    const expired = [{ account: 'alice', member: { s: 0, t: t0 - 5, e: t0, k: 'hOld' }, keyHash: 'hOld' }];
     const update = reclaimAndClaimUpdate({ ...spec, expired, maxPlayers: 2 });
-    expect(update.UpdateExpression).toContain('REMOVE #keys.#ownKey');
-    expect(update.UpdateExpression).not.toContain('#members.#x0');
+    expect(update.UpdateExpression).not.toContain('REMOVE');
+    expect(update.ExpressionAttributeValues[':m']).toEqual({ ...member, k: 'hAlice' });
     expect(update.ConditionExpression).toContain('#members.#a.t = :ownT');
     expect(update.ConditionExpression).not.toContain(joinClauses.memberAbsent);
     expect(update.ExpressionAttributeValues).toMatchObject({ ':delta': 0, ':cap': 3 });
@@ -109,21 +114,32 @@ describe('classifyClaimFailure: ALL_OLD tells the outcomes apart without another
   it('a full room with an expired reservation: reclaim exactly that one', () => {
     expect(classifyClaimFailure(roomItem(), 'alice', now, spec.heartbeatSince)).toEqual({
       state: 'Reclaim',
-      expired: [{ account: 'bob', member: { s: 0, t: t0, e: t0 + 1_000 }, keyHash: 'hBob' }],
+      expired: [{ account: 'bob', member: { s: 0, t: t0, e: t0 + 1_000, k: 'hBob' }, keyHash: 'hBob' }],
     });
   });
 
+  it("judges a join's reservation by its clock and the room's reservation timeout (no stored expiry)", () => {
+    const joinedAt = now - 30_000;
+    const members = { bob: { s: 0, t: joinedAt, k: 'hBob' }, carol: { s: 2, t: t0, k: 'hCarol' } };
+    expect(classifyClaimFailure(roomItem({ members }), 'alice', now)).toEqual({
+      state: 'Reclaim',
+      expired: [{ account: 'bob', member: members.bob, keyHash: 'hBob' }],
+    });
+    const fresher = { ...members, bob: { ...members.bob, t: joinedAt + 1 } };
+    expect(classifyClaimFailure(roomItem({ members: fresher }), 'alice', now)).toEqual({ state: 'Full' });
+  });
+
   it('the account already holds a live slot: AlreadyMember with its key', () => {
-    const item = roomItem({ members: { alice: { s: 0, t: t0, e: t0 + 60_000 } }, keys: { hA: 'alice' }, players: 1 });
+    const item = roomItem({ members: { alice: { s: 0, t: t0, e: t0 + 60_000, k: 'hA' } }, players: 1 });
     expect(classifyClaimFailure(item, 'alice', now)).toEqual({
       state: 'AlreadyMember',
-      member: { s: 0, t: t0, e: t0 + 60_000 },
+      member: { s: 0, t: t0, e: t0 + 60_000, k: 'hA' },
       keyHash: 'hA',
     });
   });
 
   it("the account's own reservation expired: reclaim it (one write gives a fresh slot)", () => {
-    const item = roomItem({ members: { alice: { s: 0, t: t0, e: t0 + 1 } }, keys: { hA: 'alice' }, players: 1 });
+    const item = roomItem({ members: { alice: { s: 0, t: t0, e: t0 + 1, k: 'hA' } }, players: 1 });
     expect(classifyClaimFailure(item, 'alice', now)).toMatchObject({
       state: 'Reclaim',
       expired: [{ account: 'alice' }],

@@ -41,7 +41,7 @@ const readOf = (changeNumber: number, members: Record<string, StoredMember> = { 
     },
     ...extra,
   }),
-  doc: { members, keys: {}, gone: {} },
+  doc: { members, gone: {} },
 });
 const deps = (read: SessionRead | undefined, writes: ScriptedWrites) => ({
   sessions: { read: async () => read },
@@ -66,12 +66,12 @@ describe('the PATCH conditions', () => {
       patchClauses.writerUnchanged,
       patchClauses.changeNumberMatches,
       '#members.#x0.t = :t0',
-      '#keys.#k0 = :x0',
+      '#members.#x0.k = :k0',
       patchClauses.propertiesExist,
     ]);
     expect(spec.ExpressionAttributeValues).toMatchObject({ ':ifMatch': 7, ':t': 5, ':n': 1, ':joinability': 'closed' });
     expect(spec.UpdateExpression).toBe(
-      'SET #cn = #cn + :one, #updatedAt = :now, #players = #players - :n, #props.#joinability = :joinability REMOVE #members.#x0, #keys.#k0',
+      'SET #cn = #cn + :one, #updatedAt = :now, #players = #players - :n, #props.#joinability = :joinability REMOVE #members.#x0',
     );
   });
 

@@ -17,7 +17,7 @@ const constants = (visibility: SessionVisibility, sessionEmptyMs: number | null 
   timeouts: { reservedMs: 1_000, readyMs: null, inactiveMs: null, sessionEmptyMs },
   custom: {},
 });
-const doc = (members: Record<string, StoredMember>): SessionDocument => ({ members, keys: {}, gone: {} });
+const doc = (members: Record<string, StoredMember>): SessionDocument => ({ members, gone: {} });
 const live: StoredMember = { s: 2, t: t0 };
 const expiring: StoredMember = { s: 0, t: t0, e: t0 + 1_000 };
 

@@ -29,8 +29,7 @@ describe('InMemoryLiveRooms', () => {
     const live = new InMemoryLiveRooms();
     return {
       live,
-      seed: async (rooms) =>
-        rooms.forEach((room) => live.save(room, { members: { alice: { s: 0, t: 0 } }, keys: {}, gone: {} })),
+      seed: async (rooms) => rooms.forEach((room) => live.save(room, { members: { alice: { s: 0, t: 0 } }, gone: {} })),
       end: async (roomId) => live.end(roomId),
     };
   });

@@ -76,6 +76,7 @@ export function describeResult(result: ScenarioResult): string[] {
         `  last answer (late ROOM_FULLs)  after ${(result.drainedMs / 1000).toFixed(2)} s`,
         `  ROOM_FULL at room ends         ${result.fullAnswers}   errors ${errorsLine(result.errors, result.errorStatuses)}`,
         `  raw conditional ADD, 1 item    ${result.baseline.perSecond.toFixed(0)} /s from ${result.players} callers (before ${result.baseline.before.perSecond.toFixed(0)}, after ${result.baseline.after.perSecond.toFixed(0)})`,
+        `  this process's CPU while filling ${result.processCpu.msPerJoin.toFixed(2)} ms per join, ${(100 * result.processCpu.shareOfOneCore).toFixed(0)} % of one core (client + API + handlers)`,
         `  RATIO joins/s / raw updates/s  ${formatRatio(result.ratio)}   target ${describeTarget(result.target)}   ${verdict(result.meetsTarget)}`,
         `  exactness                      over-fill ${result.exactness.overfill}, ${result.exactness.exact ? 'every room: 99 winners for 99 free slots, players = 100 = members' : `NOT EXACT: ${result.exactness.problems.slice(0, 5).join('; ')}`}`,
       ];

@@ -27,6 +27,12 @@ export interface HotRoomResult {
   readonly target: Target;
   readonly meetsTarget: boolean;
   readonly exactness: Exactness;
+  /**
+   * Where the time goes: CPU this process (bench client, API and handlers: one event loop)
+   * spent while the rooms filled, per successful join and as a share of one core. Near 100 %
+   * the join path is bound by this process's CPU, not by DynamoDB Local.
+   */
+  readonly processCpu: { readonly msPerJoin: number; readonly shareOfOneCore: number };
 }
 
 /** Past this the run is stuck (e.g. a platform answering errors forever): stop and report. */
@@ -78,6 +84,7 @@ export async function benchHotRoom(
   let nextToken = 0;
   let lastSuccess = Number.NaN;
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   await phase(`${label}: joins`, roomCount * slotsPerRoom, async (progress) => {
     const player = async () => {
       let token: string | undefined;
@@ -107,6 +114,8 @@ export async function benchHotRoom(
   });
   const drainedMs = performance.now() - started;
   const elapsedMs = lastSuccess - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
 
   const after = await rawRate();
   const exactness = await phase(`${label}: exactness`, roomCount, async (progress) => {
@@ -141,5 +150,6 @@ export async function benchHotRoom(
     target: hotRoomTarget,
     meetsTarget: meets(value, hotRoomTarget),
     exactness,
+    processCpu: { msPerJoin: cpuMs / Math.max(1, latencies.length), shareOfOneCore: cpuMs / drainedMs },
   };
 }

@@ -13,6 +13,8 @@ export const handler = httpHandler(
   { auth: {}, params: z.strictObject({ roomId: roomIdSchema }), body: patchMemberRequestSchema },
   async ({ params, body, principal, headers }) => {
     const p = platform();
+    // A banned account writes nothing more, in rooms it already holds either.
+    await p.abuse.assertNotBanned(principal.account, p.now());
     const ifMatch = parseIfMatch(headers['if-match']);
     const read = await patchOwnMember(
       {

@@ -141,6 +141,25 @@ describe('a dedicated room made from a template', () => {
     expect([strangerMe.status, strangerMe.body.error.code]).toEqual([403, 'FORBIDDEN']);
   });
 
+  it('refuses every PATCH of a banned member with 403 BANNED, changing nothing', async () => {
+    const alice = await as('alice');
+    const banned = await as('banned-member');
+    const { room } = (await alice.create({ template: 'open4' })).body;
+    expect([200, 202]).toContain((await banned.join(room.roomId)).status);
+    const placed = await api.call('POST', '/v1/admin/bans', { token: admin, body: { account: 'banned-member' } });
+    expect(placed.status).toBe(201);
+
+    const writes = [
+      await banned.patch(room.roomId, { properties: { joinability: 'closed' } }),
+      await banned.patchMe(room.roomId, { state: 'ready' }),
+    ];
+    expect(writes.map((w) => [w.status, w.body.error.code])).toEqual([
+      [403, 'BANNED'],
+      [403, 'BANNED'],
+    ]);
+    expect((await alice.get(room.roomId)).body.room.properties.joinability).toBe('open');
+  });
+
   it('answers 412 for a stale If-Match and 400 for a malformed one', async () => {
     const alice = await as('alice');
     const { room } = (await alice.create({ template: 'open4' })).body;

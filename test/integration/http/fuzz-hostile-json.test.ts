@@ -76,10 +76,24 @@ const bodyRoutes = [
   },
   { method: 'POST', path: '/v1/admin/bans', caller: 'admin', base: { account: 'mallory' }, objects: [] },
   { method: 'POST', path: '/v1/dev/tokens', caller: 'player', base: { account: 'x' }, objects: [] },
+  {
+    method: 'PATCH',
+    path: `/v1/rooms/${room.roomId}`,
+    caller: 'player',
+    base: { properties: { custom: {} } },
+    objects: [],
+  },
+  {
+    method: 'PATCH',
+    path: `/v1/rooms/${room.roomId}/members/me`,
+    caller: 'player',
+    base: { state: 'ready' },
+    objects: [],
+  },
 ] as const;
 
 it('covers every route with a body', () => {
-  const withBody = routes.filter((r) => r.method === 'POST' || r.method === 'PUT').map((r) => r.id);
+  const withBody = routes.filter((r) => r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH');
   expect(withBody).toHaveLength(bodyRoutes.length);
 });
 
@@ -123,6 +137,8 @@ describe.each(bodyRoutes)('$method $path', ({ method, path, caller, objects }) =
 describe.each([
   { method: 'PUT', path: templatePath, base: { constants: templateConstants }, nested: ['constants'] },
   { method: 'POST', path: '/v1/rooms', base: { template: 'fuzz' }, nested: ['constants', 'properties'] },
+  { method: 'PATCH', path: `/v1/rooms/${room.roomId}`, base: {}, nested: ['properties'] },
+  { method: 'PATCH', path: `/v1/rooms/${room.roomId}/members/me`, base: {}, nested: ['properties'] },
 ] as const)('$method $path custom objects', ({ method, path, base, nested }) => {
   it('answers hostile JSON in a custom object with 400 naming it', async () => {
     await fc.assert(

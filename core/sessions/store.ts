@@ -78,6 +78,20 @@ export class SessionStore {
     private readonly tableName: string,
   ) {}
 
+  /**
+   * One conditional UpdateItem on the room's item: whether it was applied. A failed condition
+   * means "the document changed under us"; the caller decides what that answers.
+   */
+  private async updateIf(roomId: string, update: UpdateSpec): Promise<boolean> {
+    try {
+      await this.db.send(new UpdateCommand({ TableName: this.tableName, Key: keys.room(roomId), ...update }));
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
   /** One strongly consistent read of the whole document. */
   async read(roomId: string): Promise<SessionRead | undefined> {
     const { Item } = await this.db.send(
@@ -171,22 +185,14 @@ export class SessionStore {
       values[':old'] = change.oldKeyHash;
       conditions.push('#members.#a.k = :old');
     }
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.room(roomId),
-          UpdateExpression: 'SET #members.#a.k = :new, #cn = #cn + :one REMOVE #members.#a.u',
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return 'Reissued';
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return 'Gone';
-      throw error;
-    }
+    return (await this.updateIf(roomId, {
+      UpdateExpression: 'SET #members.#a.k = :new, #cn = #cn + :one REMOVE #members.#a.u',
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    }))
+      ? 'Reissued'
+      : 'Gone';
   }
 
   /**
@@ -194,20 +200,12 @@ export class SessionStore {
    * that found the room full stop waiting for its verdict. Only while it still holds that key.
    */
   async settleClaim(roomId: string, settle: { account: string; keyHash: string }): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.room(roomId),
-          UpdateExpression: 'REMOVE #members.#a.v',
-          ConditionExpression: '#members.#a.k = :h',
-          ExpressionAttributeNames: { '#members': 'members', '#a': settle.account },
-          ExpressionAttributeValues: { ':h': settle.keyHash },
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+    await this.updateIf(roomId, {
+      UpdateExpression: 'REMOVE #members.#a.v',
+      ConditionExpression: '#members.#a.k = :h',
+      ExpressionAttributeNames: { '#members': 'members', '#a': settle.account },
+      ExpressionAttributeValues: { ':h': settle.keyHash },
+    });
   }
 
   /**
@@ -238,20 +236,12 @@ export class SessionStore {
     } else {
       expression = 'SET #players = #players - :one, #cn = #cn + :one REMOVE #members.#a';
     }
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.room(roomId),
-          UpdateExpression: expression,
-          ConditionExpression: '#members.#a.k = :h',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+    await this.updateIf(roomId, {
+      UpdateExpression: expression,
+      ConditionExpression: '#members.#a.k = :h',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    });
   }
 
   /**
@@ -312,22 +302,12 @@ export class SessionStore {
         removals.push(`#gone.#p${i}`);
       });
     }
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.room(roomId),
-          UpdateExpression: `SET ${set} REMOVE ${removals.join(', ')}`,
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return this.updateIf(roomId, {
+      UpdateExpression: `SET ${set} REMOVE ${removals.join(', ')}`,
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    });
   }
 
   /**
@@ -424,23 +404,15 @@ export class SessionStore {
     const { account, member } = found;
     // The member keeps the key it holds (the copy in `b` does not repeat it).
     const restored: StoredMember = { ...(member.b ?? (({ u: _u, ...rest }) => rest)(member)), k: hash };
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.room(roomId),
-          UpdateExpression: 'SET #members.#a = :m, #cn = #cn + :one',
-          // stillTheAbandonedConfirmation
-          ConditionExpression: '#members.#a.k = :h AND #members.#a.u = :request',
-          ExpressionAttributeNames: { '#members': 'members', '#a': account, '#cn': 'changeNumber' },
-          ExpressionAttributeValues: { ':m': restored, ':h': hash, ':request': requestId, ':one': 1 },
-        }),
-      );
-      return 'Reverted';
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return 'NothingToUndo';
-      throw error;
-    }
+    return (await this.updateIf(roomId, {
+      UpdateExpression: 'SET #members.#a = :m, #cn = #cn + :one',
+      // stillTheAbandonedConfirmation
+      ConditionExpression: '#members.#a.k = :h AND #members.#a.u = :request',
+      ExpressionAttributeNames: { '#members': 'members', '#a': account, '#cn': 'changeNumber' },
+      ExpressionAttributeValues: { ':m': restored, ':h': hash, ':request': requestId, ':one': 1 },
+    }))
+      ? 'Reverted'
+      : 'NothingToUndo';
   }
 
   /** Frees the key holder's slot at once (the game's `left`). A redelivery gets the same answer. */

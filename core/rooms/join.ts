@@ -5,7 +5,8 @@ import { generateRegistrationKey } from '../reservations/keys';
 import type { Reservation } from '../reservations/model';
 import { expiryOf, newReservation, storedHashOfKey, type StoredMember } from '../sessions/document';
 import { roomConstants, RoomConstantsCache } from '../sessions/room-cache';
-import { constantsOfRoom, type ClaimResult, type SessionRead, type SessionStore } from '../sessions/store';
+import { constantsOf } from '../sessions/model';
+import type { ClaimResult, SessionRead, SessionStore } from '../sessions/store';
 import { RoomNotFoundError } from './errors';
 import { RoomFullError, RoomNotJoinableError } from './join-errors';
 import { heartbeatCutoff } from './liveness';
@@ -134,7 +135,7 @@ async function claimSlot(
     room = read.room;
     cache.remember(room);
   }
-  const constants = constantsOfRoom(room);
+  const constants = constantsOf(room);
   if (constants.visibility !== 'open') throw new RoomNotJoinableError(room.roomId, 'the session is not open to joins');
   const key = generateRegistrationKey();
   const keyHash = storedHashOfKey(key);

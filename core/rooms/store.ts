@@ -6,7 +6,7 @@ import { asDependencyUnavailable, isConditionFailure, retryOnContention } from '
 import { keys } from '../infra/keys';
 import type { NewMember } from '../reservations/model';
 import { newReservation, storedKeyHash, type StoredMember } from '../sessions/document';
-import { defaultConstants } from '../sessions/model';
+import { constantsOf } from '../sessions/model';
 import type { Placement, Room, RoomFailureReason, RoomSettings } from './model';
 import { RoomAlreadyExistsError, RoomNotFoundError } from './errors';
 
@@ -47,7 +47,7 @@ export class RoomStore {
    * A creator's reservation without a fixed expiry is pending: its clock starts at `inited`.
    */
   async createWithMember(room: Room, member?: NewMember): Promise<void> {
-    const constants = room.constants ?? defaultConstants(room);
+    const constants = constantsOf(room);
     const members: Record<string, StoredMember> = {};
     if (member) {
       const created = Date.parse(member.createdAt);

@@ -75,3 +75,12 @@ export function defaultConstants(room: {
     custom: {},
   };
 }
+
+/** The constants a room was created with (rooms made before templates: the default template). */
+export function constantsOf(room: {
+  readonly constants?: SessionConstants;
+  readonly maxPlayers: number;
+  readonly reservationTimeoutS: number;
+}): SessionConstants {
+  return room.constants ?? defaultConstants(room);
+}

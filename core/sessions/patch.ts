@@ -4,10 +4,10 @@ import { expiredMembers, isLiveMember, type StoredMember } from './document';
 import { SessionMembersOnlyError } from './errors';
 import { assertIfMatch } from './if-match';
 import { transitionMember } from './member-transitions';
-import type { MemberSettableState, SessionJoinability } from './model';
+import { constantsOf, type MemberSettableState, type SessionJoinability } from './model';
 import { memberUpdate, roomPropertiesUpdate, type PatchBase } from './patch-conditions';
 import type { SessionWrites } from './patch-store';
-import { constantsOf, hostingOf, readableBy, sessionOverAt } from './room-response';
+import { hostingOf, readableBy, sessionOverAt } from './room-response';
 import type { UpdateSpec } from './join-conditions';
 import type { SessionRead } from './store';
 

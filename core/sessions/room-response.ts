@@ -2,7 +2,7 @@ import { toRoomView, type Room, type RoomView } from '../rooms/model';
 import { expiryOf, isLiveMember, liveCount, memberStateOf, sessionExpired, type SessionDocument } from './document';
 import { formatETag } from './if-match';
 import type { Hosting } from './member-transitions';
-import { defaultConstants, type MemberState, type SessionConstants, type SessionProperties } from './model';
+import { constantsOf, type MemberState, type SessionConstants, type SessionProperties } from './model';
 
 /** The room view of API.md with its session document (`sessionRoomViewSchema`). */
 export interface SessionRoomView extends RoomView {
@@ -17,9 +17,6 @@ export interface SessionRoomView extends RoomView {
 }
 
 export const hostingOf = (room: Pick<Room, 'hosting'>): Hosting => room.hosting ?? 'dedicated';
-
-/** The constants a room was created with (rooms made before templates: the default template). */
-export const constantsOf = (room: Room): SessionConstants => room.constants ?? defaultConstants(room);
 
 export const propertiesOf = (room: Room): SessionProperties => ({
   joinability: room.properties?.joinability ?? 'open',

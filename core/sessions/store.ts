@@ -30,7 +30,7 @@ import {
   type ClaimSpec,
   type UpdateSpec,
 } from './join-conditions';
-import { defaultConstants, type SessionTimeouts } from './model';
+import type { SessionTimeouts } from './model';
 
 /** A room as one consistent read sees it: the room fields and its members. */
 export interface SessionRead {
@@ -493,9 +493,4 @@ export function memberView(room: Room, account: string, m: StoredMember, keyHash
     ...(m.a === undefined ? {} : { confirmedAt: new Date(m.a).toISOString() }),
     since: new Date(m.t).toISOString(),
   };
-}
-
-/** The template constants of a room (the default template for rooms made before templates). */
-export function constantsOfRoom(room: Room) {
-  return room.constants ?? defaultConstants(room);
 }

@@ -1,7 +1,7 @@
 import { RoomNotFoundError } from '../../../core/rooms/errors';
 import type { Room } from '../../../core/rooms/model';
+import { constantsOf } from '../../../core/sessions/model';
 import {
-  constantsOf,
   joinedAfterEnd,
   roomOnlyView,
   sessionRoomView,

@@ -1,6 +1,6 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../infra/keys';
-import type { Room } from './model';
+import type { ListedRoom } from './model';
 import { decodePageToken, encodePageToken } from './page-token';
 import { roomOf } from './store';
 
@@ -12,7 +12,7 @@ export interface RoomListingQuery {
 }
 
 export interface RoomPage {
-  readonly rooms: Room[];
+  readonly rooms: ListedRoom[];
   /** Present while the listing may hold more rooms; pass it back for the next page. */
   readonly nextToken?: string;
 }
@@ -72,7 +72,8 @@ export class RoomListStore implements RoomListing {
         ExclusiveStartKey: decodePageToken(pageToken, partition),
       }),
     );
-    const rooms = (page.Items ?? []).map(roomOf);
+    // The index holds only the listed fields (table.ts): typed as exactly those.
+    const rooms = (page.Items ?? []).map((item): ListedRoom => roomOf(item));
     return page.LastEvaluatedKey ? { rooms, nextToken: encodePageToken(page.LastEvaluatedKey) } : { rooms };
   }
 }

@@ -67,6 +67,31 @@ export interface Room {
   readonly emptySince?: number;
 }
 
+/**
+ * The fields a room listing shows (`GET /v1/rooms`, matchmaking filters): all that the
+ * listing index (gsi2) copies of a room. Not the members map: a join changes `players`, so
+ * every join rewrites the index entry, and that entry stays one small item instead of the
+ * whole session document.
+ */
+export const listedRoomFields = [
+  'roomId',
+  'gameId',
+  'version',
+  'region',
+  'state',
+  'settings',
+  'maxPlayers',
+  'players',
+  'changeNumber',
+  'failureReason',
+  'reservationTimeoutS',
+  'template',
+  'constants',
+  'properties',
+] as const satisfies readonly (keyof Room)[];
+
+export type ListedRoom = Pick<Room, (typeof listedRoomFields)[number]>;
+
 /** What every API answer shows of a room: never keys, tokens or internal bookkeeping. */
 export interface RoomView {
   readonly roomId: string;
@@ -81,7 +106,7 @@ export interface RoomView {
   readonly failureReason?: string;
 }
 
-export function toRoomView(room: Room): RoomView {
+export function toRoomView(room: ListedRoom): RoomView {
   return {
     roomId: room.roomId,
     gameId: room.gameId,

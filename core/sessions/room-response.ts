@@ -1,4 +1,4 @@
-import { toRoomView, type Room, type RoomView } from '../rooms/model';
+import { toRoomView, type ListedRoom, type Room, type RoomView } from '../rooms/model';
 import { expiryOf, isLiveMember, liveCount, memberStateOf, sessionExpired, type SessionDocument } from './document';
 import { formatETag } from './if-match';
 import type { Hosting } from './member-transitions';
@@ -18,7 +18,7 @@ export interface SessionRoomView extends RoomView {
 
 export const hostingOf = (room: Pick<Room, 'hosting'>): Hosting => room.hosting ?? 'dedicated';
 
-export const propertiesOf = (room: Room): SessionProperties => ({
+export const propertiesOf = (room: Pick<Room, 'properties'>): SessionProperties => ({
   joinability: room.properties?.joinability ?? 'open',
   custom: room.properties?.custom ?? {},
 });
@@ -111,7 +111,7 @@ export function sessionRoomView(room: Room, doc: SessionDocument, now: Date, acc
  * The view of a room whose document is not at hand (a 202 still spawning, a listing): the
  * room's own fields, no members.
  */
-export function roomOnlyView(room: Room): SessionRoomView {
+export function roomOnlyView(room: ListedRoom): SessionRoomView {
   return {
     ...toRoomView(room),
     template: room.template ?? null,

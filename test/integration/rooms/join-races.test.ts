@@ -189,6 +189,33 @@ describe('GET /v1/rooms', () => {
     expect(seen.sort()).toEqual(open.map((r) => r.roomId).sort());
   });
 
+  it('shows each room as GET shows it, without members, after joins and property writes', async () => {
+    const version = `listed-${Date.now()}`;
+    const room = await readyRoom(4, {
+      version,
+      region: 'eu-test',
+      constants: {
+        maxMembers: 4,
+        visibility: 'open',
+        timeouts: { reservedMs: 30_000, readyMs: null, inactiveMs: null, sessionEmptyMs: null },
+        custom: { mode: 'duel' },
+      },
+    });
+    expect((await join(room.roomId, 'listed-a')).status).toBe(200);
+    const patched = await call('PATCH', `/v1/rooms/${room.roomId}`, {
+      token: await tokenFor('listed-a'),
+      body: { properties: { custom: { round: 2 } } },
+    });
+    expect(patched.status).toBe(200);
+    const read = await call('GET', `/v1/rooms/${room.roomId}`, { token: await tokenFor('listed-a') });
+    const { members, ...withoutMembers } = read.body.room;
+    expect(members).toHaveLength(1);
+    const listed = await call('GET', `/v1/rooms?gameId=${room.gameId}&version=${version}&region=eu-test`, {
+      token: await tokenFor('lister'),
+    });
+    expect(listed.body.rooms).toEqual([withoutMembers]);
+  });
+
   it.each([
     'garbage',
     Buffer.from('{"pk":"ROOM#x","sk":"ROOM","gsi2pk":"LIVE#other#1#x","gsi2sk":"a"}').toString('base64url'),

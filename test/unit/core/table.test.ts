@@ -1,5 +1,6 @@
 import { keys, liveRoomShard, liveRoomShards } from '../../../core/infra/keys';
 import { createTableInput, tableDefinition } from '../../../core/infra/table';
+import { listedRoomFields } from '../../../core/rooms/model';
 import { aRoom } from '../../helpers/factories';
 import { queueDefinitions, queueUrlVariable } from '../../../core/infra/queues';
 
@@ -11,6 +12,26 @@ describe('createTableInput', () => {
     expect(input.GlobalSecondaryIndexes?.map((i) => i.IndexName)).toEqual(
       tableDefinition.globalSecondaryIndexes.map((i) => i.indexName),
     );
+  });
+});
+
+describe('the matchmaking and listing indexes (gsi1, gsi2)', () => {
+  it('never copy the members map, so a join writes them one small item, not the whole session document', () => {
+    for (const name of ['gsi1', 'gsi2']) {
+      const index = createTableInput('t').GlobalSecondaryIndexes?.find((i) => i.IndexName === name);
+      expect(index?.Projection?.ProjectionType).toBe('INCLUDE');
+      expect(index?.Projection?.NonKeyAttributes).not.toContain('members');
+    }
+  });
+
+  it("lists exactly the fields a listing shows (listedRoomFields), within CloudFormation's 20 per index", () => {
+    const listing = createTableInput('t').GlobalSecondaryIndexes?.find((i) => i.IndexName === 'gsi2');
+    expect(listing?.Projection?.NonKeyAttributes).toEqual([...listedRoomFields]);
+    expect(listedRoomFields.length).toBeLessThanOrEqual(20);
+  });
+
+  it('has no stream: nothing reads one', () => {
+    expect(createTableInput('t').StreamSpecification).toBeUndefined();
   });
 });
 

@@ -14,6 +14,7 @@ import {
 } from 'jose';
 import { AuthScopeMissingError, AuthTokenInvalidError } from '../errors';
 import { acceptsAudience, defaultPlatformIssuer, isPlatformMinted } from './token-model';
+import { VerifiedTokenCache } from './verified-token-cache';
 
 /** Who is calling, as established by a verified bearer token. */
 export interface Principal {
@@ -34,7 +35,16 @@ export interface VerifierSettings {
   readonly jwks?: string;
   /** `iss` of the platform's own tokens, refused here whatever the keys say. @default roomkeeper-platform */
   readonly platformIssuer?: string;
+  /** The clock tokens are judged by (epoch ms). @default Date.now */
+  readonly now?: () => number;
 }
+
+/**
+ * How long a verified token is taken on trust (bounded by its own `exp`): the longest a key
+ * withdrawn from the key set keeps working for a token already seen.
+ */
+export const verifiedTokenTrustMs = 60_000;
+const verifiedTokensKept = 10_000;
 
 /** Ed25519 signatures are deterministic: the same claims sign to the same token, so a redelivered `joined` can be answered identically without storing tokens. */
 const signingAlgorithm = 'EdDSA';
@@ -73,7 +83,12 @@ const platformTokenRefused =
 export function createTokenVerifier(settings: VerifierSettings): TokenVerifier {
   const keySet = keySetOf(settings);
   const platformIssuer = settings.platformIssuer ?? defaultPlatformIssuer;
+  const now = settings.now ?? Date.now;
+  const verified = new VerifiedTokenCache({ maxEntries: verifiedTokensKept, maxAgeMs: verifiedTokenTrustMs });
   return async (token) => {
+    const at = now();
+    const known = verified.get(token, at);
+    if (known) return known;
     let claimed: JWTPayload;
     try {
       claimed = decodeJwt(token);
@@ -84,7 +99,11 @@ export function createTokenVerifier(settings: VerifierSettings): TokenVerifier {
     if (isPlatformMinted(claimed, platformIssuer)) throw new AuthTokenInvalidError(platformTokenRefused);
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, keySet, { issuer: settings.issuer, algorithms: acceptedAlgorithms }));
+      ({ payload } = await jwtVerify(token, keySet, {
+        issuer: settings.issuer,
+        algorithms: acceptedAlgorithms,
+        currentDate: new Date(at),
+      }));
     } catch (error) {
       throw invalid(error);
     }
@@ -96,7 +115,9 @@ export function createTokenVerifier(settings: VerifierSettings): TokenVerifier {
     if (typeof payload.sub !== 'string' || payload.sub.length === 0) {
       throw new AuthTokenInvalidError('The token has no subject.');
     }
-    return { account: payload.sub, scopes: scopesOf(payload) };
+    const principal: Principal = { account: payload.sub, scopes: scopesOf(payload) };
+    verified.set(token, principal, payload.exp, at);
+    return principal;
   };
 }
 

@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../core/infra/aws-clients';
+import { claimUpdate } from '../../core/sessions/join-conditions';
 import { jsonClient } from '../helpers/http';
 import { perSecond } from './stats';
 
@@ -24,6 +26,14 @@ export interface Baselines {
   echo(): Promise<number>;
   /** Successful conditional updates per second on the one item from `clients` concurrent callers. */
   updateRate(clients: number, durationMs: number, onOperation?: () => void): Promise<RateSample>;
+  /**
+   * The join's own write with nothing around it: `clients` concurrent callers send the claim
+   * the platform sends (`claimUpdate`, `UPDATED_NEW`, `ALL_OLD` on failure) straight to
+   * DynamoDB Local, filling `rooms` session documents of `roomSize` one after another, as the
+   * hot room's players do through the API. What no API in front of it can beat on this
+   * machine: the hot room's ceiling.
+   */
+  documentFill(clients: number, rooms: number, roomSize: number, onClaim?: () => void): Promise<RateSample>;
   close(): Promise<void>;
 }
 
@@ -37,6 +47,20 @@ export interface RateSample {
 
 const tableName = 'bench-baseline';
 const counterKey = { pk: 'counter' };
+let documentFills = 0;
+
+/** A ready room as the platform stores it, held by its creator (scopes `play`, as the bench's players). */
+function roomDocument(pk: string, roomSize: number, now: number) {
+  return {
+    pk,
+    state: 'ready',
+    players: 1,
+    maxPlayers: roomSize,
+    changeNumber: 1,
+    reservationTimeoutS: 3_600,
+    members: { 'bench-creator': { s: 0, t: now, c: ['play'], k: 'k'.repeat(22) } },
+  };
+}
 
 /** The update the baselines time: a conditional ADD on a small item, which always succeeds. */
 function conditionalAdd(db: DynamoDBDocumentClient) {
@@ -101,6 +125,48 @@ export async function startBaselines(dynamodbEndpoint: string): Promise<Baseline
               },
               () => void errors++,
             );
+          }
+        }),
+      );
+      const elapsedMs = performance.now() - started;
+      return { clients, operations, errors, elapsedMs, perSecond: perSecond(operations, elapsedMs) };
+    },
+    documentFill: async (clients, rooms, roomSize, onClaim) => {
+      let operations = 0;
+      let errors = 0;
+      const now = Date.now();
+      const pks = Array.from({ length: rooms }, () => `room-${documentFills++}`);
+      for (const pk of pks)
+        await db.send(new PutCommand({ TableName: tableName, Item: roomDocument(pk, roomSize, now) }));
+      let current = 0;
+      let account = 0;
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: clients }, async () => {
+          while (current < rooms) {
+            const r = current;
+            const spec = {
+              account: `bench-fill-${account++}`,
+              keyHash: 'k'.repeat(22),
+              member: { s: 0, t: Date.now(), c: ['play'] },
+            };
+            try {
+              await db.send(
+                new UpdateCommand({
+                  TableName: tableName,
+                  Key: { pk: pks[r] },
+                  ...claimUpdate(spec),
+                  ReturnValues: 'UPDATED_NEW',
+                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+                }),
+              );
+              operations++;
+              onClaim?.();
+            } catch (error) {
+              if (error instanceof ConditionalCheckFailedException) {
+                if (current === r) current++;
+              } else errors++;
+            }
           }
         }),
       );

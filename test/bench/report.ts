@@ -78,6 +78,7 @@ export function describeResult(result: ScenarioResult): string[] {
         `  raw conditional ADD, 1 item    ${result.baseline.perSecond.toFixed(0)} /s from ${result.players} callers (before ${result.baseline.before.perSecond.toFixed(0)}, after ${result.baseline.after.perSecond.toFixed(0)})`,
         `  this process's CPU while filling ${result.processCpu.msPerJoin.toFixed(2)} ms per join, ${(100 * result.processCpu.shareOfOneCore).toFixed(0)} % of one core (client + API + handlers)`,
         `  RATIO joins/s / raw updates/s  ${formatRatio(result.ratio)}   target ${describeTarget(result.target)}   ${verdict(result.meetsTarget)}`,
+        `  the claim alone, no API        ${result.documentFill.sample.perSecond.toFixed(0)} claims/s filling the same rooms = ${formatRatio(result.documentFill.ratio)} of raw (the ceiling here); joins reach ${(100 * result.documentFill.reached).toFixed(0)} % of it`,
         `  exactness                      over-fill ${result.exactness.overfill}, ${result.exactness.exact ? 'every room: 99 winners for 99 free slots, players = 100 = members' : `NOT EXACT: ${result.exactness.problems.slice(0, 5).join('; ')}`}`,
       ];
     case 'create':

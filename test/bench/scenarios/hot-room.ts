@@ -33,6 +33,12 @@ export interface HotRoomResult {
    * the join path is bound by this process's CPU, not by DynamoDB Local.
    */
   readonly processCpu: { readonly msPerJoin: number; readonly shareOfOneCore: number };
+  /**
+   * The join's write alone (`Baselines.documentFill`): as many callers filling as many rooms
+   * with the claim itself, no API. `ratio`: its rate ÷ the raw updates/s, the most any API
+   * could reach here; `reached`: joins/s ÷ its rate, the share of it the API delivers.
+   */
+  readonly documentFill: { readonly sample: RateSample; readonly ratio: number; readonly reached: number };
 }
 
 /** Past this the run is stuck (e.g. a platform answering errors forever): stop and report. */
@@ -118,6 +124,9 @@ export async function benchHotRoom(
   const cpuMs = (cpu.user + cpu.system) / 1000;
 
   const after = await rawRate();
+  const fill = await phase(`${label}: the claim alone, no API`, roomCount * slotsPerRoom, (progress) =>
+    baselines.documentFill(players, roomCount, roomSize, () => progress.add()),
+  );
   const exactness = await phase(`${label}: exactness`, roomCount, async (progress) => {
     const checks: RoomCheck[] = [];
     for (const [r, room] of rooms.entries()) {
@@ -151,5 +160,10 @@ export async function benchHotRoom(
     meetsTarget: meets(value, hotRoomTarget),
     exactness,
     processCpu: { msPerJoin: cpuMs / Math.max(1, latencies.length), shareOfOneCore: cpuMs / drainedMs },
+    documentFill: {
+      sample: fill,
+      ratio: ratio(fill.perSecond, baselineRate),
+      reached: ratio(joinsPerSecond, fill.perSecond),
+    },
   };
 }

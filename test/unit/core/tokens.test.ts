@@ -10,10 +10,12 @@ import {
   createPlatformTokenVerifier,
   createTokenSigner,
   createTokenVerifier,
+  verifiedTokenTrustMs,
   generateSigningKeyPair,
   requireScope,
 } from '../../../core/auth/tokens';
 import { AuthScopeMissingError, AuthTokenInvalidError } from '../../../core/errors';
+import { VerifiedTokenCache } from '../../../core/auth/verified-token-cache';
 import { apiGatewayAccepts, audienceShapes } from '../../helpers/token-shapes';
 
 describe('tokens', () => {
@@ -44,6 +46,40 @@ describe('tokens', () => {
     const token = await createTokenSigner(pair.privateJwk, 'iss')({ account: 'a', scopes: [], ttlS: -10 });
     const verify = createTokenVerifier({ issuer: 'iss', jwks: JSON.stringify(pair.jwks) });
     await expect(verify(token)).rejects.toThrow('The token has expired.');
+  });
+
+  describe('a token verified once', () => {
+    it('is taken again without its signature checked anew, but only until its exp', async () => {
+      let clock = Date.now();
+      const token = await createTokenSigner(pair.privateJwk, 'iss')({ account: 'a', scopes: [], ttlS: 30 });
+      const verify = createTokenVerifier({ issuer: 'iss', jwks: JSON.stringify(pair.jwks), now: () => clock });
+      await expect(verify(token)).resolves.toEqual({ account: 'a', scopes: [] });
+      clock += 29_000;
+      await expect(verify(token)).resolves.toEqual({ account: 'a', scopes: [] });
+      clock += 2_000;
+      await expect(verify(token)).rejects.toThrow('The token has expired.');
+    });
+
+    it(`is trusted at most ${verifiedTokenTrustMs} ms, so a key withdrawn from the key set stops working within that`, () => {
+      const cache = new VerifiedTokenCache({ maxEntries: 10, maxAgeMs: verifiedTokenTrustMs });
+      const at = 1_800_000_000_000;
+      cache.set('t', { account: 'a', scopes: [] }, at / 1000 + 3_600, at);
+      expect(cache.get('t', at + verifiedTokenTrustMs - 1)).toEqual({ account: 'a', scopes: [] });
+      expect(cache.get('t', at + verifiedTokenTrustMs)).toBeUndefined();
+    });
+
+    it('never lets a refused token in on a later try, and keeps at most maxEntries tokens', async () => {
+      const stranger = await generateSigningKeyPair('test');
+      const forged = await createTokenSigner(stranger.privateJwk, 'iss')({ account: 'a', scopes: [], ttlS: 60 });
+      const verify = createTokenVerifier({ issuer: 'iss', jwks: JSON.stringify(pair.jwks) });
+      await expect(verify(forged)).rejects.toBeInstanceOf(AuthTokenInvalidError);
+      await expect(verify(forged)).rejects.toBeInstanceOf(AuthTokenInvalidError);
+      const cache = new VerifiedTokenCache({ maxEntries: 2, maxAgeMs: 1_000 });
+      for (const t of ['t1', 't2', 't3']) cache.set(t, { account: t, scopes: [] }, undefined, 0);
+      expect(cache.size).toBe(2);
+      expect(cache.get('t1', 1)).toBeUndefined();
+      expect(cache.get('t3', 1)).toEqual({ account: 't3', scopes: [] });
+    });
   });
 
   it('refuses a token signed by an unknown key', async () => {

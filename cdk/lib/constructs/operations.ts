@@ -85,9 +85,9 @@ export class Operations extends Construct {
       masterKey: key,
       enforceSSL: true,
     });
-    for (const service of ['cloudwatch.amazonaws.com', 'budgets.amazonaws.com']) {
+    const mayPublish = (service: string) =>
       key.grant(new iam.ServicePrincipal(service), 'kms:Decrypt', 'kms:GenerateDataKey*');
-    }
+    mayPublish('cloudwatch.amazonaws.com');
     if (props.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
     const action = new actions.SnsAction(this.topic);
     new CfnOutput(this, 'AlarmTopicArn', {
@@ -145,9 +145,9 @@ export class Operations extends Construct {
       const name = functionLabel(fn);
       const f = fn.function;
       const timeoutMs = (f.timeout ?? Duration.seconds(3)).toMilliseconds();
-      const fnErrors = f.metricErrors({ period: fiveMinutes, statistic: 'Sum', label: name });
-      const fnThrottles = f.metricThrottles({ period: fiveMinutes, statistic: 'Sum', label: name });
-      const fnDuration = f.metricDuration({ period: fiveMinutes, statistic: 'p99', label: name });
+      const fnErrors = f.metricErrors({ period: fiveMinutes, statistic: 'Sum' });
+      const fnThrottles = f.metricThrottles({ period: fiveMinutes, statistic: 'Sum' });
+      const fnDuration = f.metricDuration({ period: fiveMinutes, statistic: 'p99' });
       alarm(`Function-${name}-Errors`, fnErrors, {
         threshold: alarmThresholds.functionErrors,
         description: `${name}: unhandled errors or timeouts.`,
@@ -162,9 +162,10 @@ export class Operations extends Construct {
         datapointsToAlarm: 2,
         description: `${name}: p99 duration above ${alarmThresholds.durationShareOfTimeout * 100} % of its ${timeoutMs / 1000} s timeout.`,
       });
-      errors.push(fnErrors);
-      throttles.push(fnThrottles);
-      durations.push(fnDuration);
+      // Labelled on the dashboard only: a labelled metric would turn each alarm into metric math.
+      errors.push(fnErrors.with({ label: name }));
+      throttles.push(fnThrottles.with({ label: name }));
+      durations.push(fnDuration.with({ label: name }));
     }
 
     // API.
@@ -249,6 +250,7 @@ export class Operations extends Construct {
 
     if (props.monthlyBudgetUsd !== undefined) {
       const subscribers = [{ subscriptionType: 'SNS', address: this.topic.topicArn }];
+      mayPublish('budgets.amazonaws.com');
       this.topic.addToResourcePolicy(
         new iam.PolicyStatement({
           principals: [new iam.ServicePrincipal('budgets.amazonaws.com')],

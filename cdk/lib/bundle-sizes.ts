@@ -8,6 +8,8 @@ export const maxBundleBytes = 1_000_000;
 export interface BundleSize {
   /** Logical id of the AWS::Lambda::Function. */
   readonly function: string;
+  /** The asset directory, relative to the cloud assembly. */
+  readonly assetPath: string;
   /** Bytes of the bundled `index.js` (the source map beside it is not loaded unless an error is printed). */
   readonly codeBytes: number;
   /** Bytes of the whole asset directory (code and source map), before zipping. */
@@ -38,6 +40,7 @@ export function bundleSizes(assemblyDir: string, templateFile: string): BundleSi
     const files = filesOf(dir);
     sizes.push({
       function: id,
+      assetPath,
       codeBytes: fs.statSync(code).size,
       assetBytes: files.reduce((sum, file) => sum + fs.statSync(file).size, 0),
       zippedBytes: files.reduce((sum, file) => sum + deflateRawSync(fs.readFileSync(file), { level: 9 }).length, 0),

@@ -5,7 +5,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { queueUrlVariable } from '../../../core/infra/queues';
@@ -112,6 +112,8 @@ export class ProjectFunction extends Construct {
         minify: true,
         sourceMap: true,
         sourcesContent: false,
+        // Quiet synthesis: esbuild's warnings and errors only, not a size report per function.
+        logLevel: LogLevel.WARNING,
         // The SDK comes from the Node.js 24 runtime: with the `sdkV3ExcludeSmithyPackages` flag
         // (cdk.json) both @aws-sdk/* and @smithy/* stay external, so the @smithy/node-http-handler
         // the handlers hand to the SDK clients and the clients still come from one tree (the

@@ -328,6 +328,10 @@ export class RoomkeeperStack extends Stack {
       new CfnOutput(this, `QueueUrl-${queueId}`, { value: queue.queue.queueUrl });
     }
 
+    // A function that signs tokens is created only once the key is in the secret (first deploy).
+    for (const fn of Operations.functionsOf(this)) {
+      if (fn.readsSigningKey) fn.function.node.addDependency(this.signingKey.resource);
+    }
     // Last: it watches every function created above (docs/operations.md).
     this.operations = new Operations(this, 'Operations', {
       namePrefix: props.namePrefix,

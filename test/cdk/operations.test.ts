@@ -67,6 +67,15 @@ describe('the token signing key (point 3)', () => {
     expect(others.every((a) => a.startsWith('logs:') || a.startsWith('xray:'))).toBe(true);
   });
 
+  it('every function that reads the key is created after the key is in the secret', () => {
+    const resourceId = stack.getLogicalId(stack.signingKey.resource.node.defaultChild as never);
+    const readers = Object.entries(template.findResources('AWS::Lambda::Function')).filter(
+      ([, fn]) => fn.Properties.Environment?.Variables?.TOKEN_SIGNING_JWK_SECRET_ARN !== undefined,
+    );
+    expect(readers.length).toBeGreaterThanOrEqual(2);
+    for (const [, fn] of readers) expect(fn.DependsOn).toContain(resourceId);
+  });
+
   it('the secret is still created with a placeholder (Secrets Manager needs a value) and the stack outputs the public key set', () => {
     template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.anyValue() });
     template.hasOutput('TokenSigningPublicJwks', {

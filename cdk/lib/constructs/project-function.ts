@@ -72,6 +72,8 @@ export class ProjectFunction extends Construct {
   readonly function: NodejsFunction;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
+  /** Set by bindTokenSigningKey: the function needs the key in the secret before it serves. */
+  private signsTokens = false;
 
   constructor(scope: Construct, id: string, props: ProjectFunctionProps) {
     super(scope, id);
@@ -253,7 +255,13 @@ export class ProjectFunction extends Construct {
     });
     secret.encryptionKey?.grantDecrypt(this.role);
     this.function.addEnvironment(env.tokenSigningJwkSecretArn, secret.secretArn);
+    this.signsTokens = true;
     return this;
+  }
+
+  /** Whether bindTokenSigningKey was called. */
+  get readsSigningKey(): boolean {
+    return this.signsTokens;
   }
 
   /** Sets the variables the handlers verify tokens with (the same issuer as the authorizer). */

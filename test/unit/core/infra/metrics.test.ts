@@ -1,5 +1,5 @@
 import type { GameServerConfiguration } from '../../../../core/gameservers/configuration';
-import { SpawnFailedError } from '../../../../core/gameservers/errors';
+import { SpawnFailedError, SpawnTimeoutError } from '../../../../core/gameservers/errors';
 import { countMetric, emfLine, setMetricSink, spawnMetrics } from '../../../../core/infra/metrics';
 import { createRoom } from '../../../../core/rooms/create';
 import type { RoomStore, TransitionResult } from '../../../../core/rooms/store';
@@ -79,6 +79,49 @@ describe('spawn metrics', () => {
     expect(metricsIn(lines)).toEqual([
       { namespace: 'Roomkeeper', dimensions: [['service']], name: spawnMetrics.failed, value: 1 },
     ]);
+  });
+
+  it('createRoom counts one SpawnTimeouts when the server misses its deadline while the caller waits', async () => {
+    let clock = now.getTime();
+    let state: 'spawning' | 'failed' = 'spawning';
+    const rooms = {
+      createWithMember: async () => undefined,
+      recordPlacement: async () => undefined,
+      get: async (roomId: string) =>
+        aRoom({
+          roomId,
+          state,
+          spawnDeadline: new Date(now.getTime() + 10_000).toISOString(),
+          ...(state === 'failed' ? { failureReason: 'spawn-timeout' as const } : {}),
+        }),
+      markFailed: async (roomId: string): Promise<TransitionResult> => {
+        const applied = state === 'spawning';
+        state = 'failed';
+        return applied ? { applied, room: aRoom({ roomId, state: 'failed' }) } : { applied: false };
+      },
+    } as unknown as RoomStore;
+    const attempt = createRoom(
+      { account: 'player-1', scopes: [], gameId: 'arena', version: '1.0.0', settings: {}, region: 'eu-west-1' },
+      {
+        rooms,
+        configuration,
+        spawner: {
+          spawn: async () => ({ taskId: 'task-1', host: '203.0.113.7', ports: [7777] }),
+          stop: async () => {},
+        },
+        now: () => new Date(clock),
+        newRoomId: () => 'room-2',
+        mintServerToken: async () => 'server-token',
+        // Each pause moves the clock past the deadline and its grace.
+        sleep: async () => {
+          clock += 15_000;
+        },
+        answerBy: new Date(now.getTime() + 60_000),
+      },
+    );
+
+    await expect(attempt).rejects.toBeInstanceOf(SpawnTimeoutError);
+    expect(metricsIn(lines).map((m) => m.name)).toEqual([spawnMetrics.timedOut]);
   });
 
   it('the sweeper counts one SpawnTimeouts per room it fails past its spawn deadline, none for the others', async () => {

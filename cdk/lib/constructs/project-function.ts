@@ -62,6 +62,12 @@ export interface ProjectFunctionProps {
   readonly environment?: Readonly<Record<string, string>>;
 }
 
+/** `-c bundleAwsSdk=true`: bundle the lock file's SDK instead of using the runtime's. */
+function bundlesAwsSdk(scope: Construct): boolean {
+  const value: unknown = scope.node.tryGetContext('bundleAwsSdk');
+  return value === true || value === 'true';
+}
+
 /**
  * The one way this project builds a Lambda function: Node.js 24 on Graviton, bundled by the
  * local esbuild (minified, with source maps), JSON logs into its own log group with a
@@ -120,9 +126,9 @@ export class ProjectFunction extends Construct {
         // (cdk.json) both @aws-sdk/* and @smithy/* stay external, so the @smithy/node-http-handler
         // the handlers hand to the SDK clients and the clients still come from one tree (the
         // runtime's). Bundling them took every function past 1.3 MB; without them the largest
-        // is about 0.6 MB (`npm run bundle-sizes`). The price: the runtime's SDK version, not
-        // the lock file's, runs in AWS.
-        bundleAwsSDK: false,
+        // is about 0.6 MB (`npm run synth` prints them). The price: the runtime's SDK version,
+        // not the lock file's, runs in AWS; `-c bundleAwsSdk=true` bundles the lock file's again.
+        bundleAwsSDK: bundlesAwsSdk(this),
       },
     });
 

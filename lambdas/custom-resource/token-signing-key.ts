@@ -1,4 +1,5 @@
-import { request } from 'node:https';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { z } from 'zod';
 import { ensureSigningKey } from '../../core/auth/signing-key-setup';
@@ -47,6 +48,8 @@ export interface SigningKeyDependencies {
 export function putResponse(url: string, response: CustomResourceResponse): Promise<void> {
   const body = JSON.stringify(response);
   return new Promise((resolve, reject) => {
+    // CloudFormation's URLs are HTTPS; plain HTTP only serves tests.
+    const request = new URL(url).protocol === 'http:' ? httpRequest : httpsRequest;
     const req = request(
       url,
       { method: 'PUT', headers: { 'content-type': '', 'content-length': Buffer.byteLength(body) } },

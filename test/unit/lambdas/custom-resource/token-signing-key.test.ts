@@ -4,12 +4,15 @@ import {
   ResourceNotFoundException,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { JWK } from 'jose';
 import { ensureSigningKey, usableSigningKey } from '../../../../core/auth/signing-key-setup';
 import { createPlatformTokenVerifier, createTokenSigner, generateSigningKeyPair } from '../../../../core/auth/tokens';
 import {
   handleSigningKeyEvent,
+  putResponse,
   type CustomResourceResponse,
 } from '../../../../lambdas/custom-resource/token-signing-key';
 
@@ -181,5 +184,42 @@ describe('the custom resource handler', () => {
       Reason: expect.stringContaining('ResourceProperties.SecretId'),
     });
     expect(secrets.calls()).toHaveLength(0);
+  });
+});
+
+describe('putResponse', () => {
+  it('PUTs the JSON response with an empty content type, as the pre-signed S3 URL expects', async () => {
+    const received: { method?: string; url?: string; headers?: IncomingHttpHeaders; body: string }[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        received.push({ method: req.method, url: req.url, headers: req.headers, body });
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const response: CustomResourceResponse = {
+        Status: 'SUCCESS',
+        PhysicalResourceId: 'id',
+        StackId: 'stack',
+        RequestId: 'request',
+        LogicalResourceId: 'TokenSigningKey',
+        Data: { Kid: 'k' },
+      };
+      await putResponse(`http://127.0.0.1:${port}/pre-signed?X-Amz-Signature=abc`, response);
+      expect(received).toEqual([
+        expect.objectContaining({
+          method: 'PUT',
+          url: '/pre-signed?X-Amz-Signature=abc',
+          body: JSON.stringify(response),
+        }),
+      ]);
+      expect(received[0]!.headers!['content-type']).toBe('');
+    } finally {
+      server.close();
+    }
   });
 });

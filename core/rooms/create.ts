@@ -119,7 +119,7 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
     });
   } catch (error) {
     await deps.rooms.markFailed(roomId, 'spawn-failed', deps.now());
-    countSpawnFailure('spawn-failed');
+    countSpawnFailure('spawn-failed', deps.now());
     if (error instanceof NoHealthyHostError || error instanceof SpawnFailedError) throw error;
     throw new SpawnFailedError('The game server could not be started.', { cause: error });
   }

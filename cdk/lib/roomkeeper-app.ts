@@ -38,6 +38,28 @@ function contextPorts(app: App): number | undefined {
   return ports;
 }
 
+/** `alarmEmail` and `monthlyBudgetUsd` (`-c monthlyBudgetUsd=200`), both optional. */
+function operationsContext(app: App): Pick<RoomkeeperStackProps, 'alarmEmail' | 'monthlyBudgetUsd'> {
+  const alarmEmail = contextString(app, 'alarmEmail');
+  if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) {
+    throw new Error(`CDK context "alarmEmail" must be an email address, not "${alarmEmail}".`);
+  }
+  const budget: unknown = app.node.tryGetContext('monthlyBudgetUsd');
+  let monthlyBudgetUsd: number | undefined;
+  if (budget !== undefined && budget !== null && budget !== '') {
+    monthlyBudgetUsd = typeof budget === 'string' && /^\d+(\.\d+)?$/.test(budget) ? Number(budget) : (budget as number);
+    if (typeof monthlyBudgetUsd !== 'number' || !(monthlyBudgetUsd > 0)) {
+      throw new Error(
+        `CDK context "monthlyBudgetUsd" must be a positive number of USD, not ${JSON.stringify(budget)}.`,
+      );
+    }
+  }
+  return {
+    ...(alarmEmail !== undefined ? { alarmEmail } : {}),
+    ...(monthlyBudgetUsd !== undefined ? { monthlyBudgetUsd } : {}),
+  };
+}
+
 /**
  * Adds the Roomkeeper stack for the `stage` context value (default `dev`) to `app`, with the
  * AwsSolutions cdk-nag pack as a validation plugin: an unacknowledged finding fails synthesis.
@@ -63,6 +85,7 @@ export function addRoomkeeper(app: App, overrides: Partial<RoomkeeperStackProps>
     auth,
     gameImage: contextString(app, 'gameImage') ?? gameImagePlaceholder,
     gamePorts: contextPorts(app) ?? 4,
+    ...operationsContext(app),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     ...overrides,
   });

@@ -22,6 +22,8 @@ import { routes, type RouteDefinition, type RouteId } from '../../lambdas/http/r
 import { GameServerFleet } from './constructs/game-server-fleet';
 import { ProjectFunction, type AuthSettings, type TableAccess } from './constructs/project-function';
 import { ProjectQueue } from './constructs/project-queue';
+import { Operations } from './constructs/operations';
+import { TokenSigningKey } from './constructs/token-signing-key';
 
 export interface RoomkeeperStackProps extends StackProps {
   /** Prefix of resource names in this deployment (`roomkeeper-prod`). */
@@ -42,6 +44,10 @@ export interface RoomkeeperStackProps extends StackProps {
   readonly gameImage: string;
   /** Ports per game server, from 7777 (mapped by the task, opened by the security group). @default 4 */
   readonly gamePorts?: number;
+  /** Alarm notifications by email (confirmed by the recipient). @default none: subscribe to the topic yourself */
+  readonly alarmEmail?: string;
+  /** A monthly AWS Budgets cost budget in USD, notifying the alarm topic. @default none */
+  readonly monthlyBudgetUsd?: number;
 }
 
 /** Name prefix of the reply queues controller sidecars create: `roomkeeper-prod-reply-`. */
@@ -118,6 +124,8 @@ export class RoomkeeperStack extends Stack {
   readonly consumers: Readonly<Record<QueueId, ProjectFunction>>;
   readonly fleet: GameServerFleet;
   readonly tokenSigningKey: secretsmanager.Secret;
+  readonly signingKey: TokenSigningKey;
+  readonly operations: Operations;
   readonly sweeper: ProjectFunction;
   readonly sweepSchedule: events.Rule;
 
@@ -166,13 +174,14 @@ export class RoomkeeperStack extends Stack {
     });
 
     // The platform's own signing key (game server and joined-player tokens). Created with a
-    // random placeholder that is not a key: operators put an Ed25519 private JWK here
-    // (`aws secretsmanager put-secret-value --secret-id <TokenSigningJwkSecretArn output>
-    // --secret-string '{"kty":"OKP","crv":"Ed25519","x":"…","d":"…","kid":"…"}'`).
+    // random placeholder (Secrets Manager needs a value) that the TokenSigningKey custom
+    // resource replaces with an Ed25519 private JWK at deploy, unless it already holds a key
+    // (an operator's is never overwritten). Rotation: docs/operations.md.
     this.tokenSigningKey = new secretsmanager.Secret(this, 'TokenSigningJwk', {
-      description: `${props.namePrefix}: Ed25519 private JWK that signs platform-issued tokens (put by operators)`,
+      description: `${props.namePrefix}: Ed25519 private JWK that signs platform-issued tokens`,
       generateSecretString: { passwordLength: 32, excludePunctuation: true },
     });
+    this.signingKey = new TokenSigningKey(this, 'TokenSigningKey', { secret: this.tokenSigningKey, logRetention });
     Validations.of(this.tokenSigningKey).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
@@ -308,10 +317,31 @@ export class RoomkeeperStack extends Stack {
     new CfnOutput(this, 'GameServerTaskDefinition', { value: this.fleet.taskDefinition.taskDefinitionArn });
     new CfnOutput(this, 'TokenSigningJwkSecretArn', {
       value: this.tokenSigningKey.secretArn,
-      description: 'Put the Ed25519 private JWK that signs platform tokens here',
+      description:
+        'The Ed25519 private JWK that signs platform tokens (generated at deploy; rotation: docs/operations.md)',
+    });
+    new CfnOutput(this, 'TokenSigningPublicJwks', {
+      value: this.signingKey.publicJwks,
+      description: 'Public half of the platform signing key, for verifiers of platform tokens',
     });
     for (const [queueId, queue] of Object.entries(queues)) {
       new CfnOutput(this, `QueueUrl-${queueId}`, { value: queue.queue.queueUrl });
     }
+
+    // A function that signs tokens is created only once the key is in the secret (first deploy).
+    for (const fn of Operations.functionsOf(this)) {
+      if (fn.readsSigningKey) fn.function.node.addDependency(this.signingKey.resource);
+    }
+    // Last: it watches every function created above (docs/operations.md).
+    this.operations = new Operations(this, 'Operations', {
+      namePrefix: props.namePrefix,
+      api: this.api,
+      table: this.table,
+      queues: Object.values(queues),
+      cluster: this.fleet.cluster,
+      functions: Operations.functionsOf(this),
+      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+      ...(props.monthlyBudgetUsd !== undefined ? { monthlyBudgetUsd: props.monthlyBudgetUsd } : {}),
+    });
   }
 }

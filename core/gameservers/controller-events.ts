@@ -7,6 +7,7 @@ import {
   joinedTokenScopes,
 } from '../auth/token-model';
 import type { PlatformTokenVerifier, TokenSigner } from '../auth/tokens';
+import { countSpawnFailure } from '../infra/metrics';
 import type { ControllerReply, ControllerRequest, SidecarCredentials } from '../protocol/controller-messages';
 import { gameMethods } from '../protocol/game-methods';
 import { checkRpcParams } from '../protocol/invalid-params';
@@ -50,7 +51,10 @@ export async function handleControllerRequest(
     case 'exited': {
       // A game that ends cleanly after serving is closed; any other end is a failure.
       const closed = request.reason === 'exited' ? await deps.rooms.markClosed(request.roomId, now) : undefined;
-      if (!closed?.applied) await deps.rooms.markFailed(request.roomId, request.reason, now);
+      if (closed?.applied) return;
+      const failed = await deps.rooms.markFailed(request.roomId, request.reason, now);
+      // The sidecar killed a server that missed its spawn deadline.
+      if (failed.applied && request.reason === 'spawn-timeout') countSpawnFailure('spawn-timeout', now);
       return;
     }
     case 'abandoned':
@@ -108,7 +112,8 @@ async function inited(request: RpcRequest, deps: ControllerEventDependencies, no
   }
   if (room.state === 'spawning') {
     // Late: the spawn deadline passed before this inited arrived.
-    await deps.rooms.markFailed(request.roomId, 'spawn-timeout', now);
+    const failed = await deps.rooms.markFailed(request.roomId, 'spawn-timeout', now);
+    if (failed.applied) countSpawnFailure('spawn-timeout', now);
     return fail(rpcErrorCodes.roomClosed, 'The spawn deadline has passed; the game server must exit.');
   }
   return fail(rpcErrorCodes.roomClosed, `The room is ${room.state}.`);

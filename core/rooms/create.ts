@@ -2,6 +2,7 @@ import { grantableScopes } from '../auth/token-model';
 import type { GameServerConfiguration } from '../gameservers/configuration';
 import { NoHealthyHostError, SpawnFailedError, SpawnTimeoutError } from '../gameservers/errors';
 import type { Spawner } from '../gameservers/spawner';
+import { countSpawnFailure } from '../infra/metrics';
 import { RequestInvalidError } from '../errors';
 import { generateRegistrationKey, hashRegistrationKey } from '../reservations/keys';
 import type { NewMember, Reservation } from '../reservations/model';
@@ -118,6 +119,7 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
     });
   } catch (error) {
     await deps.rooms.markFailed(roomId, 'spawn-failed', deps.now());
+    countSpawnFailure('spawn-failed', deps.now());
     if (error instanceof NoHealthyHostError || error instanceof SpawnFailedError) throw error;
     throw new SpawnFailedError('The game server could not be started.', { cause: error });
   }
@@ -150,6 +152,7 @@ async function waitWhileSpawning(roomId: string, deps: CreateRoomDependencies): 
     const now = deps.now();
     if (now.getTime() > Date.parse(room.spawnDeadline) + spawnDeadlineGraceMs) {
       const failed = await deps.rooms.markFailed(roomId, 'spawn-timeout', now);
+      if (failed.applied) countSpawnFailure('spawn-timeout', now);
       if (failed.applied && room.placement) await deps.spawner.stop(room.placement.taskId, 'spawn-timeout');
       continue;
     }

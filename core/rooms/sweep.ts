@@ -1,4 +1,5 @@
 import type { Spawner } from '../gameservers/spawner';
+import { countSpawnFailure } from '../infra/metrics';
 import type { QueueBacklog } from '../infra/queue-backlog';
 import type { FailureReason } from '../protocol/controller-messages';
 import type { SessionStore } from '../sessions/store';
@@ -84,6 +85,7 @@ export async function sweepRooms(deps: SweepDependencies, policy: SweepPolicy): 
     }
     const change = await deps.rooms.markFailed(room.roomId, reason, deps.now());
     if (!change.applied) continue;
+    if (reason === 'spawn-timeout') countSpawnFailure(reason, observedAt);
     failed.push(room.roomId);
     if (room.placement) await deps.spawner.stop(room.placement.taskId, reason);
   }

@@ -3,7 +3,7 @@ import { addRoomkeeper } from '../../cdk/lib/roomkeeper-app';
 import { createTokenSigner, createTokenVerifier, generateSigningKeyPair } from '../../core/auth/tokens';
 import { parseConfig } from '../../core/infra/config';
 import { apiGatewayAccepts, audienceShapes } from '../helpers/token-shapes';
-import { auth, gameImage, renderedEnvironment, useScratch, type Json } from './support';
+import { auth, gameImage, logicalId, renderedEnvironment, useScratch, type Json } from './support';
 
 /**
  * Issue 8, point 1 (deployed): API Gateway's JWT authorizer and the handlers behind it trust
@@ -14,19 +14,23 @@ const { newApp, cleanUp } = useScratch();
 const configured = { authIssuer: 'https://idp.example/pool-1', authAudience: 'app-client-1234' };
 
 let template: Template;
+let provisionerId: string;
 let authorizer: { Issuer: string; Audience: string[] };
 
 beforeAll(() => {
-  template = Template.fromStack(addRoomkeeper(newApp({ stage: 'auth', ...auth, ...configured, gameImage })));
+  const stack = addRoomkeeper(newApp({ stage: 'auth', ...auth, ...configured, gameImage }));
+  template = Template.fromStack(stack);
+  provisionerId = logicalId(stack, stack.signingKey.provisioner);
   const authorizers = Object.values(template.findResources('AWS::ApiGatewayV2::Authorizer'));
   expect(authorizers).toHaveLength(1);
   authorizer = authorizers[0]!.Properties.JwtConfiguration;
 });
 afterAll(cleanUp);
 
-/** Every function's environment as its handler parses it. */
+/** Every platform function's environment as its handler parses it (not the deploy-time signing key provisioner's). */
 function functionConfigs() {
-  return Object.keys(template.findResources('AWS::Lambda::Function')).map((id) => ({
+  const ids = Object.keys(template.findResources('AWS::Lambda::Function')).filter((id) => id !== provisionerId);
+  return ids.map((id) => ({
     id,
     config: parseConfig(renderedEnvironment(template, id)),
   }));

@@ -367,9 +367,12 @@ describe('createRoom: starts game server tasks', () => {
     }
   });
 
-  it('createRoom and the controller consumer read the token signing secret, and nobody else', () => {
+  it('createRoom and the controller consumer read the token signing secret, and nobody else (but its provisioner)', () => {
     const secretId = idOf(stack.tokenSigningKey);
-    const readers = identityStatements(template).filter((s) => s.actions.some((a) => a.startsWith('secretsmanager:')));
+    const provisionerRole = idOf(stack.signingKey.provisioner.role);
+    const readers = identityStatements(template)
+      .filter((s) => s.actions.some((a) => a.startsWith('secretsmanager:')))
+      .filter((s) => !roleStatements(template, provisionerRole).some((p) => p.owner === s.owner));
     expect(readers).toHaveLength(2);
     for (const reader of readers) {
       expect(reader.actions).toEqual(['secretsmanager:GetSecretValue']);

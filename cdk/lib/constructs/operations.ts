@@ -1,0 +1,347 @@
+import { CfnOutput, Duration, Stack } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import * as budgets from 'aws-cdk-lib/aws-budgets';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import { defaultMetricsNamespace, spawnMetrics } from '../../../core/infra/metrics';
+import { ProjectFunction } from './project-function';
+import type { ProjectQueue } from './project-queue';
+
+/**
+ * Every alarm's threshold, in one place (docs/operations.md explains each). Periods are
+ * 1 minute for SQS and the Fargate usage (published each minute), 5 minutes elsewhere.
+ */
+export const alarmThresholds = {
+  /** Any message in a dead-letter queue is a request the platform gave up on. */
+  deadLetterMessages: 1,
+  /** Controller requests (heartbeats, inited, joined) are consumed within seconds. */
+  oldestMessageAgeS: 60,
+  /** Lambda `Errors` are unhandled failures and timeouts: the handlers answer every expected error themselves. */
+  functionErrors: 1,
+  functionThrottles: 1,
+  /** p99 duration above this share of the function's timeout: it is about to time out. */
+  durationShareOfTimeout: 0.8,
+  api5xx: 5,
+  /** p95 of the API's latency; createRoom holds its caller while a server starts, the other routes answer in milliseconds. */
+  apiLatencyP95Ms: 2_500,
+  dynamodbThrottles: 1,
+  /** Spawn failures or timeouts within 5 minutes. */
+  spawnFailures: 3,
+  spawnTimeouts: 3,
+  /** Percent of the account's Fargate On-Demand vCPU quota in use. */
+  fargateQuotaPercent: 80,
+} as const;
+
+export interface OperationsProps {
+  readonly namePrefix: string;
+  readonly api: HttpApi;
+  readonly table: dynamodb.ITableV2;
+  readonly queues: readonly ProjectQueue[];
+  readonly cluster: ecs.ICluster;
+  /** Every function of the stack, each with its own alarms. */
+  readonly functions: readonly ProjectFunction[];
+  /** Subscribed to the alarm topic when set (`-c alarmEmail=ops@example.com`). */
+  readonly alarmEmail?: string;
+  /** An AWS Budgets monthly cost budget in USD, alerting at 80 % actual and 100 % forecast (`-c monthlyBudgetUsd=200`). */
+  readonly monthlyBudgetUsd?: number;
+}
+
+/**
+ * Alarms and a dashboard for what the platform runs on: queues and their dead letters,
+ * every function, the API, the table, game server spawns (the platform's own metrics,
+ * core/infra/metrics.ts) and Fargate capacity against the account's quota. Every alarm
+ * notifies one SNS topic (encrypted with a key CloudWatch may use).
+ */
+export class Operations extends Construct {
+  readonly topic: sns.Topic;
+  readonly dashboard: cloudwatch.Dashboard;
+  readonly alarms: cloudwatch.Alarm[] = [];
+  readonly budget?: budgets.CfnBudget;
+
+  constructor(scope: Construct, id: string, props: OperationsProps) {
+    super(scope, id);
+    const metricsNamespace = defaultMetricsNamespace;
+    // The functions emit their spawn metrics under this service, so two stages never mix.
+    for (const fn of props.functions) {
+      fn.function.addEnvironment('POWERTOOLS_METRICS_NAMESPACE', metricsNamespace);
+      fn.function.addEnvironment('POWERTOOLS_SERVICE_NAME', props.namePrefix);
+    }
+
+    // A customer managed key: CloudWatch (and Budgets) cannot publish to a topic encrypted
+    // with the AWS managed SNS key, whose policy cannot be changed.
+    const key = new kms.Key(this, 'TopicKey', {
+      description: `${props.namePrefix}: encrypts the alarm topic`,
+      enableKeyRotation: true,
+    });
+    this.topic = new sns.Topic(this, 'AlarmTopic', {
+      displayName: `${props.namePrefix} alarms`,
+      masterKey: key,
+      enforceSSL: true,
+    });
+    const mayPublish = (service: string) =>
+      key.grant(new iam.ServicePrincipal(service), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    mayPublish('cloudwatch.amazonaws.com');
+    if (props.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
+    const action = new actions.SnsAction(this.topic);
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.topic.topicArn,
+      description: 'Subscribe here to alarm notifications',
+    });
+
+    const alarm = (alarmId: string, metric: cloudwatch.IMetric, options: AlarmOptions): cloudwatch.Alarm => {
+      const created = new cloudwatch.Alarm(this, alarmId, {
+        alarmName: `${props.namePrefix}-${alarmId}`,
+        alarmDescription: options.description,
+        metric,
+        threshold: options.threshold,
+        evaluationPeriods: options.evaluationPeriods ?? 1,
+        datapointsToAlarm: options.datapointsToAlarm ?? options.evaluationPeriods ?? 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        // No data is no traffic (or no failures), never an incident.
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+      created.addAlarmAction(action);
+      this.alarms.push(created);
+      return created;
+    };
+    const oneMinute = Duration.minutes(1);
+    const fiveMinutes = Duration.minutes(5);
+
+    // Queues.
+    const queueWidgets: cloudwatch.IWidget[] = [];
+    for (const q of props.queues) {
+      const dlqDepth = q.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: oneMinute,
+        statistic: 'Maximum',
+      });
+      const oldest = q.queue.metricApproximateAgeOfOldestMessage({ period: oneMinute, statistic: 'Maximum' });
+      alarm(`Queue-${q.definition.id}-DeadLetters`, dlqDepth, {
+        threshold: alarmThresholds.deadLetterMessages,
+        description: `Messages in the ${q.definition.id} dead-letter queue: requests the platform gave up on.`,
+      });
+      alarm(`Queue-${q.definition.id}-OldestMessage`, oldest, {
+        threshold: alarmThresholds.oldestMessageAgeS,
+        evaluationPeriods: 3,
+        description: `The ${q.definition.id} queue holds a message older than ${alarmThresholds.oldestMessageAgeS} s: its consumer is not keeping up.`,
+      });
+      queueWidgets.push(
+        new cloudwatch.GraphWidget({ title: `${q.definition.id}: oldest message (s)`, left: [oldest] }),
+        new cloudwatch.GraphWidget({ title: `${q.definition.id}: dead letters`, left: [dlqDepth] }),
+      );
+    }
+
+    // Functions.
+    const errors: cloudwatch.IMetric[] = [];
+    const throttles: cloudwatch.IMetric[] = [];
+    const durations: cloudwatch.IMetric[] = [];
+    for (const fn of props.functions) {
+      const name = functionLabel(fn);
+      const f = fn.function;
+      const timeoutMs = (f.timeout ?? Duration.seconds(3)).toMilliseconds();
+      const fnErrors = f.metricErrors({ period: fiveMinutes, statistic: 'Sum' });
+      const fnThrottles = f.metricThrottles({ period: fiveMinutes, statistic: 'Sum' });
+      const fnDuration = f.metricDuration({ period: fiveMinutes, statistic: 'p99' });
+      alarm(`Function-${name}-Errors`, fnErrors, {
+        threshold: alarmThresholds.functionErrors,
+        description: `${name}: unhandled errors or timeouts.`,
+      });
+      alarm(`Function-${name}-Throttles`, fnThrottles, {
+        threshold: alarmThresholds.functionThrottles,
+        description: `${name}: invocations throttled (account or reserved concurrency).`,
+      });
+      alarm(`Function-${name}-Duration`, fnDuration, {
+        threshold: Math.round(timeoutMs * alarmThresholds.durationShareOfTimeout),
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        description: `${name}: p99 duration above ${alarmThresholds.durationShareOfTimeout * 100} % of its ${timeoutMs / 1000} s timeout.`,
+      });
+      // Labelled on the dashboard only: a labelled metric would turn each alarm into metric math.
+      errors.push(fnErrors.with({ label: name }));
+      throttles.push(fnThrottles.with({ label: name }));
+      durations.push(fnDuration.with({ label: name }));
+    }
+
+    // API.
+    const api5xx = props.api.metricServerError({ period: fiveMinutes, statistic: 'Sum' });
+    const apiLatency = props.api.metricLatency({ period: fiveMinutes, statistic: 'p95' });
+    alarm('Api-5xx', api5xx, { threshold: alarmThresholds.api5xx, description: 'The player API answers 5xx.' });
+    alarm('Api-LatencyP95', apiLatency, {
+      threshold: alarmThresholds.apiLatencyP95Ms,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      description: `p95 API latency above ${alarmThresholds.apiLatencyP95Ms} ms.`,
+    });
+
+    // Table: throttled reads and writes (on-demand tables throttle past their peak ×2 or the account's limits).
+    const tableMetric = (metricName: string) =>
+      new cloudwatch.Metric({
+        namespace: 'AWS/DynamoDB',
+        metricName,
+        dimensionsMap: { TableName: props.table.tableName },
+        period: fiveMinutes,
+        statistic: 'Sum',
+      });
+    const dynamodbThrottles = new cloudwatch.MathExpression({
+      expression: 'FILL(r, 0) + FILL(w, 0)',
+      usingMetrics: { r: tableMetric('ReadThrottleEvents'), w: tableMetric('WriteThrottleEvents') },
+      label: 'Throttled table requests',
+      period: fiveMinutes,
+    });
+    alarm('Table-Throttles', dynamodbThrottles, {
+      threshold: alarmThresholds.dynamodbThrottles,
+      description: 'DynamoDB throttled reads or writes of the table.',
+    });
+
+    // Spawns: the platform's own metrics (core/infra/metrics.ts).
+    const spawnMetric = (metricName: string) =>
+      new cloudwatch.Metric({
+        namespace: metricsNamespace,
+        metricName,
+        dimensionsMap: { service: props.namePrefix },
+        period: fiveMinutes,
+        statistic: 'Sum',
+      });
+    const spawnFailures = spawnMetric(spawnMetrics.failed);
+    const spawnTimeouts = spawnMetric(spawnMetrics.timedOut);
+    alarm('Spawn-Failures', spawnFailures, {
+      threshold: alarmThresholds.spawnFailures,
+      description: 'Game servers that could not be started (RunTask refused, no capacity, bad image…).',
+    });
+    alarm('Spawn-Timeouts', spawnTimeouts, {
+      threshold: alarmThresholds.spawnTimeouts,
+      description: 'Game servers that did not call inited before their spawn deadline.',
+    });
+
+    // Fargate: the account's On-Demand vCPU in use against its quota (all clusters: the quota is per account and region).
+    const fargateVcpu = new cloudwatch.Metric({
+      namespace: 'AWS/Usage',
+      metricName: 'ResourceCount',
+      dimensionsMap: { Service: 'Fargate', Type: 'Resource', Resource: 'vCPU', Class: 'Standard/OnDemand' },
+      period: oneMinute,
+      statistic: 'Maximum',
+    });
+    const fargateQuotaUse = new cloudwatch.MathExpression({
+      expression: 'vcpu / SERVICE_QUOTA(vcpu) * 100',
+      usingMetrics: { vcpu: fargateVcpu },
+      label: 'Fargate On-Demand vCPU, % of quota',
+      period: oneMinute,
+    });
+    alarm('Fargate-QuotaUse', fargateQuotaUse, {
+      threshold: alarmThresholds.fargateQuotaPercent,
+      evaluationPeriods: 5,
+      datapointsToAlarm: 3,
+      description: `Fargate On-Demand vCPU above ${alarmThresholds.fargateQuotaPercent} % of the account's quota: new game servers will soon fail to start.`,
+    });
+    const runningTasks = new cloudwatch.Metric({
+      namespace: 'ECS/ContainerInsights',
+      metricName: 'RunningTaskCount',
+      dimensionsMap: { ClusterName: props.cluster.clusterName },
+      period: oneMinute,
+      statistic: 'Maximum',
+      label: 'Running game server tasks',
+    });
+
+    if (props.monthlyBudgetUsd !== undefined) {
+      const subscribers = [{ subscriptionType: 'SNS', address: this.topic.topicArn }];
+      mayPublish('budgets.amazonaws.com');
+      this.topic.addToResourcePolicy(
+        new iam.PolicyStatement({
+          principals: [new iam.ServicePrincipal('budgets.amazonaws.com')],
+          actions: ['sns:Publish'],
+          resources: [this.topic.topicArn],
+          conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+        }),
+      );
+      this.budget = new budgets.CfnBudget(this, 'MonthlyBudget', {
+        budget: {
+          budgetName: `${props.namePrefix}-monthly`,
+          budgetType: 'COST',
+          timeUnit: 'MONTHLY',
+          budgetLimit: { amount: props.monthlyBudgetUsd, unit: 'USD' },
+        },
+        notificationsWithSubscribers: [
+          {
+            notification: {
+              notificationType: 'ACTUAL',
+              comparisonOperator: 'GREATER_THAN',
+              threshold: 80,
+              thresholdType: 'PERCENTAGE',
+            },
+            subscribers,
+          },
+          {
+            notification: {
+              notificationType: 'FORECASTED',
+              comparisonOperator: 'GREATER_THAN',
+              threshold: 100,
+              thresholdType: 'PERCENTAGE',
+            },
+            subscribers,
+          },
+        ],
+      });
+    }
+
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      dashboardName: props.namePrefix,
+      defaultInterval: Duration.hours(3),
+    });
+    this.dashboard.addWidgets(
+      new cloudwatch.TextWidget({
+        markdown: `# ${props.namePrefix}\nAlarms notify the SNS topic ${props.namePrefix} alarms; see docs/operations.md.`,
+        width: 24,
+        height: 2,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24, height: 6 }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({ title: 'API 5xx', left: [api5xx] }),
+      new cloudwatch.GraphWidget({ title: 'API latency p95 (ms)', left: [apiLatency] }),
+      new cloudwatch.GraphWidget({ title: 'Spawn failures and timeouts', left: [spawnFailures, spawnTimeouts] }),
+      new cloudwatch.GraphWidget({
+        title: 'Game servers vs the Fargate quota',
+        left: [runningTasks],
+        right: [fargateQuotaUse],
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({ title: 'Lambda errors', left: errors, width: 8 }),
+      new cloudwatch.GraphWidget({ title: 'Lambda throttles', left: throttles, width: 8 }),
+      new cloudwatch.GraphWidget({ title: 'Lambda duration p99 (ms)', left: durations, width: 8 }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({ title: 'DynamoDB throttled requests', left: [dynamodbThrottles] }),
+      ...queueWidgets,
+    );
+  }
+
+  /** Every ProjectFunction under `scope` (the stack), so a function added later cannot go unwatched. */
+  static functionsOf(scope: Construct): ProjectFunction[] {
+    return scope.node.findAll().filter((c): c is ProjectFunction => c instanceof ProjectFunction);
+  }
+}
+
+interface AlarmOptions {
+  readonly threshold: number;
+  readonly description: string;
+  readonly evaluationPeriods?: number;
+  readonly datapointsToAlarm?: number;
+}
+
+/** `Route-createRoom`, `Consumer-controllerRequests`, `RoomSweeper`, `TokenSigningKey-Provisioner`. */
+function functionLabel(fn: ProjectFunction): string {
+  const stack = Stack.of(fn);
+  return fn.node.path
+    .slice(stack.node.path.length + 1)
+    .split('/')
+    .join('-');
+}

@@ -1,0 +1,369 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { alarmThresholds } from '../../cdk/lib/constructs/operations';
+import { signingKeyEntry, signingKeyResourceType } from '../../cdk/lib/constructs/token-signing-key';
+import { addRoomkeeper } from '../../cdk/lib/roomkeeper-app';
+import type { RoomkeeperStack } from '../../cdk/lib/roomkeeper-stack';
+import { spawnMetrics } from '../../core/infra/metrics';
+import { auth, gameImage, logicalId, render, repoRoot, statementsOf, useScratch, type Json } from './support';
+
+/** Issue 10, points 3 (signing key at deploy), 9 (alarms, dashboard) and 10 (offline validation). */
+const { newApp, cleanUp } = useScratch();
+
+let stack: RoomkeeperStack;
+let template: Template;
+let templatePath: string;
+let alarms: Json[];
+
+beforeAll(() => {
+  const app = newApp({ stage: 'ops', ...auth, gameImage });
+  stack = addRoomkeeper(app);
+  // Synthesis runs cdk-nag and the CloudFormation validator (cdk.json makes its findings errors).
+  template = Template.fromStack(stack);
+  templatePath = path.join(app.outdir, stack.templateFile);
+  alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties as Json);
+});
+afterAll(cleanUp);
+
+const idOf = (construct: { node: { defaultChild?: unknown } }) =>
+  stack.getLogicalId(construct.node.defaultChild as never);
+
+describe('the token signing key (point 3)', () => {
+  it('a Custom::TokenSigningKey resource, served by the provisioner function itself, names the signing secret', () => {
+    const resources = template.findResources(signingKeyResourceType);
+    expect(Object.values(resources)).toHaveLength(1);
+    const [resource] = Object.values(resources) as Json[];
+    expect(resource!.Properties).toEqual({
+      ServiceToken: { 'Fn::GetAtt': [logicalId(stack, stack.signingKey.provisioner), 'Arn'] },
+      SecretId: { Ref: idOf(stack.tokenSigningKey) },
+    });
+    // Nothing on delete, and no replacement on update (the handler keeps the physical id).
+    expect(resource!.DeletionPolicy).toBe('Delete');
+  });
+
+  it('the provisioner runs lambdas/custom-resource/token-signing-key.ts, bundled like every other function', () => {
+    expect(fs.existsSync(path.join(repoRoot, signingKeyEntry))).toBe(true);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: Match.absent(),
+      Handler: 'index.handler',
+      Runtime: 'nodejs24.x',
+      Role: { 'Fn::GetAtt': [idOf(stack.signingKey.provisioner.role), 'Arn'] },
+    });
+  });
+
+  it('least privilege: the provisioner may read and put the value of that one secret, nothing else', () => {
+    const statements = statementsOf(template, stack, stack.signingKey.provisioner);
+    const secretStatements = statements.filter((s) => s.actions.some((a) => a.startsWith('secretsmanager:')));
+    expect(secretStatements).toEqual([
+      expect.objectContaining({
+        actions: ['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue'],
+        resources: [{ Ref: idOf(stack.tokenSigningKey) }],
+        effect: 'Allow',
+      }),
+    ]);
+    const others = statements.filter((s) => !secretStatements.includes(s)).flatMap((s) => s.actions);
+    expect(others.every((a) => a.startsWith('logs:') || a.startsWith('xray:'))).toBe(true);
+  });
+
+  it('every function that reads the key is created after the key is in the secret', () => {
+    const resourceId = stack.getLogicalId(stack.signingKey.resource.node.defaultChild as never);
+    const readers = Object.entries(template.findResources('AWS::Lambda::Function')).filter(
+      ([, fn]) => fn.Properties.Environment?.Variables?.TOKEN_SIGNING_JWK_SECRET_ARN !== undefined,
+    );
+    expect(readers.length).toBeGreaterThanOrEqual(2);
+    for (const [, fn] of readers) expect(fn.DependsOn).toContain(resourceId);
+  });
+
+  it('the secret is still created with a placeholder (Secrets Manager needs a value) and the stack outputs the public key set', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.anyValue() });
+    template.hasOutput('TokenSigningPublicJwks', {
+      Value: { 'Fn::GetAtt': [stack.getLogicalId(stack.signingKey.resource.node.defaultChild as never), 'PublicJwks'] },
+    });
+  });
+});
+
+/** The alarm watching `metricName` (and matching `dimensions`), exactly one. */
+function alarmOn(metricName: string, dimensions: Json = {}): Json {
+  const found = alarms.filter((a) => {
+    const metrics: Json[] = a.Metrics
+      ? a.Metrics.filter((m: Json) => m.MetricStat).map((m: Json) => ({
+          ...m.MetricStat.Metric,
+          Dimensions: m.MetricStat.Metric.Dimensions,
+        }))
+      : [{ MetricName: a.MetricName, Namespace: a.Namespace, Dimensions: a.Dimensions }];
+    return metrics.some(
+      (m) =>
+        m.MetricName === metricName &&
+        Object.entries(dimensions).every(([name, value]) =>
+          (m.Dimensions as Json[]).some((d) => d.Name === name && JSON.stringify(d.Value) === JSON.stringify(value)),
+        ),
+    );
+  });
+  expect(found).toHaveLength(1);
+  return found[0]!;
+}
+
+describe('alarms (point 9)', () => {
+  const topicId = () => idOf(stack.operations.topic);
+
+  it('every alarm notifies the alarm topic and treats missing data as fine', () => {
+    expect(alarms.length).toBeGreaterThan(20);
+    for (const alarm of alarms) {
+      expect(alarm.AlarmActions).toEqual([{ Ref: topicId() }]);
+      expect(alarm.TreatMissingData).toBe('notBreaching');
+      expect(alarm.ComparisonOperator).toBe('GreaterThanOrEqualToThreshold');
+    }
+  });
+
+  it.each(['controllerRequests'])('queue %s: dead letters and oldest message age', (queueId) => {
+    const queue = stack.queues[queueId as keyof typeof stack.queues];
+    const dlq = alarmOn('ApproximateNumberOfMessagesVisible', {
+      QueueName: { 'Fn::GetAtt': [idOf(queue.deadLetterQueue), 'QueueName'] },
+    });
+    expect(dlq).toMatchObject({ Namespace: 'AWS/SQS', Threshold: alarmThresholds.deadLetterMessages, Period: 60 });
+    const age = alarmOn('ApproximateAgeOfOldestMessage', {
+      QueueName: { 'Fn::GetAtt': [idOf(queue.queue), 'QueueName'] },
+    });
+    expect(age).toMatchObject({ Namespace: 'AWS/SQS', Threshold: alarmThresholds.oldestMessageAgeS });
+  });
+
+  it('every queue has both alarms', () => {
+    for (const queue of Object.values(stack.queues)) {
+      alarmOn('ApproximateNumberOfMessagesVisible', {
+        QueueName: { 'Fn::GetAtt': [idOf(queue.deadLetterQueue), 'QueueName'] },
+      });
+      alarmOn('ApproximateAgeOfOldestMessage', { QueueName: { 'Fn::GetAtt': [idOf(queue.queue), 'QueueName'] } });
+    }
+  });
+
+  it('every Lambda function of the template: errors, throttles, and p99 duration against 80 % of its timeout', () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    expect(Object.keys(functions).length).toBeGreaterThan(10);
+    for (const [id, fn] of Object.entries(functions)) {
+      const dims = { FunctionName: { Ref: id } };
+      expect(alarmOn('Errors', dims)).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        Statistic: 'Sum',
+        Threshold: alarmThresholds.functionErrors,
+      });
+      expect(alarmOn('Throttles', dims)).toMatchObject({ Namespace: 'AWS/Lambda', Threshold: 1 });
+      const timeoutMs = (fn.Properties.Timeout as number) * 1000;
+      expect(alarmOn('Duration', dims)).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        ExtendedStatistic: 'p99',
+        Threshold: Math.round(timeoutMs * 0.8),
+      });
+    }
+  });
+
+  it('API: 5xx and p95 latency', () => {
+    const api = { ApiId: { Ref: idOf(stack.api) } };
+    expect(alarmOn('5xx', api)).toMatchObject({ Namespace: 'AWS/ApiGateway', Threshold: alarmThresholds.api5xx });
+    expect(alarmOn('Latency', api)).toMatchObject({
+      Namespace: 'AWS/ApiGateway',
+      ExtendedStatistic: 'p95',
+      Threshold: alarmThresholds.apiLatencyP95Ms,
+    });
+  });
+
+  it('DynamoDB: throttled reads plus throttled writes of the table', () => {
+    const table = { TableName: { Ref: idOf(stack.table) } };
+    const alarm = alarmOn('ReadThrottleEvents', table);
+    expect(alarmOn('WriteThrottleEvents', table)).toBe(alarm);
+    expect(alarm.Threshold).toBe(alarmThresholds.dynamodbThrottles);
+    expect(alarm.Metrics).toContainEqual(expect.objectContaining({ Expression: 'FILL(r, 0) + FILL(w, 0)' }));
+  });
+
+  it('spawns: the platform’s SpawnFailures and SpawnTimeouts metrics, per deployment', () => {
+    const service = { service: 'roomkeeper-ops' };
+    expect(alarmOn(spawnMetrics.failed, service)).toMatchObject({
+      Namespace: 'Roomkeeper',
+      Statistic: 'Sum',
+      Threshold: alarmThresholds.spawnFailures,
+    });
+    expect(alarmOn(spawnMetrics.timedOut, service)).toMatchObject({
+      Namespace: 'Roomkeeper',
+      Threshold: alarmThresholds.spawnTimeouts,
+    });
+    // The functions emit under the namespace and service the alarms watch.
+    const env = template.toJSON().Resources[logicalId(stack, stack.routeFunctions.get('createRoom')!)].Properties
+      .Environment.Variables as Json;
+    expect(env).toMatchObject({
+      POWERTOOLS_METRICS_NAMESPACE: 'Roomkeeper',
+      POWERTOOLS_SERVICE_NAME: 'roomkeeper-ops',
+    });
+  });
+
+  it('Fargate: On-Demand vCPU in use as a share of the account quota (AWS/Usage with SERVICE_QUOTA)', () => {
+    const alarm = alarmOn('ResourceCount', {
+      Service: 'Fargate',
+      Type: 'Resource',
+      Resource: 'vCPU',
+      Class: 'Standard/OnDemand',
+    });
+    expect(alarm.Threshold).toBe(alarmThresholds.fargateQuotaPercent);
+    expect(alarm.Metrics).toContainEqual(
+      expect.objectContaining({ Expression: 'vcpu / SERVICE_QUOTA(vcpu) * 100', ReturnData: true }),
+    );
+    expect(alarm.Metrics).toContainEqual(
+      expect.objectContaining({
+        MetricStat: expect.objectContaining({ Metric: expect.objectContaining({ Namespace: 'AWS/Usage' }) }),
+      }),
+    );
+  });
+
+  it('the alarm topic is encrypted with a rotated key CloudWatch may use, and refuses plain HTTP', () => {
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    template.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+          }),
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      },
+    });
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    template.resourceCountIs('AWS::Budgets::Budget', 0);
+  });
+
+  it('the dashboard shows every alarm and the API, spawn, Fargate, Lambda, table and queue metrics', () => {
+    const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    expect(dashboards).toHaveLength(1);
+    const body = render(dashboards[0]!.Properties.DashboardBody);
+    const widgets = (JSON.parse(body) as { widgets: Json[] }).widgets;
+    expect(widgets.find((w) => w.type === 'alarm')!.properties.alarms).toHaveLength(alarms.length);
+    for (const metric of [
+      '5xx',
+      'Latency',
+      spawnMetrics.failed,
+      spawnMetrics.timedOut,
+      'ResourceCount',
+      'RunningTaskCount',
+      'Errors',
+      'Throttles',
+      'Duration',
+      'ReadThrottleEvents',
+      'ApproximateAgeOfOldestMessage',
+      'ApproximateNumberOfMessagesVisible',
+      'SERVICE_QUOTA',
+    ]) {
+      expect(body).toContain(metric);
+    }
+  });
+
+  it('with -c alarmEmail and -c monthlyBudgetUsd: an email subscription and a monthly cost budget on the topic', () => {
+    const app = newApp({ stage: 'budget', ...auth, gameImage, alarmEmail: 'ops@example.com', monthlyBudgetUsd: '250' });
+    const budgeted = Template.fromStack(addRoomkeeper(app));
+    budgeted.hasResourceProperties('AWS::KMS::Key', {
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Principal: { Service: ['budgets.amazonaws.com', 'cloudwatch.amazonaws.com'] } }),
+        ]),
+      },
+    });
+    budgeted.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+    budgeted.hasResourceProperties('AWS::Budgets::Budget', {
+      Budget: { BudgetType: 'COST', TimeUnit: 'MONTHLY', BudgetLimit: { Amount: 250, Unit: 'USD' } },
+      NotificationsWithSubscribers: Match.arrayWith([
+        Match.objectLike({ Subscribers: [{ SubscriptionType: 'SNS', Address: Match.anyValue() }] }),
+      ]),
+    });
+  });
+
+  it('refuses a budget or an email that is not one', () => {
+    expect(() => addRoomkeeper(newApp({ stage: 'bad', ...auth, gameImage, monthlyBudgetUsd: 'lots' }))).toThrow(
+      /monthlyBudgetUsd/,
+    );
+    expect(() => addRoomkeeper(newApp({ stage: 'bad2', ...auth, gameImage, alarmEmail: 'ops' }))).toThrow(/alarmEmail/);
+  });
+});
+
+describe('offline validation (point 10)', () => {
+  /** The validator aws-cdk-lib ships (and runs at synthesis), loaded from aws-cdk-lib's own dependencies. */
+  function validator() {
+    const cdkLib = path.dirname(require.resolve('aws-cdk-lib/package.json'));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require(require.resolve('@aws/cloudformation-validate', { paths: [cdkLib] })) as {
+      CompositeEngine: new (config: Json) => {
+        validateTemplate: (
+          t: unknown,
+          c: Json,
+        ) => { diagnostics: { ruleId: string; severity: string; message: string }[] };
+        free: () => void;
+      };
+      TemplateContent: new (text: string, file: string) => unknown;
+    };
+  }
+
+  it('the template passes every rule of the CloudFormation validator, none excluded: zero errors', () => {
+    const cfv = validator();
+    const rulesDir = path.join(path.dirname(require.resolve('aws-cdk-lib/package.json')), 'core/lib/validation/rules');
+    // The Rego rules aws-cdk-lib adds to the engine's own, all of them whatever the resource types.
+    const regoRules = fs
+      .readdirSync(rulesDir)
+      .filter((f) => f.endsWith('.rego'))
+      .map((f) => ({ name: f, content: fs.readFileSync(path.join(rulesDir, f), 'utf8') }));
+    const engine = new cfv.CompositeEngine(regoRules.length > 0 ? { regoRules } : {});
+    try {
+      // Unlike the synthesis plugin, no rule id or service is excluded and nothing is acknowledged.
+      const report = engine.validateTemplate(
+        new cfv.TemplateContent(fs.readFileSync(templatePath, 'utf8'), templatePath),
+        {
+          detailLevel: 'STANDARD',
+          severityLevel: 'INFO',
+        },
+      );
+      const errors = report.diagnostics.filter((d) => d.severity === 'ERROR' || d.severity === 'FATAL');
+      expect(errors.map((d) => `${d.ruleId}: ${d.message}`)).toEqual([]);
+      // Warnings: only W3005 (a DependsOn CloudFormation would infer anyway, written by the CDK for
+      // every function's role policy), which the synthesis plugin itself leaves out.
+      const warnings = [...new Set(report.diagnostics.filter((d) => d.severity === 'WARN').map((d) => d.ruleId))];
+      expect(warnings.filter((id) => id !== 'W3005')).toEqual([]);
+    } finally {
+      engine.free();
+    }
+  });
+
+  it('no CloudFormation validator finding is acknowledged away by this project, and those aws-cdk-lib acknowledges do not fire', () => {
+    const acknowledged = stack.node
+      .findAll()
+      .flatMap((c) => c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
+      .flatMap((m) => Object.keys(m.data as Json));
+    const cfnAcks = [...new Set(acknowledged.filter((id) => id.startsWith('CloudFormation-Validate::')))];
+    // aws-cdk-lib's own (the VPC's literal AZs, the flow log's property casing), none of ours.
+    expect(cfnAcks.sort()).toEqual([
+      'CloudFormation-Validate::F3002',
+      'CloudFormation-Validate::F3003',
+      'CloudFormation-Validate::W3010',
+    ]);
+    const source = ['cdk/lib', 'cdk/lib/constructs']
+      .flatMap((dir) =>
+        fs
+          .readdirSync(path.join(repoRoot, dir))
+          .filter((f) => f.endsWith('.ts'))
+          .map((f) => path.join(repoRoot, dir, f)),
+      )
+      .map((f) => fs.readFileSync(f, 'utf8'))
+      .join('\n');
+    expect(source).not.toMatch(/CloudFormation-Validate::/);
+    expect(source).not.toMatch(/acknowledge\(\{\s*id: '(?!AwsSolutions-)/);
+  });
+
+  it('npm run synth is run by .ci/run before npm test', () => {
+    const ci = fs.readFileSync(path.join(repoRoot, '.ci/run'), 'utf8');
+    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as Json;
+    expect(pkg.scripts.synth).toBe('tsx scripts/synth.ts');
+    expect(ci.indexOf('npm run synth')).toBeGreaterThan(-1);
+    expect(ci.indexOf('npm run synth')).toBeLessThan(ci.indexOf('npm test'));
+  });
+});

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { gameIdSchema, gameServerConfigurationBodySchema, gameVersionSchema } from '../core/gameservers/schema';
 import { templateBodySchema, templateNameSchema } from '../core/sessions/template-schema';
 

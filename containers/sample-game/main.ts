@@ -8,7 +8,7 @@
  * the configuration, `SAMPLE_GAME_HOST` (listen address, default 0.0.0.0).
  */
 import { WebSocketServer } from 'ws';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ControllerClient } from './controller-client';
 import { log } from './log';
 import { ChatRoom } from './room';

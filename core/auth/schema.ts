@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A list of OAuth-style scopes, as tokens carry them (`admin`, `chat`, `game:trade`). */
 export const scopeListSchema = z

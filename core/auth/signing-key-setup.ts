@@ -6,7 +6,7 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { importJWK, type JWK } from 'jose';
-import { z } from 'zod';
+import * as z from 'zod';
 import { generateSigningKeyPair } from './tokens';
 
 /**

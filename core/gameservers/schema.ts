@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { scopeListSchema } from '../auth/schema';
 import { privilegedScopes } from '../auth/token-model';
 import { storableJsonObjectSchema } from '../protocol/storable-json';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defaultPlatformIssuer, identityProviderConflict } from '../auth/token-model';
 import { heartbeatDefaults } from '../rooms/liveness';
 import { maxRateLimit } from '../abuse/rate-limit';

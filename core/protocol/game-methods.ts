@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { storableJsonObjectSchema } from './storable-json';
 
 /** The same bound as room settings (core/rooms/schema.ts), kept here so the protocol has no room import. */

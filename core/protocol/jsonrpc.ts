@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * JSON-RPC 2.0 framing for the game ↔ controller socket. Every ZeroMQ message is one

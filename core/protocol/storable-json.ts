@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * JSON that DynamoDB stores exactly and every reader parses back to the same value.

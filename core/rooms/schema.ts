@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { storableJsonObjectSchema } from '../protocol/storable-json';
 import { gameIdSchema, gameVersionSchema } from '../gameservers/schema';
 import { roomStates } from './model';

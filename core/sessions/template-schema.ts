@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { gameIdSchema, gameVersionSchema } from '../gameservers/schema';
 import { sessionConstantsCustomSchema } from './custom-schema';
 import { maxSessionMembers, sessionVisibilities } from './model';

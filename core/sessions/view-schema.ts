@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { roomViewSchema } from '../rooms/schema';
 import { memberPropertiesCustomSchema, sessionPropertiesCustomSchema } from './custom-schema';
 import { SessionConstantsImmutableError } from './errors';

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ensureSigningKey } from '../../core/auth/signing-key-setup';
 import { childLogger } from '../../core/infra/logger';
 

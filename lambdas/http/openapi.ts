@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { banRequestSchema, banSchema } from '../../core/abuse/bans';
 import { errorStatus } from '../../core/errors';

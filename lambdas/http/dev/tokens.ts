@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { scopeListSchema } from '../../../core/auth/schema';
 import { createTokenSigner, type TokenSigner } from '../../../core/auth/tokens';
 import { RouteNotFoundError } from '../../../core/errors';

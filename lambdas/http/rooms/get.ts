@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { roomIdSchema } from '../../../core/rooms/schema';
 import { readSessionAs } from '../../../core/sessions/patch';
 import { roomResponse, sessionRoomView } from '../../../core/sessions/room-response';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PlatformError } from '../../../core/errors';
 import { roomIdSchema } from '../../../core/rooms/schema';
 import { platform } from '../../dependencies';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { gameIdSchema, gameVersionSchema } from '../../../core/gameservers/schema';
 import { roomOnlyView } from '../../../core/sessions/room-response';
 import { platform } from '../../dependencies';

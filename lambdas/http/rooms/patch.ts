@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { roomIdSchema } from '../../../core/rooms/schema';
 import { parseIfMatch } from '../../../core/sessions/if-match';
 import { patchRoomProperties } from '../../../core/sessions/patch';

@@ -16,6 +16,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { defaultPlatformIssuer, identityProviderConflict } from '../../core/auth/token-model';
+import type { FunctionNeed } from '../../core/infra/function-needs';
 import { qualifiedQueueName, queueDefinitions, type QueueId } from '../../core/infra/queues';
 import { tableDefinition } from '../../core/infra/table';
 import { routes, type RouteDefinition, type RouteId } from '../../lambdas/http/routes';
@@ -51,19 +52,6 @@ export function replyQueuePrefix(namePrefix: string): string {
 
 /** The Lambda function the room sweeper schedule runs every minute. */
 export const sweeperEntry = 'lambdas/schedule/room-sweeper.ts';
-
-/** What a function needs besides its table and the token settings. */
-type Need = 'spawn' | 'signTokens' | 'sidecarCredentials';
-
-/**
- * createRoom starts game servers (and stops one that misses its spawn deadline) and mints
- * the game server's token; the controller consumer mints joined-player tokens.
- */
-const routeNeeds: Partial<Record<RouteId, readonly Need[]>> = { createRoom: ['spawn', 'signTokens'] };
-/** The controller consumer checks and seals the sidecar channel (keyed by the signing key) and renews sidecar sessions. */
-const consumerNeeds: Partial<Record<QueueId, readonly Need[]>> = {
-  controllerRequests: ['signTokens', 'sidecarCredentials'],
-};
 
 /** The only paths that may skip the JWT authorizer (RELIABILITY.md, item 14). */
 export const publicPaths: ReadonlySet<string> = new Set(['/health']);
@@ -179,7 +167,8 @@ export class RoomkeeperStack extends Stack {
         'An Ed25519 signing key cannot be rotated by a Lambda alone: its public half must be published to token ' +
         'verifiers before use, and the old one kept until its tokens expire; operators rotate it by hand.',
     });
-    const bindNeeds = (fn: ProjectFunction, needs: readonly Need[] = []) => {
+    // Each route and queue declares its needs beside its entry (core/infra/function-needs.ts).
+    const bindNeeds = (fn: ProjectFunction, needs: readonly FunctionNeed[] = []) => {
       if (needs.includes('spawn')) {
         fn.bindFleet(this.fleet, 'run')
           .bindQueue(queues.controllerRequests, 'url')
@@ -235,7 +224,7 @@ export class RoomkeeperStack extends Stack {
       })
         .bindTable(this.table, tableAccessFor(route))
         .bindAuth(props.auth);
-      bindNeeds(fn, routeNeeds[route.id as RouteId]);
+      bindNeeds(fn, route.needs);
       const apiRoutes = this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
@@ -269,7 +258,7 @@ export class RoomkeeperStack extends Stack {
         .bindQueue(queue, 'consume')
         .bindReplyQueues(replyPrefix)
         .bindAuth(props.auth);
-      bindNeeds(consumers[queueId], consumerNeeds[queueId]);
+      bindNeeds(consumers[queueId], queue.definition.needs);
     }
     this.consumers = consumers;
 

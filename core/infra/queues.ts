@@ -1,3 +1,5 @@
+import type { FunctionNeed } from './function-needs';
+
 /**
  * Every SQS queue of the platform, described once. The CDK stack creates them from this
  * list, the local cloud creates them in the emulator from the same list, and the local
@@ -15,6 +17,8 @@ export interface QueueDefinition {
   readonly batchSize: number;
   /** Module (from the repository root) whose `handler` consumes the queue. */
   readonly consumer: string;
+  /** What the consumer needs besides its table (core/infra/function-needs.ts). */
+  readonly needs?: readonly FunctionNeed[];
 }
 
 export const queueDefinitions = {
@@ -30,6 +34,9 @@ export const queueDefinitions = {
     deadLetter: { name: 'controller-requests-dlq.fifo', maxReceiveCount: 5 },
     batchSize: 10,
     consumer: 'lambdas/queue/controller-events.ts',
+    // Checks and seals the sidecar channel (keyed by the signing key), mints joined-player
+    // tokens, and renews sidecar sessions.
+    needs: ['signTokens', 'sidecarCredentials'],
   },
 } as const satisfies Record<string, QueueDefinition>;
 

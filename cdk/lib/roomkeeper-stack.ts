@@ -17,7 +17,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { defaultPlatformIssuer, identityProviderConflict } from '../../core/auth/token-model';
 import type { FunctionNeed } from '../../core/infra/function-needs';
-import { qualifiedQueueName, queueDefinitions, type QueueId } from '../../core/infra/queues';
+import { defaultConsumerTimeoutS, qualifiedQueueName, queueDefinitions, type QueueId } from '../../core/infra/queues';
 import { tableDefinition } from '../../core/infra/table';
 import { routes, type RouteDefinition, type RouteId } from '../../lambdas/http/routes';
 import { GameServerFleet } from './constructs/game-server-fleet';
@@ -252,6 +252,10 @@ export class RoomkeeperStack extends Stack {
       consumers[queueId] = new ProjectFunction(this, `Consumer-${queueId}`, {
         entry: queue.definition.consumer,
         description: `Consumes ${queue.queue.node.path}`,
+        timeout: Duration.seconds(queue.definition.consumerTimeoutS ?? defaultConsumerTimeoutS),
+        ...(queue.definition.reservedConcurrency !== undefined
+          ? { reservedConcurrentExecutions: queue.definition.reservedConcurrency }
+          : {}),
         logRetention,
       })
         .bindTable(this.table, 'readWrite')

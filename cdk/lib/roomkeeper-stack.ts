@@ -1,6 +1,7 @@
 import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
+  CfnStage,
   HttpApi,
   HttpMethod,
   HttpNoneAuthorizer,
@@ -16,6 +17,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { defaultPlatformIssuer, identityProviderConflict } from '../../core/auth/token-model';
+import { runTaskRate } from '../../core/gameservers/throttled-spawner';
 import type { FunctionNeed } from '../../core/infra/function-needs';
 import { defaultConsumerTimeoutS, qualifiedQueueName, queueDefinitions, type QueueId } from '../../core/infra/queues';
 import { tableDefinition } from '../../core/infra/table';
@@ -39,6 +41,11 @@ export interface RoomkeeperStackProps extends StackProps {
    * @default routes
    */
   readonly routes?: readonly RouteDefinition[];
+  /**
+   * Throttle of each route that starts game servers (its `needs` include `spawn`).
+   * @default ECS's RunTask rate: 20 requests/s, bursts of 100 (core/gameservers/throttled-spawner.ts)
+   */
+  readonly spawnRouteThrottle?: ThrottleSettings;
   /** Image of the game server container of every task (registry/name:tag). */
   readonly gameImage: string;
   /** Ports per game server, from 7777 (mapped by the task, opened by the security group). @default 4 */
@@ -200,6 +207,16 @@ export class RoomkeeperStack extends Stack {
       },
     });
 
+    // A route that starts game servers asks ECS's RunTask no faster than the account allows
+    // on its own; both together may reach twice that, which the spawner absorbs by waiting
+    // (ThrottledSpawner) for as long as the caller is held.
+    const spawnThrottle = props.spawnRouteThrottle ?? {
+      rateLimit: runTaskRate.ratePerS,
+      burstLimit: runTaskRate.burst,
+    };
+    // CloudFormation's own casing: CfnStage passes RouteSettings through untouched (it is JSON).
+    const routeSettings: Record<string, { ThrottlingRateLimit?: number; ThrottlingBurstLimit?: number }> = {};
+
     const routeFunctions = new Map<string, ProjectFunction>();
     for (const route of deployableRoutes(props.routes)) {
       if (route.path.startsWith(devPathPrefix)) {
@@ -241,9 +258,18 @@ export class RoomkeeperStack extends Stack {
           });
         }
       }
+      if (route.needs?.includes('spawn')) {
+        routeSettings[`${route.method} ${route.path}`] = {
+          ThrottlingRateLimit: spawnThrottle.rateLimit,
+          ThrottlingBurstLimit: spawnThrottle.burstLimit,
+        };
+        // Route settings name existing routes only.
+        stage.node.addDependency(...apiRoutes);
+      }
       routeFunctions.set(route.id, fn);
     }
     this.routeFunctions = routeFunctions;
+    (stage.node.defaultChild as CfnStage).routeSettings = routeSettings;
 
     // One consumer per queue (the `consumer` of its definition), fed by an event source
     // mapping; it replies to the per-task reply queues the sidecars own.

@@ -115,6 +115,8 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
       roomSettings: command.settings,
       maxPlayers,
       loginAccessToken: await deps.mintServerToken(roomId),
+      // A throttled start waits no longer than the caller is held, nor past the spawn deadline.
+      startBy: new Date(Math.min(spawnDeadline.getTime(), deps.answerBy.getTime())),
     });
   } catch (error) {
     await deps.rooms.markFailed(roomId, 'spawn-failed', deps.now());

@@ -183,6 +183,7 @@ export class RoomkeeperStack extends Stack {
           .bindRoomRegion(Aws.REGION)
           .bindSidecarCredentials(this.fleet);
       }
+      if (needs.includes('stopServers') && !needs.includes('spawn')) fn.bindFleet(this.fleet, 'stop');
       if (needs.includes('sidecarCredentials') && !needs.includes('spawn')) fn.bindSidecarCredentials(this.fleet);
       if (needs.includes('signTokens')) fn.bindTokenSigningKey(this.tokenSigningKey);
     };

@@ -9,8 +9,10 @@
  * - `signTokens`: reads the platform's signing key: minting game server or joined-player
  *   tokens, the sidecar channel keys, and `Idempotency-Key` records (their key is derived
  *   from it).
+ * - `stopServers`: stops game server tasks (a session that ended empty): StopTask and the
+ *   ECS settings. `spawn` includes it.
  * - `sidecarCredentials`: issues room-scoped sessions of the sidecar role.
  */
-export const functionNeeds = ['spawn', 'signTokens', 'sidecarCredentials'] as const;
+export const functionNeeds = ['spawn', 'stopServers', 'signTokens', 'sidecarCredentials'] as const;
 
 export type FunctionNeed = (typeof functionNeeds)[number];

@@ -43,7 +43,15 @@ export const routes = [
     needs: ['spawn', 'signTokens'],
   },
   { id: 'listRooms', method: 'GET', path: '/v1/rooms', entry: 'lambdas/http/rooms/list.ts', auth: 'jwt' },
-  { id: 'getRoom', method: 'GET', path: '/v1/rooms/{roomId}', entry: 'lambdas/http/rooms/get.ts', auth: 'jwt' },
+  {
+    id: 'getRoom',
+    method: 'GET',
+    path: '/v1/rooms/{roomId}',
+    entry: 'lambdas/http/rooms/get.ts',
+    auth: 'jwt',
+    // Reading a session that stayed empty ends it and stops its server (core/sessions/patch.ts).
+    needs: ['stopServers'],
+  },
   {
     id: 'joinRoom',
     method: 'POST',
@@ -70,6 +78,7 @@ export const routes = [
     path: '/v1/rooms/{roomId}',
     entry: 'lambdas/http/rooms/patch.ts',
     auth: 'jwt',
+    needs: ['stopServers'],
   },
   {
     id: 'patchMember',
@@ -77,6 +86,7 @@ export const routes = [
     path: '/v1/rooms/{roomId}/members/me',
     entry: 'lambdas/http/rooms/patch-member.ts',
     auth: 'jwt',
+    needs: ['stopServers'],
   },
   {
     id: 'leaveRoom',

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { addRoomkeeper } from '../../cdk/lib/roomkeeper-app';
-import { deployableRoutes, type RoomkeeperStack } from '../../cdk/lib/roomkeeper-stack';
+import { deployableRoutes, sweeperEntry, type RoomkeeperStack } from '../../cdk/lib/roomkeeper-stack';
 import type { ProjectFunction } from '../../cdk/lib/constructs/project-function';
 import type { FunctionNeed } from '../../core/infra/function-needs';
 import { parseConfig } from '../../core/infra/config';
@@ -28,7 +28,12 @@ const usesOf: Record<FunctionNeed, RegExp> = {
   // The signing key: platform tokens, the sidecar channel keys, idempotency records.
   signTokens: /\.(signToken|verifyPlatformToken|sidecarKeys|idempotency)\b/,
   sidecarCredentials: /\.sidecarCredentials\b/,
+  // Stopping a game server task: only through a Spawner's stop().
+  stopServers: /\bspawner\.stop\(/,
 };
+
+/** A need another one includes: `spawn` binds the fleet for stopping too. */
+const includedBy: Partial<Record<FunctionNeed, FunctionNeed>> = { stopServers: 'spawn' };
 
 /** Project modules a module imports for their values (`import type` is erased by esbuild). */
 function valueImports(file: string): string[] {
@@ -112,17 +117,22 @@ describe('needs derived from the code', () => {
     expect(needsShownBy('lambdas/http/matchmaking/join.ts').get('spawn')).toBe('core/rooms/create.ts');
     expect(needsShownBy('lambdas/http/rooms/join.ts').get('signTokens')).toBe('lambdas/http/idempotency.ts');
     expect(needsShownBy('lambdas/http/rooms/get.ts').has('spawn')).toBe(false);
+    expect(needsShownBy('lambdas/http/rooms/get.ts').get('stopServers')).toBe(
+      'lambdas/http/rooms/session-dependencies.ts',
+    );
     expect(needsShownBy('lambdas/queue/controller-events.ts').has('sidecarCredentials')).toBe(true);
   });
 
   it.each(deployed.map((d) => [d.name, d] as const))('%s declares every need its code shows', (_name, d) => {
     const shown = needsShownBy(d.entry);
-    const missing = [...shown].filter(([need]) => !d.declared.includes(need));
+    const missing = [...shown].filter(
+      ([need]) => !d.declared.includes(need) && !(includedBy[need] && d.declared.includes(includedBy[need])),
+    );
     expect(missing.map(([need, file]) => `${need} (used in ${file})`)).toEqual([]);
   });
 });
 
-describe('grants and environment of every function that can spawn or sign', () => {
+describe('grants and environment of every function that can spawn, stop servers or sign', () => {
   it.each(deployed.map((d) => [d.name, d] as const))('%s', (_name, d) => {
     const shown = needsShownBy(d.entry);
     const fn = d.fn();
@@ -144,6 +154,10 @@ describe('grants and environment of every function that can spawn or sign', () =
     } else {
       expect(actions).not.toContain('ecs:RunTask');
     }
+    if (shown.has('stopServers')) {
+      expect(actions).toContain('ecs:StopTask');
+      expect(config.ecs.cluster).toBeDefined();
+    }
     if (shown.has('signTokens')) {
       expect(actions).toContain('secretsmanager:GetSecretValue');
       expect(config.tokenSigningJwkSecretArn).toBeDefined();
@@ -154,5 +168,18 @@ describe('grants and environment of every function that can spawn or sign', () =
       expect(actions).toContain('sts:AssumeRole');
       expect(config.sidecarRole).toBeDefined();
     }
+  });
+});
+
+describe('the room sweeper (bound by the stack, not by a table)', () => {
+  it('stops tasks, so it has StopTask and the spawner settings, and never RunTask', () => {
+    expect(needsShownBy(sweeperEntry).get('stopServers')).toBe('core/rooms/sweep.ts');
+    expect(needsShownBy(sweeperEntry).has('spawn')).toBe(false);
+    const actions = statementsOf(template, stack, stack.sweeper).flatMap((s) => s.actions);
+    expect(actions).toContain('ecs:StopTask');
+    expect(actions).not.toContain('ecs:RunTask');
+    const config = parseConfig(renderedEnvironment(template, logicalId(stack, stack.sweeper)));
+    expect(config.ecs.cluster).toBeDefined();
+    expect(config.ecs.taskDefinition).toBeDefined();
   });
 });

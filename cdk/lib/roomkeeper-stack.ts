@@ -270,7 +270,7 @@ export class RoomkeeperStack extends Stack {
       routeFunctions.set(route.id, fn);
     }
     this.routeFunctions = routeFunctions;
-    (stage.node.defaultChild as CfnStage).routeSettings = routeSettings;
+    if (Object.keys(routeSettings).length > 0) (stage.node.defaultChild as CfnStage).routeSettings = routeSettings;
 
     // One consumer per queue (the `consumer` of its definition), fed by an event source
     // mapping; it replies to the per-task reply queues the sidecars own.

@@ -20,6 +20,7 @@ import {
 } from '../core/auth/tokens';
 import { GameConfigurationStore, type GameConfigurations } from '../core/gameservers/configuration-store';
 import { EcsSpawner } from '../core/gameservers/ecs-spawner';
+import { ThrottledSpawner } from '../core/gameservers/throttled-spawner';
 import { stsSidecarCredentials } from '../core/gameservers/sidecar-credentials';
 import type { SidecarPlatformSettings } from '../core/gameservers/sidecar-launch';
 import type { Spawner } from '../core/gameservers/spawner';
@@ -188,6 +189,7 @@ function ecsSpawner(
   settings: PlatformConfig,
   sidecar: () => SidecarPlatformSettings,
   secrets: Pick<Platform, 'sidecarKeys' | 'sidecarCredentials'>,
+  clock: Clock,
 ): Spawner {
   const { cluster, taskDefinition } = settings.ecs;
   if (!cluster || !taskDefinition) {
@@ -197,7 +199,8 @@ function ecsSpawner(
       stop: () => Promise.resolve(),
     };
   }
-  return new EcsSpawner(new ECSClient({ region: settings.region }), {
+  // Creations beyond the account's RunTask rate wait with backoff instead of failing.
+  const ecs = new EcsSpawner(new ECSClient({ region: settings.region }), {
     ...settings.ecs,
     cluster,
     taskDefinition,
@@ -208,6 +211,7 @@ function ecsSpawner(
     sidecarKeys: secrets.sidecarKeys,
     sidecarCredentials: secrets.sidecarCredentials,
   });
+  return new ThrottledSpawner(ecs, { clock });
 }
 
 export function platform(): Platform {
@@ -263,7 +267,9 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
     now: () => clock.now(),
     newId: () => randomUUID(),
   };
-  const spawner = chosen.spawner ? chosen.spawner(base) : ecsSpawner(settings, () => sidecarSettings(settings), base);
+  const spawner = chosen.spawner
+    ? chosen.spawner(base)
+    : ecsSpawner(settings, () => sidecarSettings(settings), base, clock);
   return { ...base, spawner };
 }
 

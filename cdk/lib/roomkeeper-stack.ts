@@ -1,6 +1,7 @@
 import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
+  CfnStage,
   HttpApi,
   HttpMethod,
   HttpNoneAuthorizer,
@@ -16,7 +17,9 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { defaultPlatformIssuer, identityProviderConflict } from '../../core/auth/token-model';
-import { qualifiedQueueName, queueDefinitions, type QueueId } from '../../core/infra/queues';
+import { runTaskRate } from '../../core/gameservers/throttled-spawner';
+import type { FunctionNeed } from '../../core/infra/function-needs';
+import { defaultConsumerTimeoutS, qualifiedQueueName, queueDefinitions, type QueueId } from '../../core/infra/queues';
 import { tableDefinition } from '../../core/infra/table';
 import { routes, type RouteDefinition, type RouteId } from '../../lambdas/http/routes';
 import { GameServerFleet } from './constructs/game-server-fleet';
@@ -40,6 +43,11 @@ export interface RoomkeeperStackProps extends StackProps {
    * @default routes
    */
   readonly routes?: readonly RouteDefinition[];
+  /**
+   * Throttle of each route that starts game servers (its `needs` include `spawn`).
+   * @default ECS's RunTask rate: 20 requests/s, bursts of 100 (core/gameservers/throttled-spawner.ts)
+   */
+  readonly spawnRouteThrottle?: ThrottleSettings;
   /** Image of the game server container of every task (registry/name:tag). */
   readonly gameImage: string;
   /** Ports per game server, from 7777 (mapped by the task, opened by the security group). @default 4 */
@@ -57,19 +65,6 @@ export function replyQueuePrefix(namePrefix: string): string {
 
 /** The Lambda function the room sweeper schedule runs every minute. */
 export const sweeperEntry = 'lambdas/schedule/room-sweeper.ts';
-
-/** What a function needs besides its table and the token settings. */
-type Need = 'spawn' | 'signTokens' | 'sidecarCredentials';
-
-/**
- * createRoom starts game servers (and stops one that misses its spawn deadline) and mints
- * the game server's token; the controller consumer mints joined-player tokens.
- */
-const routeNeeds: Partial<Record<RouteId, readonly Need[]>> = { createRoom: ['spawn', 'signTokens'] };
-/** The controller consumer checks and seals the sidecar channel (keyed by the signing key) and renews sidecar sessions. */
-const consumerNeeds: Partial<Record<QueueId, readonly Need[]>> = {
-  controllerRequests: ['signTokens', 'sidecarCredentials'],
-};
 
 /** The only paths that may skip the JWT authorizer (RELIABILITY.md, item 14). */
 export const publicPaths: ReadonlySet<string> = new Set(['/health']);
@@ -188,7 +183,8 @@ export class RoomkeeperStack extends Stack {
         'An Ed25519 signing key cannot be rotated by a Lambda alone: its public half must be published to token ' +
         'verifiers before use, and the old one kept until its tokens expire; operators rotate it by hand.',
     });
-    const bindNeeds = (fn: ProjectFunction, needs: readonly Need[] = []) => {
+    // Each route and queue declares its needs beside its entry (core/infra/function-needs.ts).
+    const bindNeeds = (fn: ProjectFunction, needs: readonly FunctionNeed[] = []) => {
       if (needs.includes('spawn')) {
         fn.bindFleet(this.fleet, 'run')
           .bindQueue(queues.controllerRequests, 'url')
@@ -196,6 +192,7 @@ export class RoomkeeperStack extends Stack {
           .bindRoomRegion(Aws.REGION)
           .bindSidecarCredentials(this.fleet);
       }
+      if (needs.includes('stopServers') && !needs.includes('spawn')) fn.bindFleet(this.fleet, 'stop');
       if (needs.includes('sidecarCredentials') && !needs.includes('spawn')) fn.bindSidecarCredentials(this.fleet);
       if (needs.includes('signTokens')) fn.bindTokenSigningKey(this.tokenSigningKey);
     };
@@ -219,6 +216,16 @@ export class RoomkeeperStack extends Stack {
         format: AccessLogFormat.custom(JSON.stringify(accessLogFields)),
       },
     });
+
+    // A route that starts game servers asks ECS's RunTask no faster than the account allows
+    // on its own; both together may reach twice that, which the spawner absorbs by waiting
+    // (ThrottledSpawner) for as long as the caller is held.
+    const spawnThrottle = props.spawnRouteThrottle ?? {
+      rateLimit: runTaskRate.ratePerS,
+      burstLimit: runTaskRate.burst,
+    };
+    // CloudFormation's own casing: CfnStage passes RouteSettings through untouched (it is JSON).
+    const routeSettings: Record<string, { ThrottlingRateLimit?: number; ThrottlingBurstLimit?: number }> = {};
 
     const routeFunctions = new Map<string, ProjectFunction>();
     for (const route of deployableRoutes(props.routes)) {
@@ -244,7 +251,7 @@ export class RoomkeeperStack extends Stack {
       })
         .bindTable(this.table, tableAccessFor(route))
         .bindAuth(props.auth);
-      bindNeeds(fn, routeNeeds[route.id as RouteId]);
+      bindNeeds(fn, route.needs);
       const apiRoutes = this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
@@ -261,9 +268,18 @@ export class RoomkeeperStack extends Stack {
           });
         }
       }
+      if (route.needs?.includes('spawn')) {
+        routeSettings[`${route.method} ${route.path}`] = {
+          ThrottlingRateLimit: spawnThrottle.rateLimit,
+          ThrottlingBurstLimit: spawnThrottle.burstLimit,
+        };
+        // Route settings name existing routes only.
+        stage.node.addDependency(...apiRoutes);
+      }
       routeFunctions.set(route.id, fn);
     }
     this.routeFunctions = routeFunctions;
+    if (Object.keys(routeSettings).length > 0) (stage.node.defaultChild as CfnStage).routeSettings = routeSettings;
 
     // One consumer per queue (the `consumer` of its definition), fed by an event source
     // mapping; it replies to the per-task reply queues the sidecars own.
@@ -272,13 +288,17 @@ export class RoomkeeperStack extends Stack {
       consumers[queueId] = new ProjectFunction(this, `Consumer-${queueId}`, {
         entry: queue.definition.consumer,
         description: `Consumes ${queue.queue.node.path}`,
+        timeout: Duration.seconds(queue.definition.consumerTimeoutS ?? defaultConsumerTimeoutS),
+        ...(queue.definition.reservedConcurrency !== undefined
+          ? { reservedConcurrentExecutions: queue.definition.reservedConcurrency }
+          : {}),
         logRetention,
       })
         .bindTable(this.table, 'readWrite')
         .bindQueue(queue, 'consume')
         .bindReplyQueues(replyPrefix)
         .bindAuth(props.auth);
-      bindNeeds(consumers[queueId], consumerNeeds[queueId]);
+      bindNeeds(consumers[queueId], queue.definition.needs);
     }
     this.consumers = consumers;
 

@@ -10,6 +10,7 @@ import {
   type SidecarPlatformSettings,
 } from './sidecar-launch';
 import type { SpawnRequest, Spawner } from './spawner';
+import { launchOnlyVariables } from './task-overrides';
 
 export interface EcsSpawnerSettings {
   readonly cluster: string;
@@ -59,6 +60,8 @@ export class EcsSpawner implements Spawner {
     // nothing below reaches it.
     const environment = pairs({
       ...sidecarEnvironment(request, ports, binary, this.settings.sidecar),
+      // Read only by a sidecar that launches the game itself; here they would only fill RunTask's 8,192 characters.
+      ...launchOnlyVariables,
       GAME_LAUNCH: 'external',
       ZMQ_ENDPOINT: taskSocketEndpoint,
       SIDECAR_KEY: encodeRoomKey(keys),

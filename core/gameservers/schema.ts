@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { scopeListSchema } from '../auth/schema';
 import { privilegedScopes } from '../auth/token-model';
 import { storableJsonObjectSchema } from '../protocol/storable-json';
+import { configurationOverrideIssue } from './task-overrides';
 
 export const gameIdSchema = z
   .string()
@@ -54,6 +55,11 @@ export const gameServerConfigurationBodySchema = z
   .refine((c) => c.binary !== undefined || c.image !== undefined, {
     message: 'binary (local fleet) or image (ECS) is required',
     path: ['binary'],
+  })
+  .superRefine((c, ctx) => {
+    // Everything of a configuration goes into each task's RunTask overrides (8,192 characters).
+    const issue = configurationOverrideIssue(c);
+    if (issue) ctx.addIssue({ code: 'custom', message: issue.message, path: ['env'] });
   })
   .meta({ id: 'GameServerConfigurationBody' });
 

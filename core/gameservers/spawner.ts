@@ -10,6 +10,12 @@ export interface SpawnRequest {
   readonly maxPlayers: number;
   /** The game server's own token (`login_access_token`). */
   readonly loginAccessToken: string;
+  /**
+   * The latest a start may still be attempted: a spawner that must wait (ECS throttling
+   * RunTask) gives up then with `NoHealthyHostError`. Absent: the configuration's spawn
+   * timeout from now.
+   */
+  readonly startBy?: Date;
 }
 
 /**

@@ -19,7 +19,8 @@ const environmentSchema = z.object({
   /** The API's audience; every player and admin token must carry it (`aud`, or `client_id`). */
   AUTH_AUDIENCE: z.string().min(1).optional(),
   /** `iss` of the tokens the platform mints for game servers and rooms; never the identity provider's. */
-  PLATFORM_TOKEN_ISSUER: z.string().min(1).default(defaultPlatformIssuer),
+  // At most 128: it is in every game server token, inside RunTask's 8,192-character overrides.
+  PLATFORM_TOKEN_ISSUER: z.string().min(1).max(128).default(defaultPlatformIssuer),
   /** Where the identity provider publishes its signing keys (deployed). */
   AUTH_JWKS_URL: z.url().optional(),
   /** The same key set inline, as JSON (local cloud and tests). */

@@ -1,3 +1,5 @@
+import type { FunctionNeed } from './function-needs';
+
 /**
  * Every SQS queue of the platform, described once. The CDK stack creates them from this
  * list, the local cloud creates them in the emulator from the same list, and the local
@@ -9,12 +11,25 @@ export interface QueueDefinition {
   /** Queue name without the stage prefix; FIFO names end in `.fifo`. */
   readonly name: string;
   readonly fifo: boolean;
+  /**
+   * At least `minVisibilityTimeoutS(consumer timeout)`: a batch must not reappear while its
+   * consumer may still be running it, nor while Lambda retries a throttled invocation.
+   */
   readonly visibilityTimeoutS: number;
   readonly deadLetter: { readonly name: string; readonly maxReceiveCount: number };
   /** Records per consumer invocation (event source mapping batch size). */
   readonly batchSize: number;
   /** Module (from the repository root) whose `handler` consumes the queue. */
   readonly consumer: string;
+  /** The consumer function's timeout. @default defaultConsumerTimeoutS */
+  readonly consumerTimeoutS?: number;
+  /**
+   * Executions reserved for the consumer (and the most its event source mapping runs at
+   * once), so other functions of the account cannot take them all. Absent: none reserved.
+   */
+  readonly reservedConcurrency?: number;
+  /** What the consumer needs besides its table (core/infra/function-needs.ts). */
+  readonly needs?: readonly FunctionNeed[];
 }
 
 export const queueDefinitions = {
@@ -26,14 +41,36 @@ export const queueDefinitions = {
     id: 'controllerRequests',
     name: 'controller-requests.fifo',
     fifo: true,
-    visibilityTimeoutS: 30,
+    // 6 × the consumer's 10 s (minVisibilityTimeoutS).
+    visibilityTimeoutS: 60,
     deadLetter: { name: 'controller-requests-dlq.fifo', maxReceiveCount: 5 },
     batchSize: 10,
     consumer: 'lambdas/queue/controller-events.ts',
+    consumerTimeoutS: 10,
+    // Room creations hold an execution for up to ~25 s each (createWaitS): a burst of them
+    // must not take every execution of the account while `inited` and heartbeats wait here.
+    // 20 executions × batches of 10 answer thousands of messages a second (a batch takes
+    // tens of milliseconds), far above 10,000 rooms' heartbeats.
+    reservedConcurrency: 20,
+    // Checks and seals the sidecar channel (keyed by the signing key), mints joined-player
+    // tokens, and renews sidecar sessions.
+    needs: ['signTokens', 'sidecarCredentials'],
   },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueId = keyof typeof queueDefinitions;
+
+/** The consumer timeout of a queue definition that names none (ProjectFunction's default). */
+export const defaultConsumerTimeoutS = 10;
+
+/**
+ * AWS's guidance for a queue feeding Lambda: a visibility timeout of at least six times the
+ * function's timeout (plus the batching window, none here), so a batch whose invocation is
+ * throttled and retried is not delivered twice, nor counted toward the dead-letter queue.
+ */
+export function minVisibilityTimeoutS(consumerTimeoutS: number): number {
+  return 6 * consumerTimeoutS;
+}
 
 /** The name a queue gets in one deployment (`roomkeeper-local-controller-requests.fifo`). */
 export function qualifiedQueueName(prefix: string, name: string): string {

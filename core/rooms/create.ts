@@ -2,6 +2,7 @@ import { grantableScopes } from '../auth/token-model';
 import type { GameServerConfiguration } from '../gameservers/configuration';
 import { NoHealthyHostError, SpawnFailedError, SpawnTimeoutError } from '../gameservers/errors';
 import type { Spawner } from '../gameservers/spawner';
+import { assertRoomSettingsFitTask } from '../gameservers/task-overrides';
 import { countSpawnFailure } from '../infra/metrics';
 import { RequestInvalidError } from '../errors';
 import { generateRegistrationKey, hashRegistrationKey } from '../reservations/keys';
@@ -69,6 +70,8 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
       { field: 'body.maxPlayers', message: `must be at most ${configuration.maxPlayers}` },
     ]);
   }
+  // Settings travel to the game server in RunTask's overrides, capped at 8,192 characters.
+  assertRoomSettingsFitTask(command.settings);
   const created = deps.now();
   const roomId = deps.newRoomId();
   const spawnDeadline = new Date(created.getTime() + configuration.spawnTimeoutS * 1000);
@@ -116,6 +119,8 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
       roomSettings: command.settings,
       maxPlayers,
       loginAccessToken: await deps.mintServerToken(roomId),
+      // A throttled start waits no longer than the caller is held, nor past the spawn deadline.
+      startBy: new Date(Math.min(spawnDeadline.getTime(), deps.answerBy.getTime())),
     });
   } catch (error) {
     await deps.rooms.markFailed(roomId, 'spawn-failed', deps.now());

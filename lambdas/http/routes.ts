@@ -1,3 +1,5 @@
+import type { FunctionNeed } from '../../core/infra/function-needs';
+
 /**
  * The HTTP routes, described once. The CDK stack creates one API Gateway route and one
  * Lambda function per entry from `entry`; the local cloud's gateway serves the same table.
@@ -18,6 +20,12 @@ export interface RouteDefinition {
   readonly localOnly?: boolean;
   /** Handlers that wait for game servers need more than the default timeout. */
   readonly timeoutS?: number;
+  /**
+   * What the route's function needs besides its table (core/infra/function-needs.ts); the
+   * stack grants exactly these. test/cdk/function-needs.test.ts fails when the handler's
+   * code reaches a spawn or the signing key and its route does not declare it.
+   */
+  readonly needs?: readonly FunctionNeed[];
 }
 
 const gameVersionPath = '/v1/admin/games/{gameId}/versions/{version}';
@@ -32,9 +40,18 @@ export const routes = [
     entry: 'lambdas/http/rooms/create.ts',
     auth: 'jwt',
     timeoutS: 29,
+    needs: ['spawn', 'signTokens'],
   },
   { id: 'listRooms', method: 'GET', path: '/v1/rooms', entry: 'lambdas/http/rooms/list.ts', auth: 'jwt' },
-  { id: 'getRoom', method: 'GET', path: '/v1/rooms/{roomId}', entry: 'lambdas/http/rooms/get.ts', auth: 'jwt' },
+  {
+    id: 'getRoom',
+    method: 'GET',
+    path: '/v1/rooms/{roomId}',
+    entry: 'lambdas/http/rooms/get.ts',
+    auth: 'jwt',
+    // Reading a session that stayed empty ends it and stops its server (core/sessions/patch.ts).
+    needs: ['stopServers'],
+  },
   {
     id: 'joinRoom',
     method: 'POST',
@@ -42,6 +59,8 @@ export const routes = [
     entry: 'lambdas/http/rooms/join.ts',
     auth: 'jwt',
     timeoutS: 29,
+    // Idempotency-Key records are sealed under a key derived from the signing key.
+    needs: ['signTokens'],
   },
   {
     id: 'matchmakingJoin',
@@ -50,6 +69,8 @@ export const routes = [
     entry: 'lambdas/http/matchmaking/join.ts',
     auth: 'jwt',
     timeoutS: 29,
+    // Finds a room or creates one: it starts game servers as createRoom does.
+    needs: ['spawn', 'signTokens'],
   },
   {
     id: 'patchRoom',
@@ -57,6 +78,7 @@ export const routes = [
     path: '/v1/rooms/{roomId}',
     entry: 'lambdas/http/rooms/patch.ts',
     auth: 'jwt',
+    needs: ['stopServers'],
   },
   {
     id: 'patchMember',
@@ -64,6 +86,7 @@ export const routes = [
     path: '/v1/rooms/{roomId}/members/me',
     entry: 'lambdas/http/rooms/patch-member.ts',
     auth: 'jwt',
+    needs: ['stopServers'],
   },
   {
     id: 'leaveRoom',

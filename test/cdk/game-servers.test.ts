@@ -6,7 +6,8 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { mockClient } from 'aws-sdk-client-mock';
 import { controllerDockerfile, fleetContract } from '../../cdk/lib/constructs/game-server-fleet';
 import { addRoomkeeper, gameImagePlaceholder } from '../../cdk/lib/roomkeeper-app';
-import { replyQueuePrefix, sweeperEntry, type RoomkeeperStack } from '../../cdk/lib/roomkeeper-stack';
+import { deployableRoutes, replyQueuePrefix, sweeperEntry, type RoomkeeperStack } from '../../cdk/lib/roomkeeper-stack';
+import type { FunctionNeed } from '../../core/infra/function-needs';
 import type { GameServerConfiguration } from '../../core/gameservers/configuration';
 import { EcsSpawner, taskSocketEndpoint } from '../../core/gameservers/ecs-spawner';
 import { gameServerConfigurationBodySchema } from '../../core/gameservers/schema';
@@ -60,6 +61,11 @@ function only(type: string, props?: Json): [string, Json] {
 const idOf = (construct: { node: { defaultChild?: unknown } }) =>
   stack.getLogicalId(construct.node.defaultChild as never);
 const createRoom = () => stack.routeFunctions.get('createRoom')!;
+/** Route functions by a need they declare (test/cdk/function-needs.test.ts derives the needs from the code). */
+const routesNeeding = (need: FunctionNeed) =>
+  deployableRoutes()
+    .filter((route) => route.needs?.includes(need))
+    .map((route) => stack.routeFunctions.get(route.id)!);
 const createRoomConfig = (): PlatformConfig =>
   parseConfig(renderedEnvironment(template, logicalId(stack, createRoom())));
 const taskDefinition = () => only('AWS::ECS::TaskDefinition')[1].Properties as Json;
@@ -182,7 +188,7 @@ describe('no task role; a per-room sidecar session instead (issue 8.2)', () => {
       expect(Object.keys(st.Principal as Json)).toEqual(['AWS']);
       return asArray(st.Principal.AWS).map(render);
     });
-    const issuers = [createRoom(), stack.consumers.controllerRequests].map(
+    const issuers = [...routesNeeding('spawn'), stack.consumers.controllerRequests].map(
       (fn) => `\${${stack.getLogicalId(fn.role.node.defaultChild as never)}.Arn}`,
     );
     expect(trusted.sort()).toEqual(issuers.sort());
@@ -265,11 +271,16 @@ describe('createRoom: starts game server tasks', () => {
     expect(stop[0]!.condition).toEqual({ ArnEquals: { 'ecs:cluster': clusterArn() } });
   });
 
-  it('no other function may start tasks or pass a role', () => {
-    const policy = stack.getLogicalId(createRoom().role.node.findChild('DefaultPolicy').node.defaultChild as never);
+  it('no function but the room-creating routes (createRoom, matchmakingJoin) may start tasks or pass a role', () => {
+    const spawners = routesNeeding('spawn');
+    expect(spawners).toEqual([createRoom(), stack.routeFunctions.get('matchmakingJoin')]);
+    const policies = spawners.map((fn) =>
+      stack.getLogicalId(fn.role.node.findChild('DefaultPolicy').node.defaultChild as never),
+    );
     const elsewhere = identityStatements(template).filter(
       (s) =>
-        s.owner !== policy && s.actions.some((a) => ['ecs:RunTask', 'iam:PassRole', 'ecs:TagResource'].includes(a)),
+        !policies.includes(s.owner) &&
+        s.actions.some((a) => ['ecs:RunTask', 'iam:PassRole', 'ecs:TagResource'].includes(a)),
     );
     expect(elsewhere).toEqual([]);
   });
@@ -367,18 +378,19 @@ describe('createRoom: starts game server tasks', () => {
     }
   });
 
-  it('createRoom and the controller consumer read the token signing secret, and nobody else (but its provisioner)', () => {
+  it('the routes that sign or keep idempotency records, and the controller consumer, read the token signing secret; nobody else (but its provisioner)', () => {
     const secretId = idOf(stack.tokenSigningKey);
     const provisionerRole = idOf(stack.signingKey.provisioner.role);
+    const signers = [...routesNeeding('signTokens'), stack.consumers.controllerRequests];
     const readers = identityStatements(template)
       .filter((s) => s.actions.some((a) => a.startsWith('secretsmanager:')))
       .filter((s) => !roleStatements(template, provisionerRole).some((p) => p.owner === s.owner));
-    expect(readers).toHaveLength(2);
+    expect(readers).toHaveLength(signers.length);
     for (const reader of readers) {
       expect(reader.actions).toEqual(['secretsmanager:GetSecretValue']);
       expect(reader.resources).toEqual([{ Ref: secretId }]);
     }
-    for (const fn of [createRoom(), stack.consumers.controllerRequests]) {
+    for (const fn of signers) {
       expect(renderedEnvironment(template, logicalId(stack, fn)).TOKEN_SIGNING_JWK_SECRET_ARN).toBe(`\${${secretId}}`);
       expect(withAction(statementsOf(template, stack, fn), 'secretsmanager:GetSecretValue')).toHaveLength(1);
     }

@@ -8,7 +8,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { queueUrlVariable } from '../../../core/infra/queues';
+import { minVisibilityTimeoutS, queueUrlVariable } from '../../../core/infra/queues';
 import { tableDefinition } from '../../../core/infra/table';
 import { lockFile, repoRoot } from '../paths';
 import type { GameServerFleet } from './game-server-fleet';
@@ -60,6 +60,8 @@ export interface ProjectFunctionProps {
   /** @default one month */
   readonly logRetention?: logs.RetentionDays;
   readonly environment?: Readonly<Record<string, string>>;
+  /** Executions reserved for this function (none by default). */
+  readonly reservedConcurrentExecutions?: number;
 }
 
 /** `-c bundleAwsSdk=true`: bundle the lock file's SDK instead of using the runtime's. */
@@ -106,6 +108,9 @@ export class ProjectFunction extends Construct {
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
+      ...(props.reservedConcurrentExecutions !== undefined
+        ? { reservedConcurrentExecutions: props.reservedConcurrentExecutions }
+        : {}),
       role: this.role,
       logGroup: this.logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
@@ -189,15 +194,21 @@ export class ProjectFunction extends Construct {
       return this;
     }
     const timeout = this.function.timeout?.toSeconds() ?? 3;
-    if (timeout > definition.visibilityTimeoutS) {
+    if (definition.visibilityTimeoutS < minVisibilityTimeoutS(timeout)) {
       throw new Error(
-        `${this.node.path}: timeout ${timeout} s exceeds the visibility timeout of queue ` +
-          `${definition.id} (${definition.visibilityTimeoutS} s); a batch would be redelivered while it runs.`,
+        `${this.node.path}: the visibility timeout of queue ${definition.id} (${definition.visibilityTimeoutS} s) ` +
+          `is under 6 × the function's timeout (${timeout} s); a batch would be redelivered while it runs.`,
       );
     }
     // The event source mapping grants receive/delete/change-visibility on this queue only.
+    // With reserved executions, it never polls more batches than they can run: a throttled
+    // batch would go back to the queue and count toward its dead-letter redrive.
     this.function.addEventSource(
-      new SqsEventSource(queue, { batchSize: definition.batchSize, reportBatchItemFailures: true }),
+      new SqsEventSource(queue, {
+        batchSize: definition.batchSize,
+        reportBatchItemFailures: true,
+        ...(definition.reservedConcurrency !== undefined ? { maxConcurrency: definition.reservedConcurrency } : {}),
+      }),
     );
     return this;
   }

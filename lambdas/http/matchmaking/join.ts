@@ -1,3 +1,4 @@
+import { assertRoomSettingsFitTask } from '../../../core/gameservers/task-overrides';
 import { bucketOf } from '../../../core/matchmaking/bucket';
 import { findOrCreate, type MatchResult } from '../../../core/matchmaking/find-or-create';
 import { resolveRegion } from '../../../core/placement/region';
@@ -15,6 +16,8 @@ export const handler = httpHandler(
   { auth: {}, body: matchmakingRequestSchema },
   idempotent('matchmakingJoin', async ({ body, principal }) => {
     const p = platform();
+    // The room this may create gets these settings; refused before any pointer moves.
+    assertRoomSettingsFitTask({ ...body.settings, ...body.criteria });
     await p.abuse.assertJoinAllowed(principal.account, p.now());
     const answerBy = new Date(p.now().getTime() + p.config.createWaitS * 1000);
     const configuration = await p.gameConfigurations.get(body.gameId, body.version);

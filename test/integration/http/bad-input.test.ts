@@ -99,6 +99,40 @@ describe('object fields that cannot be stored exactly → 400 naming the field',
   });
 });
 
+describe('room settings that would not fit a game server task → 400 on body.settings (issue 10, point 7)', () => {
+  // Under the schema's 4 KB, but 2,800+ characters once encoded into RunTask's overrides.
+  const quoteHeavy = { s: '"'.repeat(1_400) };
+
+  it('POST /v1/rooms', async () => {
+    const put = await api.call('PUT', '/v1/admin/games/arena/versions/tight', {
+      token: admin,
+      body: { binary: '/bin/true', maxPlayers: 4 },
+    });
+    expect(put.status).toBe(200);
+    const response = await api.call('POST', '/v1/rooms', {
+      token: player,
+      body: { gameId: 'arena', version: 'tight', settings: quoteHeavy },
+    });
+    await expectBadRequest(response, 'body.settings');
+  });
+
+  it('PUT of a configuration that would not fit its tasks: 400 on body.env', async () => {
+    const response = await api.call('PUT', '/v1/admin/games/arena/versions/huge', {
+      token: admin,
+      body: { binary: '/bin/true', maxPlayers: 4, env: { BLOB: 'x'.repeat(2_000) } },
+    });
+    await expectBadRequest(response, 'body.env');
+  });
+
+  it('POST /v1/matchmaking/join: settings and criteria that fit alone but not merged', async () => {
+    const response = await api.call('POST', '/v1/matchmaking/join', {
+      token: player,
+      body: { gameId: 'arena', version: '1', settings: { a: 'x'.repeat(1_300) }, criteria: { b: 'y'.repeat(1_300) } },
+    });
+    await expectBadRequest(response, 'body.settings');
+  });
+});
+
 describe('JSON bodies with odd shapes anywhere → 4xx, never 500', () => {
   const deepArray = `${'['.repeat(5000)}${']'.repeat(5000)}`;
   it.each<[string, string, Caller]>([

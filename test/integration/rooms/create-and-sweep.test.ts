@@ -77,6 +77,30 @@ describe('createRoom', () => {
     expect(result.reservation.key).toHaveLength(43);
   });
 
+  it("bounds a throttled start (startBy) by the earlier of the spawn deadline and the caller's wait", async () => {
+    const waiting = new SilentSpawner();
+    // The caller's wait ends first.
+    const shortWait = deps(waiting, 30, 300);
+    await createRoom(command, shortWait);
+    expect(waiting.spawned[0]!.startBy).toEqual(shortWait.answerBy);
+    // The spawn deadline comes first (the create then fails it: SPAWN_TIMEOUT).
+    const roomId = `room-deadline-${Date.now()}`;
+    const outcome = createRoom(command, { ...deps(waiting, 1, 20_000), newRoomId: () => roomId });
+    await expect(outcome).rejects.toBeInstanceOf(SpawnTimeoutError);
+    expect(waiting.spawned[1]!.startBy?.toISOString()).toBe((await rooms.get(roomId)).spawnDeadline);
+  });
+
+  it('refuses room settings that would not fit the game server task (400) before writing the room or spawning', async () => {
+    const spawner = new SilentSpawner();
+    const roomId = `room-too-big-${Date.now()}`;
+    const tooBig = { ...command, settings: { s: '"'.repeat(1_400) } };
+    await expect(createRoom(tooBig, { ...deps(spawner, 30, 300), newRoomId: () => roomId })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    });
+    expect(spawner.spawned).toEqual([]);
+    expect(await rooms.find(roomId)).toBeUndefined();
+  });
+
   it('enforces the spawn deadline itself when no sidecar reports it: room failed, task stopped, SPAWN_TIMEOUT', async () => {
     const spawner = new SilentSpawner();
     await expect(createRoom(command, deps(spawner, 1, 20_000))).rejects.toBeInstanceOf(SpawnTimeoutError);

@@ -1,7 +1,15 @@
 import { ManualClock } from '../../../core/infra/clock';
 import { EcsSpawner } from '../../../core/gameservers/ecs-spawner';
+import { ThrottledSpawner } from '../../../core/gameservers/throttled-spawner';
+
 import type { Spawner } from '../../../core/gameservers/spawner';
 import { configurePlatform, platform, resetPlatform } from '../../../lambdas/dependencies';
+
+/** ECS, behind the wrapper that retries throttled RunTask calls (issue 10, point 6). */
+function expectEcsSpawner(spawner: Spawner): void {
+  expect(spawner).toBeInstanceOf(ThrottledSpawner);
+  expect((spawner as ThrottledSpawner).inner).toBeInstanceOf(EcsSpawner);
+}
 
 /** A deployed environment with nothing optional: enough to build the platform, no AWS call made. */
 const deployed = {
@@ -52,7 +60,7 @@ describe('platform()', () => {
     const before = Date.now();
     const now = platform().now().getTime();
     expect(now).toBeGreaterThanOrEqual(before);
-    expect(platform().spawner).toBeInstanceOf(EcsSpawner);
+    expectEcsSpawner(platform().spawner);
   });
 });
 
@@ -77,7 +85,7 @@ describe('configurePlatform', () => {
     configurePlatform({ clock, spawner: () => recordingSpawner() });
     configurePlatform({ spawner: undefined });
     expect(platform().clock).toBe(clock);
-    expect(platform().spawner).toBeInstanceOf(EcsSpawner);
+    expectEcsSpawner(platform().spawner);
   });
 });
 
@@ -92,7 +100,7 @@ describe('resetPlatform', () => {
     const after = platform();
     expect(after).not.toBe(before);
     expect(after.config.tableName).toBe('other-rooms');
-    expect(after.spawner).toBeInstanceOf(EcsSpawner);
+    expectEcsSpawner(after.spawner);
     expect(after.now().getFullYear()).toBeGreaterThanOrEqual(2026);
     expect(after.now().getTime()).not.toBe(new ManualClock().now().getTime());
   });

@@ -95,13 +95,8 @@ describe('EcsSpawner', () => {
     expect(parsed).toMatchObject({
       ROOM_ID: 'room-1',
       GAME_BINARY: '/game/arena',
-      GAME_ARGS: ['--mode', 'ffa'],
       GAME_PORTS: '7777,7778',
-      GAME_ENV: { LOG_LEVEL: 'info' },
       GAME_MAX_PLAYERS: 8,
-      ROOM_SETTINGS: { map: 'harbor' },
-      SERVER_SETTINGS: { tickRate: 30 },
-      DISCOVERY_SERVICES: { api: 'https://api.example' },
       COMMAND_WHITELIST: ['kick'],
       SPAWN_TIMEOUT_S: 10,
       CONTROLLER_REQUEST_QUEUE_URL: 'https://sqs/controller-requests.fifo',
@@ -114,6 +109,18 @@ describe('EcsSpawner', () => {
       AWS_SESSION_TOKEN: 'scoped-session',
       AWS_CREDENTIAL_EXPIRATION: '2026-01-01T01:00:00.000Z',
     });
+
+    // The game's launch variables go to the game container only (RunTask's 8,192 characters).
+    for (const name of [
+      'GAME_ARGS',
+      'GAME_ENV',
+      'ROOM_SETTINGS',
+      'SERVER_SETTINGS',
+      'DISCOVERY_SERVICES',
+      'LOGIN_ACCESS_TOKEN',
+    ]) {
+      expect(env).not.toHaveProperty(name);
+    }
 
     // ECS starts the game container exactly as the protocol says: nothing of the platform's.
     const game = sent?.overrides?.containerOverrides?.[1];

@@ -1,0 +1,106 @@
+import { cryptoRandom, jitteredBackoffMs, type BackoffPolicy, type Clock, type RandomSource } from '../infra/clock';
+import { NoHealthyHostError } from './errors';
+import type { SpawnRequest, Spawner } from './spawner';
+
+/**
+ * ECS's RunTask rate for one account and region (Fargate): 20 calls a second sustained,
+ * bursts of 100, a token bucket shared by every caller. The API Gateway throttle of the
+ * room-creating routes is sized from it (cdk/lib/roomkeeper-stack.ts).
+ */
+export const runTaskRate = { ratePerS: 20, burst: 100 } as const;
+
+/**
+ * Pauses between RunTask attempts ECS throttled: full jitter under ceilings of 100, 200, 400 …
+ * ms, at most 3.2 s. A burst of creations past ECS's bucket spreads over the refill (100
+ * tokens are back within 5 s at 20/s) instead of retrying in lockstep and being throttled
+ * again.
+ */
+export const runTaskBackoff: BackoffPolicy = { baseMs: 100, capMs: 3_200 };
+
+/** A StopTask ECS throttled is retried this long; the sweeper stops whatever is still left. */
+const stopBudgetMs = 5_000;
+
+/** Error names the AWS SDK gives throttled calls (ECS answers `ThrottlingException`). */
+const throttlingNames = new Set(['ThrottlingException', 'TooManyRequestsException', 'RequestLimitExceeded']);
+
+/** Whether `error`, or an error it wraps (`cause`), is an AWS throttling refusal. */
+export function isThrottling(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    const status = (current as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    if (throttlingNames.has(current.name) || status === 429) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
+export interface ThrottledSpawnerOptions {
+  readonly clock: Clock;
+  /** @default runTaskBackoff */
+  readonly backoff?: BackoffPolicy;
+  /** @default cryptoRandom */
+  readonly random?: RandomSource;
+}
+
+/**
+ * Queues room creations beyond ECS's RunTask rate instead of dropping them: a spawn ECS
+ * refuses with `ThrottlingException` is retried after a full-jitter pause, again and again,
+ * until it starts or its request's `startBy` would pass. Then it fails as
+ * `NoHealthyHostError` (503 `NO_HEALTHY_HOST`, the room `failed`), never as a 500 or a
+ * gateway timeout. Retrying is safe: RunTask's `clientToken` is the room id, and a throttled
+ * call started nothing.
+ *
+ * The queue is each caller's own wait, not a shared counter: a Lambda execution environment
+ * serves one request at a time, so a token bucket in the process would see one creation at
+ * a time and could not pace the account. The account-wide pacing is ECS's own bucket
+ * (answered here with backoff) and the API Gateway throttle in front of the creating routes.
+ */
+export class ThrottledSpawner implements Spawner {
+  private readonly backoff: BackoffPolicy;
+  private readonly random: RandomSource;
+
+  constructor(
+    /** The spawner that starts tasks (ECS). */
+    readonly inner: Spawner,
+    private readonly options: ThrottledSpawnerOptions,
+  ) {
+    this.backoff = options.backoff ?? runTaskBackoff;
+    this.random = options.random ?? cryptoRandom;
+  }
+
+  async spawn(request: SpawnRequest): Promise<Awaited<ReturnType<Spawner['spawn']>>> {
+    const { clock } = this.options;
+    // Without a caller's bound, the configuration's spawn deadline counted from now.
+    const startBy = (
+      request.startBy ?? new Date(clock.now().getTime() + request.configuration.spawnTimeoutS * 1000)
+    ).getTime();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.inner.spawn(request);
+      } catch (error) {
+        if (!isThrottling(error)) throw error;
+        const pauseMs = jitteredBackoffMs(attempt, this.backoff, this.random);
+        if (clock.now().getTime() + pauseMs >= startBy) {
+          throw new NoHealthyHostError(
+            `ECS is throttling task starts; no game server could be started in time (${attempt + 1} attempts). Try again shortly.`,
+            { cause: error },
+          );
+        }
+        await clock.sleep(pauseMs);
+      }
+    }
+  }
+
+  async stop(taskId: string, reason: string): Promise<void> {
+    const { clock } = this.options;
+    const giveUpAt = clock.now().getTime() + stopBudgetMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.inner.stop(taskId, reason);
+      } catch (error) {
+        const pauseMs = jitteredBackoffMs(attempt, this.backoff, this.random);
+        if (!isThrottling(error) || clock.now().getTime() + pauseMs >= giveUpAt) throw error;
+        await clock.sleep(pauseMs);
+      }
+    }
+  }
+}

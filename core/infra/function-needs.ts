@@ -1,0 +1,18 @@
+/**
+ * What a deployed function needs besides its table and the token settings, declared beside
+ * its entry (lambdas/http/routes.ts, core/infra/queues.ts) so the stack grants each route and
+ * consumer from the same table that defines it, and a new route cannot be deployed without
+ * what its handler uses (test/cdk/function-needs.test.ts derives the needs from the code).
+ *
+ * - `spawn`: starts game servers (and stops one that misses its deadline): the ECS settings,
+ *   RunTask/StopTask, the controller queue URL, the room region, sidecar credentials.
+ * - `signTokens`: reads the platform's signing key: minting game server or joined-player
+ *   tokens, the sidecar channel keys, and `Idempotency-Key` records (their key is derived
+ *   from it).
+ * - `stopServers`: stops game server tasks (a session that ended empty): StopTask and the
+ *   ECS settings. `spawn` includes it.
+ * - `sidecarCredentials`: issues room-scoped sessions of the sidecar role.
+ */
+export const functionNeeds = ['spawn', 'stopServers', 'signTokens', 'sidecarCredentials'] as const;
+
+export type FunctionNeed = (typeof functionNeeds)[number];

@@ -45,7 +45,7 @@ export const gameServerConfigurationBodySchema = z
     maxLifetimeS: z
       .number()
       .int()
-      .min(60)
+      .min(5)
       .max(604_800)
       .optional()
       .describe("Seconds after creation when the room is ended, players or not (default: the deployment's, 21600)."),

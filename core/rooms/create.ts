@@ -9,6 +9,7 @@ import { RequestInvalidError } from '../errors';
 import { generateRegistrationKey, hashRegistrationKey } from '../reservations/keys';
 import type { NewMember, Reservation } from '../reservations/model';
 import type { Room, RoomSettings } from './model';
+import { RoomAlreadyExistsError } from './errors';
 import type { RoomStore } from './store';
 import { defaultConstants, type SessionConstants, type SessionProperties } from '../sessions/model';
 
@@ -129,7 +130,9 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
   try {
     await deps.rooms.createWithMember(room, member);
   } catch (error) {
-    await deps.costs?.slots.release(roomId);
+    // A room of that id exists already (matchmaking's creators race for one bucket room): the
+    // slot is that room's, taken by its creator, not this call's to give back.
+    if (!(error instanceof RoomAlreadyExistsError)) await deps.costs?.slots.release(roomId);
     throw error;
   }
 

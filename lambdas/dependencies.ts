@@ -23,7 +23,7 @@ import { EcsSpawner } from '../core/gameservers/ecs-spawner';
 import { stsSidecarCredentials } from '../core/gameservers/sidecar-credentials';
 import type { SidecarPlatformSettings } from '../core/gameservers/sidecar-launch';
 import type { Spawner } from '../core/gameservers/spawner';
-import { ServerSlotStore } from '../core/gameservers/server-slots';
+import { ServerSlotStore } from '../core/gameservers/server-slot-store';
 import type { RoomCosts } from '../core/rooms/create';
 import { createDocumentClient, createSqsClient } from '../core/infra/aws-clients';
 import { systemClock, type Clock } from '../core/infra/clock';

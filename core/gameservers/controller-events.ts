@@ -15,7 +15,7 @@ import { hashRegistrationKey } from '../reservations/keys';
 import type { SessionStore } from '../sessions/store';
 import { isLive, type Room, type RoomSettings } from '../rooms/model';
 import type { RoomStore } from '../rooms/store';
-import type { ServerSlots } from './server-slots';
+import type { ServerSlots } from './server-slot-store';
 
 export interface ControllerEventDependencies {
   readonly rooms: RoomStore;

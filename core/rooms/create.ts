@@ -1,7 +1,7 @@
 import { grantableScopes } from '../auth/token-model';
 import type { GameServerConfiguration } from '../gameservers/configuration';
 import { NoHealthyHostError, SpawnFailedError, SpawnTimeoutError } from '../gameservers/errors';
-import type { ServerSlots } from '../gameservers/server-slots';
+import type { ServerSlots } from '../gameservers/server-slot-store';
 import type { Spawner } from '../gameservers/spawner';
 import type { CostBoundDefaults } from '../infra/config';
 import { roomBoundsOf } from './cost-bounds';

@@ -1,5 +1,5 @@
 import type { ReplyQueues } from '../gameservers/reply-queues';
-import type { ServerSlots } from '../gameservers/server-slots';
+import type { ServerSlots } from '../gameservers/server-slot-store';
 import type { Spawner } from '../gameservers/spawner';
 import { isLive } from './model';
 import type { RoomStore } from './store';

@@ -1,4 +1,4 @@
-import type { ServerSlots } from '../gameservers/server-slots';
+import type { ServerSlots } from '../gameservers/server-slot-store';
 import type { Spawner } from '../gameservers/spawner';
 import { costBoundReached, type CostBoundReason } from './cost-bounds';
 import type { QueueBacklog } from '../infra/queue-backlog';

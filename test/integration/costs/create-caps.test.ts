@@ -1,5 +1,5 @@
 import { NoHealthyHostError, SpawnFailedError } from '../../../core/gameservers/errors';
-import { ServerSlotStore } from '../../../core/gameservers/server-slots';
+import { ServerSlotStore } from '../../../core/gameservers/server-slot-store';
 import type { SpawnRequest, Spawner } from '../../../core/gameservers/spawner';
 import { createRoom, type CreateRoomDependencies } from '../../../core/rooms/create';
 import { RoomStore } from '../../../core/rooms/store';

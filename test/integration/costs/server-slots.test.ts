@@ -1,4 +1,4 @@
-import { ServerSlotStore } from '../../../core/gameservers/server-slots';
+import { ServerSlotStore } from '../../../core/gameservers/server-slot-store';
 import { NoHealthyHostError } from '../../../core/gameservers/errors';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
 

@@ -2,7 +2,7 @@ import { DescribeTasksCommand, ECSClient, ListTasksCommand, StopTaskCommand } fr
 import { mockClient } from 'aws-sdk-client-mock';
 import { EcsSpawner } from '../../../../core/gameservers/ecs-spawner';
 import type { ReplyQueue, ReplyQueues } from '../../../../core/gameservers/reply-queues';
-import type { ServerLease } from '../../../../core/gameservers/server-slots';
+import type { ServerLease } from '../../../../core/gameservers/server-slot-store';
 import type { Room } from '../../../../core/rooms/model';
 import { isOrphan, sweepOrphans } from '../../../../core/rooms/sweep-orphans';
 import { sidecarKeys } from '../../../../core/protocol/sidecar-channel';

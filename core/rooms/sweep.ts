@@ -65,7 +65,9 @@ export interface SweepResult {
 
 /**
  * Fails live rooms whose server stopped reporting (sidecar or task died) or never came up,
- * and stops their tasks; frees the slots of expired reservations in the others. Reads and
+ * and stops their tasks; closes rooms past a cost bound (empty for their grace, or past their
+ * lifetime: core/rooms/cost-bounds.ts) and stops theirs; frees the slots of expired
+ * reservations in the others. Reads and
  * joins judge time lazily anyway; this only makes the cleanup prompt. One pass over the live
  * rooms, found through the sweeper's index (core/rooms/live-room-store.ts): its cost follows
  * the live rooms, not everything the table ever stored.

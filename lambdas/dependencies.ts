@@ -24,6 +24,8 @@ import { ThrottledSpawner } from '../core/gameservers/throttled-spawner';
 import { stsSidecarCredentials } from '../core/gameservers/sidecar-credentials';
 import type { SidecarPlatformSettings } from '../core/gameservers/sidecar-launch';
 import type { Spawner } from '../core/gameservers/spawner';
+import { ServerSlotStore } from '../core/gameservers/server-slot-store';
+import type { RoomCosts } from '../core/rooms/create';
 import { createDocumentClient, createSqsClient } from '../core/infra/aws-clients';
 import { systemClock, type Clock } from '../core/infra/clock';
 import { config, ConfigInvalidError, resetConfig, type PlatformConfig } from '../core/infra/config';
@@ -73,6 +75,8 @@ export interface Platform {
   /** Every live room, through the sweeper's index (never a table scan): the sweeper and the local cloud's reconciliation. */
   readonly liveRooms: LiveRoomIndex;
   readonly spawner: Spawner;
+  /** Running-server caps and the per-room cost bounds (docs/cost-bounds.md). */
+  readonly costs: RoomCosts;
   /** Settings every sidecar gets; fails if the controller queue is not configured. */
   sidecarSettings(): SidecarPlatformSettings;
   /** Signs tokens the platform itself issues (game server and joined-player tokens; core/auth/token-model.ts). */
@@ -250,6 +254,7 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
     idempotency: new IdempotencyStore(db, table, tokens.idempotencyKey),
     sweeperState: new SweeperStateStore(db, table),
     liveRooms: new LiveRoomStore(db, table, (ms) => clock.sleep(ms)),
+    costs: { slots: new ServerSlotStore(db, table, (ms) => clock.sleep(ms)), defaults: settings.costBounds },
     sidecarSettings: () => sidecarSettings(settings),
     // Built on first use: queue consumers never verify a player's token and need no key set.
     verifyToken: (token) => (verifyToken ??= createTokenVerifier(settings.auth))(token),

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { SpawnFailedError } from '../core/gameservers/errors';
 import { PortPool } from '../core/gameservers/port-pool';
 import { sidecarEnvironment, type SidecarPlatformSettings } from '../core/gameservers/sidecar-launch';
-import type { SpawnRequest, Spawner } from '../core/gameservers/spawner';
+import type { RunningServer, SpawnRequest, Spawner } from '../core/gameservers/spawner';
 import { childLogger } from '../core/infra/logger';
 import { encodeRoomKey, type SidecarKeys } from '../core/protocol/sidecar-channel';
 import type { Placement } from '../core/rooms/model';
@@ -34,6 +34,7 @@ interface LocalTask {
   readonly child: ChildProcess;
   readonly ports: readonly number[];
   readonly exited: Promise<void>;
+  readonly startedAt: Date;
 }
 
 const log = childLogger('local-fleet');
@@ -122,7 +123,7 @@ export class LocalFleet implements Spawner {
         resolve();
       });
     });
-    this.tasks.set(taskId, { roomId: request.roomId, child, ports, exited });
+    this.tasks.set(taskId, { roomId: request.roomId, child, ports, exited, startedAt: new Date() });
     return { taskId, host: this.settings.host ?? '127.0.0.1', ports };
   }
 
@@ -135,6 +136,14 @@ export class LocalFleet implements Spawner {
     const timer = setTimeout(() => killGroup(task.child, 'SIGKILL'), this.settings.stopGraceMs ?? 5_000);
     await task.exited;
     clearTimeout(timer);
+  }
+
+  async listServers(): Promise<RunningServer[]> {
+    return [...this.tasks.entries()].map(([taskId, task]) => ({
+      taskId,
+      roomId: task.roomId,
+      startedAt: task.startedAt,
+    }));
   }
 
   async stopAll(reason = 'shutdown'): Promise<void> {

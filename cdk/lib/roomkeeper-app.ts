@@ -1,3 +1,4 @@
+import type { CostBoundSettings } from './constructs/cost-bounds';
 import { Annotations, type App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { RoomkeeperStack, type RoomkeeperStackProps } from './roomkeeper-stack';
@@ -60,6 +61,29 @@ function operationsContext(app: App): Pick<RoomkeeperStackProps, 'alarmEmail' | 
   };
 }
 
+/** Cost bounds from the CDK context (`-c maxRunningServers=500`, docs/cost-bounds.md); unset keys keep the defaults. */
+function contextCostBounds(app: App): CostBoundSettings {
+  const bounds: Record<string, number> = {};
+  for (const key of costBoundContextKeys) {
+    const value: unknown = app.node.tryGetContext(key);
+    if (value === undefined || value === null || value === '') continue;
+    const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) {
+      throw new Error(`CDK context "${key}" must be a positive integer, not ${JSON.stringify(value)}.`);
+    }
+    bounds[key] = n;
+  }
+  return bounds;
+}
+
+const costBoundContextKeys = [
+  'emptyRoomGraceS',
+  'maxLifetimeS',
+  'maxRunningServers',
+  'maxServersPerConfiguration',
+  'orphanGraceS',
+] as const satisfies readonly (keyof CostBoundSettings)[];
+
 /**
  * Adds the Roomkeeper stack for the `stage` context value (default `dev`) to `app`, with the
  * AwsSolutions cdk-nag pack as a validation plugin: an unacknowledged finding fails synthesis.
@@ -86,6 +110,7 @@ export function addRoomkeeper(app: App, overrides: Partial<RoomkeeperStackProps>
     gameImage: contextString(app, 'gameImage') ?? gameImagePlaceholder,
     gamePorts: contextPorts(app) ?? 4,
     ...operationsContext(app),
+    costBounds: contextCostBounds(app),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     ...overrides,
   });

@@ -22,6 +22,7 @@ import type { FunctionNeed } from '../../core/infra/function-needs';
 import { defaultConsumerTimeoutS, qualifiedQueueName, queueDefinitions, type QueueId } from '../../core/infra/queues';
 import { tableDefinition } from '../../core/infra/table';
 import { routes, type RouteDefinition, type RouteId } from '../../lambdas/http/routes';
+import { bindCostBounds, grantOrphanSweeps, type CostBoundSettings } from './constructs/cost-bounds';
 import { GameServerFleet } from './constructs/game-server-fleet';
 import { ProjectFunction, type AuthSettings, type TableAccess } from './constructs/project-function';
 import { ProjectQueue } from './constructs/project-queue';
@@ -56,6 +57,8 @@ export interface RoomkeeperStackProps extends StackProps {
   readonly alarmEmail?: string;
   /** A monthly AWS Budgets cost budget in USD, notifying the alarm topic. @default none */
   readonly monthlyBudgetUsd?: number;
+  /** Empty-room grace, lifetime, running-server caps (docs/cost-bounds.md). @default core/infra/config.ts */
+  readonly costBounds?: CostBoundSettings;
 }
 
 /** Name prefix of the reply queues controller sidecars create: `roomkeeper-prod-reply-`. */
@@ -320,6 +323,11 @@ export class RoomkeeperStack extends Stack {
       .bindQueue(queues.controllerRequests, 'observe')
       .bindReplyQueues(replyPrefix, 'name')
       .bindAuth(props.auth);
+    // Cost bounds: it also stops tasks and deletes reply queues whose room is not live.
+    grantOrphanSweeps(this.sweeper, this.fleet, replyPrefix);
+    for (const fn of [this.sweeper, ...routeFunctions.values(), ...Object.values(consumers)]) {
+      bindCostBounds(fn, props.costBounds);
+    }
     // The sweeper tells a late run (a stalled platform) by its schedule.
     this.sweeper.function.addEnvironment('SWEEP_INTERVAL_S', String(sweepInterval.toSeconds()));
     this.sweeper.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });

@@ -16,6 +16,7 @@ import { hashRegistrationKey } from '../reservations/keys';
 import type { SessionStore } from '../sessions/store';
 import { isLive, type Room, type RoomSettings } from '../rooms/model';
 import type { RoomStore } from '../rooms/store';
+import type { ServerSlots } from './server-slot-store';
 
 export interface ControllerEventDependencies {
   readonly rooms: RoomStore;
@@ -28,6 +29,8 @@ export interface ControllerEventDependencies {
   /** Fresh AWS credentials scoped to one room's queues; absent where sidecars need none (local). */
   readonly sidecarCredentials?: (roomId: string) => Promise<SidecarCredentials>;
   readonly now: () => Date;
+  /** Running-server caps: a server that exited gives its slot back at once (docs/cost-bounds.md). */
+  readonly slots?: Pick<ServerSlots, 'release'>;
 }
 
 type RpcRequest = Extract<ControllerRequest, { type: 'rpc' }>;
@@ -51,10 +54,13 @@ export async function handleControllerRequest(
     case 'exited': {
       // A game that ends cleanly after serving is closed; any other end is a failure.
       const closed = request.reason === 'exited' ? await deps.rooms.markClosed(request.roomId, now) : undefined;
-      if (closed?.applied) return;
-      const failed = await deps.rooms.markFailed(request.roomId, request.reason, now);
-      // The sidecar killed a server that missed its spawn deadline.
-      if (failed.applied && request.reason === 'spawn-timeout') countSpawnFailure('spawn-timeout', now);
+      if (!closed?.applied) {
+        const failed = await deps.rooms.markFailed(request.roomId, request.reason, now);
+        // The sidecar killed a server that missed its spawn deadline.
+        if (failed.applied && request.reason === 'spawn-timeout') countSpawnFailure('spawn-timeout', now);
+      }
+      // The server is gone whatever the room's state: a redelivery finds nothing to release.
+      await deps.slots?.release(request.roomId);
       return;
     }
     case 'abandoned':

@@ -9,8 +9,9 @@ import {
   sidecarEnvironment,
   type SidecarPlatformSettings,
 } from './sidecar-launch';
-import type { SpawnRequest, Spawner } from './spawner';
 import { launchOnlyVariables } from './task-overrides';
+import { listRoomTasks } from './ecs-fleet-listing';
+import type { RunningServer, SpawnRequest, Spawner } from './spawner';
 
 export interface EcsSpawnerSettings {
   readonly cluster: string;
@@ -133,6 +134,11 @@ export class EcsSpawner implements Spawner {
       ?.flatMap((a) => a.details ?? [])
       .find((d) => d.name === 'privateIPv4Address')?.value;
     return { taskId: task.taskArn ?? '', host: address ?? 'pending', ports };
+  }
+
+  /** Cost bounds: the sweeper stops tasks whose room is not live (core/rooms/sweep-costs.ts). */
+  async listServers(): Promise<RunningServer[]> {
+    return listRoomTasks(this.ecs, this.settings.cluster);
   }
 
   async stop(taskId: string, reason: string): Promise<void> {

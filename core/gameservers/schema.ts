@@ -33,6 +33,30 @@ export const gameServerConfigurationBodySchema = z
     serverSettings: storableJsonObjectSchema(4 * 1024).default({}),
     spawnTimeoutS: z.number().int().min(1).max(600).default(30),
     reservationTimeoutS: z.number().int().min(1).max(3600).default(30),
+    /** Cost bounds (docs/cost-bounds.md); absent: the deployment's defaults. */
+    emptyRoomGraceS: z
+      .number()
+      .int()
+      .min(1)
+      .max(86_400)
+      .optional()
+      .describe(
+        "Seconds a ready room may have no live member before its server is stopped (default: the deployment's, 60).",
+      ),
+    maxLifetimeS: z
+      .number()
+      .int()
+      .min(5)
+      .max(604_800)
+      .optional()
+      .describe("Seconds after creation when the room is ended, players or not (default: the deployment's, 21600)."),
+    maxServers: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .optional()
+      .describe('Rooms of this configuration running at once; a create beyond it is answered 503 NO_HEALTHY_HOST.'),
     /**
      * Scopes the game server's own token holds, and so may grant players with `extend_scopes`;
      * also the ceiling of every joined-player token. Never `admin`: whoever runs the game

@@ -27,4 +27,14 @@ export interface Spawner {
   spawn(request: SpawnRequest): Promise<Placement>;
   /** Ends the task (sidecar and game). Stopping an ended task is not an error. */
   stop(taskId: string, reason: string): Promise<void>;
+  /** Every server the fleet runs, so the sweeper can stop those whose room is not live. */
+  listServers?(): Promise<RunningServer[]>;
+}
+
+/** A running task (ECS) or sidecar process (local fleet), and the room it was started for. */
+export interface RunningServer {
+  readonly taskId: string;
+  /** Absent: a task of the fleet that carries no room tag (never started by the platform). */
+  readonly roomId?: string;
+  readonly startedAt: Date;
 }

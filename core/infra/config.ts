@@ -71,6 +71,16 @@ const environmentSchema = z.object({
   JOIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().max(maxRateLimit).default(20),
   /** Rooms one account may create in any 60 s span (a sliding window). */
   CREATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().max(maxRateLimit).default(10),
+  /** Cost bounds (docs/cost-bounds.md): a ready room with no live member this long is ended. */
+  EMPTY_ROOM_GRACE_S: z.coerce.number().int().positive().max(86_400).default(60),
+  /** A room older than this is ended, players or not; a configuration's `maxLifetimeS` overrides it. */
+  MAX_ROOM_LIFETIME_S: z.coerce.number().int().positive().max(604_800).default(21_600),
+  /** Game servers running at once across the deployment; a create beyond it gets 503 NO_HEALTHY_HOST. */
+  MAX_RUNNING_SERVERS: z.coerce.number().int().positive().default(200),
+  /** Game servers of one configuration running at once; a configuration's `maxServers` overrides it. */
+  MAX_SERVERS_PER_CONFIGURATION: z.coerce.number().int().positive().default(100),
+  /** How old a task or reply queue without a live room must be before the sweeper removes it. */
+  ORPHAN_GRACE_S: z.coerce.number().int().positive().default(300),
 });
 
 export type PlatformConfig = Readonly<{
@@ -110,6 +120,16 @@ export type PlatformConfig = Readonly<{
   endedRoomRetentionS: number;
   sidecar: Readonly<{ heartbeatIntervalS?: number; statusIntervalS?: number; statusTimeoutS?: number }>;
   abuse: Readonly<{ joinsPerMinute: number; createsPerMinute: number }>;
+  costBounds: CostBoundDefaults;
+}>;
+
+/** The deployment's cost bounds (docs/cost-bounds.md); configurations may override the per-room ones. */
+export type CostBoundDefaults = Readonly<{
+  emptyRoomGraceS: number;
+  maxLifetimeS: number;
+  maxRunningServers: number;
+  maxServersPerConfiguration: number;
+  orphanGraceS: number;
 }>;
 
 export class ConfigInvalidError extends Error {
@@ -184,6 +204,13 @@ export function parseConfig(env: NodeJS.ProcessEnv): PlatformConfig {
       statusTimeoutS: e.STATUS_TIMEOUT_S,
     },
     abuse: { joinsPerMinute: e.JOIN_RATE_LIMIT_PER_MINUTE, createsPerMinute: e.CREATE_RATE_LIMIT_PER_MINUTE },
+    costBounds: {
+      emptyRoomGraceS: e.EMPTY_ROOM_GRACE_S,
+      maxLifetimeS: e.MAX_ROOM_LIFETIME_S,
+      maxRunningServers: e.MAX_RUNNING_SERVERS,
+      maxServersPerConfiguration: e.MAX_SERVERS_PER_CONFIGURATION,
+      orphanGraceS: e.ORPHAN_GRACE_S,
+    },
   };
 }
 

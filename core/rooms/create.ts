@@ -1,13 +1,17 @@
 import { grantableScopes } from '../auth/token-model';
 import type { GameServerConfiguration } from '../gameservers/configuration';
 import { NoHealthyHostError, SpawnFailedError, SpawnTimeoutError } from '../gameservers/errors';
+import type { ServerSlots } from '../gameservers/server-slot-store';
 import type { Spawner } from '../gameservers/spawner';
 import { assertRoomSettingsFitTask } from '../gameservers/task-overrides';
 import { countSpawnFailure } from '../infra/metrics';
+import type { CostBoundDefaults } from '../infra/config';
+import { roomBoundsOf } from './cost-bounds';
 import { RequestInvalidError } from '../errors';
 import { generateRegistrationKey, hashRegistrationKey } from '../reservations/keys';
 import type { NewMember, Reservation } from '../reservations/model';
 import type { Room, RoomSettings } from './model';
+import { RoomAlreadyExistsError } from './errors';
 import type { RoomStore } from './store';
 import { defaultConstants, type SessionConstants, type SessionProperties } from '../sessions/model';
 
@@ -42,6 +46,16 @@ export interface CreateRoomDependencies {
   readonly sleep: (ms: number) => Promise<void>;
   /** When to stop holding the caller and answer "still spawning" (API Gateway stops at 30 s). */
   readonly answerBy: Date;
+  /**
+   * Cost bounds (docs/cost-bounds.md): the running-server caps, and the lifetime and
+   * empty-room grace the room is created with. Absent: no caps, the deployment's bounds apply.
+   */
+  readonly costs?: RoomCosts;
+}
+
+export interface RoomCosts {
+  readonly slots: ServerSlots;
+  readonly defaults: CostBoundDefaults;
 }
 
 export type CreateRoomResult =
@@ -98,6 +112,7 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
       command.session?.constants ??
       defaultConstants({ maxPlayers, reservationTimeoutS: configuration.reservationTimeoutS }),
     properties: command.session?.properties ?? { joinability: 'open', custom: {} },
+    ...(deps.costs ? { bounds: roomBoundsOf(configuration, deps.costs.defaults) } : {}),
   };
   const reservedMs = room.constants?.timeouts.reservedMs ?? null;
   // Pending: the creator's reservation expires reservationTimeoutS after the room became
@@ -108,7 +123,22 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
     scopes: command.scopes,
     createdAt: created.toISOString(),
   };
-  await deps.rooms.createWithMember(room, member);
+  // The slot is taken before anything exists: a create over a cap leaves nothing behind.
+  await deps.costs?.slots.acquire(
+    { roomId, gameId: room.gameId, version: room.version, acquiredAt: created.toISOString() },
+    {
+      global: deps.costs.defaults.maxRunningServers,
+      configuration: configuration.maxServers ?? deps.costs.defaults.maxServersPerConfiguration,
+    },
+  );
+  try {
+    await deps.rooms.createWithMember(room, member);
+  } catch (error) {
+    // A room of that id exists already (matchmaking's creators race for one bucket room): the
+    // slot is that room's, taken by its creator, not this call's to give back.
+    if (!(error instanceof RoomAlreadyExistsError)) await deps.costs?.slots.release(roomId);
+    throw error;
+  }
 
   let placement;
   try {
@@ -125,6 +155,7 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
   } catch (error) {
     await deps.rooms.markFailed(roomId, 'spawn-failed', deps.now());
     countSpawnFailure('spawn-failed', deps.now());
+    await deps.costs?.slots.release(roomId);
     if (error instanceof NoHealthyHostError || error instanceof SpawnFailedError) throw error;
     throw new SpawnFailedError('The game server could not be started.', { cause: error });
   }

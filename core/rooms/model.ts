@@ -65,6 +65,19 @@ export interface Room {
   readonly hosting?: 'peerHosted';
   /** When (epoch ms) the write that removed the last member ran: the start of `sessionEmptyMs`. */
   readonly emptySince?: number;
+  /**
+   * The cost bounds the room was created with (its configuration's, else the deployment's):
+   * kept on the room so the sweeper judges it without reading its configuration.
+   */
+  readonly bounds?: RoomBounds;
+}
+
+/** docs/cost-bounds.md */
+export interface RoomBounds {
+  /** A ready room with no live member this long is ended. */
+  readonly emptyGraceS: number;
+  /** Counted from creation: past it the room is ended, players or not. */
+  readonly maxLifetimeS: number;
 }
 
 /**

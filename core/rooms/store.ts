@@ -142,13 +142,17 @@ export class RoomStore {
     });
   }
 
-  /** ready → closed: the game ended cleanly after serving its players. */
-  async markClosed(roomId: string, now: Date): Promise<TransitionResult> {
+  /**
+   * ready → closed: the game ended cleanly after serving its players, or the platform ended
+   * it (cost bounds). `unchangedSince`: only if no write (a join) touched the room since the
+   * read that judged it empty.
+   */
+  async markClosed(roomId: string, now: Date, unchangedSince?: { changeNumber: number }): Promise<TransitionResult> {
     return this.update(roomId, {
       set: { state: 'closed', updatedAt: now.toISOString(), ttl: this.ttlAfter(now) },
       unindex: true,
-      condition: '#state = :ready',
-      values: { ':ready': 'ready' },
+      condition: unchangedSince ? '#state = :ready AND #changeNumber = :expected' : '#state = :ready',
+      values: { ':ready': 'ready', ...(unchangedSince ? { ':expected': unchangedSince.changeNumber } : {}) },
     });
   }
 

@@ -1,12 +1,14 @@
+import type { ServerSlots } from '../gameservers/server-slot-store';
 import type { Spawner } from '../gameservers/spawner';
 import { countSpawnFailure } from '../infra/metrics';
+import { costBoundReached, type CostBoundReason } from './cost-bounds';
 import type { QueueBacklog } from '../infra/queue-backlog';
 import type { FailureReason } from '../protocol/controller-messages';
 import type { SessionStore } from '../sessions/store';
 import { judgeHeartbeats, type HeartbeatEvidencePolicy, type HeartbeatVerdict } from './heartbeat-evidence';
 import { heartbeatSilent } from './liveness';
 import type { LiveRoomIndex } from './live-room-store';
-import type { Room } from './model';
+import type { Room, RoomBounds } from './model';
 import type { RoomStore } from './store';
 import type { SweeperStateStore } from './sweeper-state-store';
 
@@ -37,7 +39,12 @@ export interface SweepDependencies {
   readonly members: Pick<SessionStore, 'reclaimExpired'>;
   /** Where the live rooms are found: an index, never a scan of the table. */
   readonly live: LiveRoomIndex;
-  readonly rooms: Pick<RoomStore, 'markFailed'>;
+  readonly rooms: Pick<RoomStore, 'markFailed' | 'markClosed'>;
+  /**
+   * Cost bounds (docs/cost-bounds.md): rooms without bounds of their own get `defaults`; a
+   * room the sweep ends gives back its running-server slot. Absent: no room is ended for cost.
+   */
+  readonly costs?: { readonly defaults: RoomBounds; readonly slots?: Pick<ServerSlots, 'release'> };
   readonly spawner: Spawner;
   readonly memory: Pick<SweeperStateStore, 'read' | 'write'>;
   /** Messages pending in the controller-requests queue (heartbeats travel there). */
@@ -47,6 +54,10 @@ export interface SweepDependencies {
 
 export interface SweepResult {
   readonly failed: string[];
+  /** Rooms ended by a cost bound: closed, their servers told to shut down. */
+  readonly closed: { readonly roomId: string; readonly reason: CostBoundReason }[];
+  /** Rooms still live after this pass (the orphan passes keep their tasks and queues). */
+  readonly live: string[];
   readonly freedSlots: number;
   /** Whether silence was judged this time, or why not. */
   readonly heartbeats: 'judged' | Exclude<HeartbeatVerdict, { judge: true }>['why'];
@@ -55,7 +66,9 @@ export interface SweepResult {
 
 /**
  * Fails live rooms whose server stopped reporting (sidecar or task died) or never came up,
- * and stops their tasks; frees the slots of expired reservations in the others. Reads and
+ * and stops their tasks; closes rooms past a cost bound (empty for their grace, or past their
+ * lifetime: core/rooms/cost-bounds.ts) and stops theirs; frees the slots of expired
+ * reservations in the others. Reads and
  * joins judge time lazily anyway; this only makes the cleanup prompt. One pass over the live
  * rooms, found through the sweeper's index (core/rooms/live-room-store.ts): its cost follows
  * the live rooms, not everything the table ever stored.
@@ -72,10 +85,32 @@ export async function sweepRooms(deps: SweepDependencies, policy: SweepPolicy): 
   const rooms = await deps.live.liveRooms();
   const verdict = judgeHeartbeats(observedAt, { memory, backlog, liveRooms: rooms.length }, policy);
   const failed: string[] = [];
+  const closed: SweepResult['closed'][number][] = [];
+  const live: string[] = [];
   let freedSlots = 0;
   for (const { room, doc } of rooms) {
     const reason = overdue(room, observedAt, policy, verdict);
+    const bound = !reason && deps.costs ? costBoundReached(room, doc, observedAt, deps.costs.defaults) : undefined;
+    if (bound) {
+      // Empty: only if no join landed since the read that saw it empty (the change number).
+      const change = await deps.rooms.markClosed(
+        room.roomId,
+        deps.now(),
+        bound === 'empty' ? { changeNumber: room.changeNumber } : undefined,
+      );
+      if (!change.applied) {
+        live.push(room.roomId);
+        continue;
+      }
+      closed.push({ roomId: room.roomId, reason: bound });
+      // Stopping the task is what tells the game: the sidecar's SIGTERM sends it the protocol's
+      // `shutdown` notice with its grace, then ends it (docs/game-server-protocol.md).
+      if (room.placement) await deps.spawner.stop(room.placement.taskId, `cost bound: ${bound}`);
+      await deps.costs?.slots?.release(room.roomId);
+      continue;
+    }
     if (!reason) {
+      live.push(room.roomId);
       // Reads and joins already ignore expired members; this frees their slots for good (the
       // document was just read: one conditional write if anything expired). A document that
       // does not parse is left to the reads that will report it, not allowed to stop the sweep.
@@ -84,15 +119,21 @@ export async function sweepRooms(deps: SweepDependencies, policy: SweepPolicy): 
       continue;
     }
     const change = await deps.rooms.markFailed(room.roomId, reason, deps.now());
-    if (!change.applied) continue;
+    if (!change.applied) {
+      live.push(room.roomId);
+      continue;
+    }
     if (reason === 'spawn-timeout') countSpawnFailure(reason, observedAt);
     failed.push(room.roomId);
     if (room.placement) await deps.spawner.stop(room.placement.taskId, reason);
+    await deps.costs?.slots?.release(room.roomId);
   }
   // Written last: a sweep that dies half way leaves the next one "late", hence careful.
   await deps.memory.write(verdict.memory);
   return {
     failed,
+    closed,
+    live,
     freedSlots,
     heartbeats: verdict.judge ? 'judged' : verdict.why,
     ...(backlog === undefined ? {} : { backlog }),

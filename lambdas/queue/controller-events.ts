@@ -91,6 +91,7 @@ export async function processControllerEvents(event: SQSEvent): Promise<SQSBatch
           request = opened.request;
           await handleControllerRequest(request, {
             rooms: p.rooms,
+            slots: p.costs.slots,
             members: p.sessions,
             signToken: p.signToken,
             verifyServerToken: p.verifyPlatformToken,

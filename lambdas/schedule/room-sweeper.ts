@@ -1,14 +1,17 @@
 import middy from '@middy/core';
 import { queueBacklog } from '../../core/infra/queue-backlog';
+import { SqsReplyQueues } from '../../core/gameservers/reply-queues';
 import { sweepRooms, type SweepResult } from '../../core/rooms/sweep';
+import { sweepOrphans, type OrphanSweepResult } from '../../core/rooms/sweep-orphans';
 import { childLogger } from '../../core/infra/logger';
 import { platform } from '../dependencies';
 
 const log = childLogger('room-sweeper');
 
 /** Runs every minute in AWS (EventBridge schedule) and every few seconds in the local cloud. */
-export async function sweep(): Promise<SweepResult> {
+export async function sweep(): Promise<SweepResult & { orphans: OrphanSweepResult }> {
   const p = platform();
+  const bounds = p.config.costBounds;
   const result = await sweepRooms(
     {
       members: p.sessions,
@@ -18,6 +21,10 @@ export async function sweep(): Promise<SweepResult> {
       memory: p.sweeperState,
       backlog: queueBacklog(p.sqs, p.config.queueUrls.controllerRequests),
       now: p.now,
+      costs: {
+        defaults: { emptyGraceS: bounds.emptyRoomGraceS, maxLifetimeS: bounds.maxLifetimeS },
+        slots: p.costs.slots,
+      },
     },
     {
       heartbeatTimeoutS: p.config.heartbeatTimeoutS,
@@ -27,13 +34,28 @@ export async function sweep(): Promise<SweepResult> {
       spawnGraceS: 2,
     },
   );
-  if (result.failed.length > 0 || result.freedSlots > 0) {
-    log.info('swept rooms', { failedRooms: result.failed, freedSlots: result.freedSlots });
+  if (result.failed.length > 0 || result.freedSlots > 0 || result.closed.length > 0) {
+    log.info('swept rooms', { failedRooms: result.failed, closedRooms: result.closed, freedSlots: result.freedSlots });
+  }
+  // Cost bounds' backstop: servers, slots and reply queues whose room is not live.
+  const orphans = await sweepOrphans(
+    new Set(result.live),
+    {
+      spawner: p.spawner,
+      rooms: p.rooms,
+      slots: p.costs.slots,
+      queues: new SqsReplyQueues(p.sqs, p.config.replyQueuePrefix),
+      now: p.now,
+    },
+    { graceS: bounds.orphanGraceS },
+  );
+  if (orphans.stoppedTasks.length + orphans.releasedSlots.length + orphans.deletedQueues.length > 0) {
+    log.info('ended orphans', { ...orphans });
   }
   if (result.heartbeats !== 'judged') {
     log.info('heartbeat loss not judged this sweep', { why: result.heartbeats, backlog: result.backlog });
   }
-  return result;
+  return { ...result, orphans };
 }
 
 export const handler = middy({ timeoutEarlyInMillis: 0 }).handler(sweep);

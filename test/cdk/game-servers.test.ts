@@ -441,10 +441,12 @@ describe('room sweeper', () => {
 
   it('may read the controller-requests queue backlog (GetQueueAttributes on that queue only), and knows its schedule', () => {
     const statements = statementsOf(template, stack, stack.sweeper);
+    // On the controller queue (backlog) and, for the orphan pass, the reply queues (their age).
     const observe = withAction(statements, 'sqs:GetQueueAttributes');
-    expect(observe).toHaveLength(1);
+    expect(observe).toHaveLength(2);
     expect(observe[0]!.actions).toEqual(['sqs:GetQueueAttributes']);
     expect(observe[0]!.resources).toEqual([{ 'Fn::GetAtt': [idOf(stack.queues.controllerRequests.queue), 'Arn'] }]);
+    expect(observe[1]!.resources.map(render)).toEqual([pseudo('sqs', `${replyQueuePrefix(stack.namePrefix)}*`)]);
     const actions = statements.flatMap((s) => s.actions);
     for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:PurgeQueue']) {
       expect(actions).not.toContain(action);
@@ -453,6 +455,62 @@ describe('room sweeper', () => {
     expect(config.queueUrls.controllerRequests).toBe(`\${${idOf(stack.queues.controllerRequests.queue)}}`);
     expect(config.sweepIntervalS).toBe(60);
     expect(config.heartbeatTimeoutS).toBe(10);
+  });
+});
+
+describe('cost bounds', () => {
+  const sweeperId = () => logicalId(stack, stack.sweeper);
+
+  it("lets the sweeper list and describe the cluster's tasks, and list, age and delete only this deployment's reply queues", () => {
+    const statements = statementsOf(template, stack, stack.sweeper);
+    const inCluster = { ArnEquals: { 'ecs:cluster': { 'Fn::GetAtt': [idOf(stack.fleet.cluster), 'Arn'] } } };
+    expect(withAction(statements, 'ecs:ListTasks')).toEqual([
+      expect.objectContaining({ actions: ['ecs:ListTasks'], resources: ['*'], condition: inCluster }),
+    ]);
+    const describe = withAction(statements, 'ecs:DescribeTasks');
+    expect(describe).toHaveLength(1);
+    expect(describe[0]!.resources.map(render)).toEqual([pseudo('ecs', `task/${stack.fleet.clusterName}/*`)]);
+    expect(describe[0]!.condition).toEqual(inCluster);
+    // CDK merges it with X-Ray's unconditioned "*" statement: ListQueues has no resource type.
+    expect(withAction(statements, 'sqs:ListQueues')).toEqual([
+      expect.objectContaining({ actions: expect.arrayContaining(['sqs:ListQueues']), resources: ['*'] }),
+    ]);
+    const deletes = withAction(statements, 'sqs:DeleteQueue');
+    expect(deletes).toHaveLength(1);
+    expect(deletes[0]!.resources.map(render)).toEqual([pseudo('sqs', `${replyQueuePrefix(stack.namePrefix)}*`)]);
+    // No other function may delete queues or list tasks.
+    for (const fn of [...stack.routeFunctions.values(), ...Object.values(stack.consumers)]) {
+      const actions = statementsOf(template, stack, fn).flatMap((s) => s.actions);
+      for (const action of ['ecs:ListTasks', 'sqs:ListQueues']) expect(actions).not.toContain(action);
+    }
+  });
+
+  it('gives every function the default cost bounds, and the CDK context changes them', () => {
+    const config = parseConfig(renderedEnvironment(template, sweeperId()));
+    expect(config.costBounds).toEqual({
+      emptyRoomGraceS: 60,
+      maxLifetimeS: 21_600,
+      maxRunningServers: 200,
+      maxServersPerConfiguration: 100,
+      orphanGraceS: 300,
+    });
+    const custom = addRoomkeeper(
+      newApp({
+        stage: 'bounded',
+        ...auth,
+        gameImage: 'public.ecr.aws/x/y:1',
+        maxRunningServers: '40',
+        emptyRoomGraceS: 30,
+      }),
+    );
+    const customTemplate = Template.fromStack(custom);
+    for (const fn of [custom.sweeper, custom.routeFunctions.get('createRoom')!]) {
+      const bounds = parseConfig(renderedEnvironment(customTemplate, logicalId(custom, fn))).costBounds;
+      expect(bounds).toMatchObject({ maxRunningServers: 40, emptyRoomGraceS: 30, maxServersPerConfiguration: 100 });
+    }
+    expect(() => addRoomkeeper(newApp({ stage: 'badbound', ...auth, maxRunningServers: 'many' }))).toThrow(
+      /"maxRunningServers" must be a positive integer/,
+    );
   });
 });
 

@@ -326,10 +326,17 @@ describe('IAM (RELIABILITY.md item 14)', () => {
       onStar.filter((s) => s.owner !== executionPolicy),
     ];
     expect(ecrLogin.flatMap((s) => s.actions)).toEqual(['ecr:GetAuthorizationToken']);
+    // Besides X-Ray, the sweeper's two listings (docs/cost-bounds.md): ListQueues has no resource
+    // type, ListTasks is limited by its ecs:cluster condition instead.
     expect([...new Set(others.flatMap((s) => s.actions))].sort()).toEqual([
+      'ecs:ListTasks',
+      'sqs:ListQueues',
       'xray:PutTelemetryRecords',
       'xray:PutTraceSegments',
     ]);
+    for (const listing of others.filter((s) => s.actions.includes('ecs:ListTasks'))) {
+      expect(listing.condition).toEqual({ ArnEquals: { 'ecs:cluster': expect.anything() } });
+    }
   });
 
   it('no AWS managed policy is attached to any role', () => {

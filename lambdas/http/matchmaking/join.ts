@@ -59,6 +59,7 @@ export const handler = httpHandler(
             mintServerToken: serverTokenMinter(p, configuration),
             sleep,
             answerBy,
+            costs: p.costs,
           },
         );
         return {

@@ -58,6 +58,7 @@ export const handler = httpHandler(
         mintServerToken: serverTokenMinter(p, configuration),
         sleep: (ms) => p.clock.sleep(ms),
         answerBy,
+        costs: p.costs,
       },
     );
     if (result.state === 'Spawning') {

@@ -15,6 +15,7 @@ import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
 import { generateRegistrationKey, hashRegistrationKey } from '../../../core/reservations/keys';
 import { SessionStore } from '../../../core/sessions/store';
 import { RoomStore } from '../../../core/rooms/store';
+import { ServerSlotStore } from '../../../core/gameservers/server-slot-store';
 import { keys } from '../../../core/infra/keys';
 import { queueDefinitions } from '../../../core/infra/queues';
 import {
@@ -379,6 +380,28 @@ describe('exited and heartbeat', () => {
     await deliver({ type: 'exited', roomId: room.roomId, sentAt: new Date().toISOString(), reason, exitCode: 1 });
     expect((await rooms.get(room.roomId)).state).toBe(after);
     await replies(before === 'ready' ? 1 : 0);
+  });
+
+  it('an exited server gives back its running-server slot, once (docs/cost-bounds.md)', async () => {
+    const { room } = await spawningRoomWithCreator();
+    const slots = new ServerSlotStore(platform.db, platform.tableName);
+    await slots.acquire(
+      { roomId: room.roomId, gameId: 'slotted', version: '1', acquiredAt: new Date().toISOString() },
+      { global: 1000, configuration: 10 },
+    );
+    await deliver(rpc(room.roomId, 'inited', {}));
+    await replies(1);
+    const exited: ControllerRequest = {
+      type: 'exited',
+      roomId: room.roomId,
+      sentAt: new Date().toISOString(),
+      reason: 'exited',
+      exitCode: 0,
+    };
+    await deliver(exited);
+    await deliver(exited);
+    expect(await slots.running('slotted', '1')).toBe(0);
+    expect((await slots.leases()).map((l) => l.roomId)).not.toContain(room.roomId);
   });
 
   it('a heartbeat moves lastHeartbeatAt', async () => {

@@ -21,6 +21,21 @@ describe('parseConfig', () => {
     expect(() => parseConfig(env)).toThrow(variable);
   });
 
+  it('reads the cost bounds (docs/cost-bounds.md), with their defaults, and refuses a cap of 0', () => {
+    expect(parseConfig(minimal).costBounds).toEqual({
+      emptyRoomGraceS: 60,
+      maxLifetimeS: 21_600,
+      maxRunningServers: 200,
+      maxServersPerConfiguration: 100,
+      orphanGraceS: 300,
+    });
+    expect(
+      parseConfig({ ...minimal, EMPTY_ROOM_GRACE_S: '30', MAX_ROOM_LIFETIME_S: '3600', MAX_RUNNING_SERVERS: '12' })
+        .costBounds,
+    ).toMatchObject({ emptyRoomGraceS: 30, maxLifetimeS: 3600, maxRunningServers: 12 });
+    expect(() => parseConfig({ ...minimal, MAX_RUNNING_SERVERS: '0' })).toThrow('MAX_RUNNING_SERVERS');
+  });
+
   it('names the platform token issuer, by default roomkeeper-platform', () => {
     expect(parseConfig(minimal).auth.platformIssuer).toBe('roomkeeper-platform');
     expect(parseConfig({ ...minimal, PLATFORM_TOKEN_ISSUER: 'rk-prod' }).auth.platformIssuer).toBe('rk-prod');

@@ -139,6 +139,7 @@ describe('spawn metrics', () => {
             live.end(roomId);
             return { applied: true, room: aRoom({ roomId, state: 'failed', failureReason: reason }) };
           },
+          markClosed: () => Promise.reject(new Error('no room here is past a cost bound')),
         },
         spawner: { spawn: () => Promise.reject(new Error('never')), stop: async () => {} },
         memory: { read: async () => ({ lastSweepAt: secondsAgo(5) }), write: async () => {} },

@@ -16,9 +16,10 @@ const now = new Date('2026-01-01T00:10:00.000Z');
 const secondsAgo = (s: number) => new Date(now.getTime() - s * 1000).toISOString();
 const policy = testSweepPolicy;
 
-function world(options: { backlog?: number } = {}) {
+function world(options: { backlog?: number; costs?: SweepDependencies['costs'] } = {}) {
   const live = new InMemoryLiveRooms();
   const failed: { roomId: string; reason: RoomFailureReason }[] = [];
+  const closed: string[] = [];
   const stopped: string[] = [];
   const reclaimed: { roomId: string; read?: SessionRead }[] = [];
   let memory: SweeperMemory = { lastSweepAt: secondsAgo(5) };
@@ -45,6 +46,15 @@ function world(options: { backlog?: number } = {}) {
         failed.push({ roomId, reason });
         return { applied: true, room: { ...entry.room, state: 'failed', failureReason: reason } };
       },
+      markClosed: async (roomId, _now, unchangedSince): Promise<TransitionResult> => {
+        const entry = (await live.liveRooms()).find((e) => e.room.roomId === roomId);
+        // As the store's condition: only a ready room closes, and only if unchanged when asked.
+        if (!entry || entry.room.state !== 'ready') return { applied: false };
+        if (unchangedSince && entry.room.changeNumber !== unchangedSince.changeNumber) return { applied: false };
+        live.end(roomId);
+        closed.push(roomId);
+        return { applied: true, room: { ...entry.room, state: 'closed' } };
+      },
     },
     spawner,
     memory: {
@@ -55,8 +65,9 @@ function world(options: { backlog?: number } = {}) {
     },
     backlog: async () => options.backlog ?? 0,
     now: () => now,
+    ...(options.costs ? { costs: options.costs } : {}),
   };
-  return { live, failed, stopped, reclaimed, sweep: () => sweepRooms(deps, policy) };
+  return { live, failed, closed, stopped, reclaimed, sweep: () => sweepRooms(deps, policy) };
 }
 
 const placed = (roomId: string) => ({ taskId: `task-${roomId}`, host: '127.0.0.1', ports: [4000] });
@@ -119,5 +130,73 @@ describe('sweepRooms', () => {
 
     expect(result).toMatchObject({ failed: [], freedSlots: 0 });
     expect(w.stopped).toEqual([]);
+  });
+
+  describe('cost bounds', () => {
+    const defaults = { emptyGraceS: 60, maxLifetimeS: 3600 };
+
+    it('closes a ready room empty past its grace and one past its lifetime, stops their tasks and frees their server slots', async () => {
+      const released: string[] = [];
+      const w = world({ costs: { defaults, slots: { release: async (id) => (released.push(id), true) } } });
+      const heard = { lastHeartbeatAt: secondsAgo(1) };
+      // Ready 61 s ago and nobody ever came: empty since it became ready.
+      w.live.save(room({ roomId: 'empty', readyAt: secondsAgo(61), createdAt: secondsAgo(70), ...heard }));
+      // Full of players, but created an hour and a second ago.
+      w.live.save(
+        room({ roomId: 'old', readyAt: secondsAgo(3590), createdAt: secondsAgo(3601), players: 1, ...heard }),
+        { members: { bob: { s: 1, t: now.getTime() - 5000 } }, gone: {} },
+      );
+      // Empty only 59 s: within the grace.
+      w.live.save(room({ roomId: 'recent', readyAt: secondsAgo(59), createdAt: secondsAgo(65), ...heard }));
+
+      const result = await w.sweep();
+
+      expect(result.closed).toEqual([
+        { roomId: 'empty', reason: 'empty' },
+        { roomId: 'old', reason: 'lifetime' },
+      ]);
+      expect(result.failed).toEqual([]);
+      expect(w.closed).toEqual(['empty', 'old']);
+      expect(w.stopped).toEqual(['task-empty', 'task-old']);
+      expect(released).toEqual(['empty', 'old']);
+      expect(result.live).toEqual(['recent']);
+    });
+
+    it('keeps a room whose bounds are its own (configuration overrides) and ends nothing without cost bounds', async () => {
+      const w = world({ costs: { defaults } });
+      w.live.save(
+        room({
+          roomId: 'patient',
+          readyAt: secondsAgo(120),
+          lastHeartbeatAt: secondsAgo(1),
+          bounds: { emptyGraceS: 300, maxLifetimeS: 7200 },
+        }),
+      );
+      expect((await w.sweep()).closed).toEqual([]);
+
+      const off = world();
+      off.live.save(room({ roomId: 'idle', readyAt: secondsAgo(600), lastHeartbeatAt: secondsAgo(1) }));
+      expect((await off.sweep()).closed).toEqual([]);
+      expect(off.stopped).toEqual([]);
+    });
+
+    it('does not close an empty room a join changed after the sweep read it', async () => {
+      const w = world({ costs: { defaults } });
+      const read = room({ roomId: 'joined', readyAt: secondsAgo(90), lastHeartbeatAt: secondsAgo(1) });
+      w.live.save(read);
+      const liveRooms = w.live.liveRooms.bind(w.live);
+      // The sweep reads the room empty; a join lands before its close.
+      w.live.liveRooms = async () => {
+        const seen = await liveRooms();
+        w.live.save({ ...read, changeNumber: read.changeNumber + 1, players: 1 });
+        return seen;
+      };
+
+      const result = await w.sweep();
+
+      expect(result.closed).toEqual([]);
+      expect(w.stopped).toEqual([]);
+      expect(result.live).toEqual(['joined']);
+    });
   });
 });

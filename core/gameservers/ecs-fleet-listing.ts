@@ -1,0 +1,46 @@
+import { DescribeTasksCommand, ListTasksCommand, type ECSClient } from '@aws-sdk/client-ecs';
+import type { RunningServer } from './spawner';
+
+/** What every room task is started with (ecs-spawner.ts): `startedBy` and the room tag. */
+export const roomTaskStartedBy = 'roomkeeper';
+export const roomTagKey = 'roomkeeper:room';
+/** DescribeTasks takes at most 100 tasks. */
+const describeBatch = 100;
+
+/**
+ * The cluster's room tasks that are running or about to (`desiredStatus` RUNNING), with the
+ * room each was started for (its `roomkeeper:room` tag). Two calls per 100 tasks.
+ */
+export async function listRoomTasks(ecs: ECSClient, cluster: string): Promise<RunningServer[]> {
+  const arns: string[] = [];
+  let nextToken: string | undefined;
+  do {
+    const page = await ecs.send(
+      new ListTasksCommand({
+        cluster,
+        startedBy: roomTaskStartedBy,
+        desiredStatus: 'RUNNING',
+        maxResults: 100,
+        nextToken,
+      }),
+    );
+    arns.push(...(page.taskArns ?? []));
+    nextToken = page.nextToken;
+  } while (nextToken);
+  const servers: RunningServer[] = [];
+  for (let i = 0; i < arns.length; i += describeBatch) {
+    const { tasks } = await ecs.send(
+      new DescribeTasksCommand({ cluster, tasks: arns.slice(i, i + describeBatch), include: ['TAGS'] }),
+    );
+    for (const task of tasks ?? []) {
+      if (!task.taskArn) continue;
+      const roomId = task.tags?.find((tag) => tag.key === roomTagKey)?.value;
+      servers.push({
+        taskId: task.taskArn,
+        ...(roomId ? { roomId } : {}),
+        startedAt: task.createdAt ?? task.startedAt ?? new Date(0),
+      });
+    }
+  }
+  return servers;
+}

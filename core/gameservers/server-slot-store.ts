@@ -1,0 +1,171 @@
+import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure, retryOnContention } from '../infra/dependency-errors';
+import { NoHealthyHostError } from './errors';
+
+/**
+ * Running-server caps (docs/cost-bounds.md), race-safe: one counter item for the deployment,
+ * one per configuration, and one lease item per room, all in one partition. Acquiring is one
+ * transaction (both counters conditionally incremented, the lease put); releasing is one
+ * transaction (lease deleted, both counters decremented) that applies at most once per room,
+ * because it is conditional on the lease. Parallel creates serialize on the counters inside
+ * DynamoDB: against a cap of K exactly K leases exist, however many ask.
+ *
+ * The partition takes one write per create and per end: far below DynamoDB's per-partition
+ * 1,000 WCU/s at the RunTask rate (20/s).
+ */
+const partition = 'SERVERS';
+const globalCounter = { pk: partition, sk: 'COUNT#*' };
+const configurationCounter = (gameId: string, version: string) => ({ pk: partition, sk: `COUNT#${gameId}#${version}` });
+const leaseKey = (roomId: string) => ({ pk: partition, sk: `ROOM#${roomId}` });
+const leasePrefix = 'ROOM#';
+/** Parallel creates conflict on the counters: transactions that lose are retried, not refused. */
+const acquireAttempts = 25;
+
+export interface ServerCaps {
+  readonly global: number;
+  readonly configuration: number;
+}
+
+export interface ServerLease {
+  readonly roomId: string;
+  readonly gameId: string;
+  readonly version: string;
+  /** ISO instant the slot was taken. */
+  readonly acquiredAt: string;
+}
+
+export interface ServerSlots {
+  /** Takes a slot for `roomId`, or throws `NoHealthyHostError` when a cap is reached. Idempotent. */
+  acquire(lease: ServerLease, caps: ServerCaps): Promise<void>;
+  /** Gives back the room's slot; a room holding none (already released) is not an error. */
+  release(roomId: string): Promise<boolean>;
+  /** Every lease held (the sweeper releases those whose room ended). */
+  leases(): Promise<ServerLease[]>;
+  /** Servers counted as running: the deployment's, and one configuration's. */
+  running(gameId?: string, version?: string): Promise<number>;
+}
+
+export class ServerSlotStore implements ServerSlots {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  ) {}
+
+  async acquire(lease: ServerLease, caps: ServerCaps): Promise<void> {
+    const increment = (key: Record<string, string>, cap: number) => ({
+      Update: {
+        TableName: this.tableName,
+        Key: key,
+        UpdateExpression: 'ADD #running :one SET #type = :type',
+        ConditionExpression: 'attribute_not_exists(#running) OR #running < :cap',
+        ExpressionAttributeNames: { '#running': 'running', '#type': 'type' },
+        ExpressionAttributeValues: { ':one': 1, ':cap': cap, ':type': 'server-count' },
+      },
+    });
+    const write = new TransactWriteCommand({
+      TransactItems: [
+        increment(globalCounter, caps.global),
+        increment(configurationCounter(lease.gameId, lease.version), caps.configuration),
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: { ...leaseKey(lease.roomId), type: 'server-lease', ...lease },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ],
+    });
+    try {
+      await retryOnContention(() => this.db.send(write), { maxAttempts: acquireAttempts, sleep: this.sleep });
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const codes = ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map(
+        (r) => r.Code,
+      );
+      // The lease is there already: a retried create took its slot before.
+      if (codes[2] === 'ConditionalCheckFailed') return;
+      const which = codes[0] === 'ConditionalCheckFailed' ? 'the deployment' : 'this configuration';
+      const cap = codes[0] === 'ConditionalCheckFailed' ? caps.global : caps.configuration;
+      throw new NoHealthyHostError(
+        `No game server can be started: ${which} already runs its maximum of ${cap}. Retry later.`,
+        { details: { reason: 'server-cap' }, headers: { 'retry-after': '30' } },
+      );
+    }
+  }
+
+  async release(roomId: string): Promise<boolean> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: leaseKey(roomId), ConsistentRead: true }),
+    );
+    if (!Item) return false;
+    const decrement = (key: Record<string, string>) => ({
+      Update: {
+        TableName: this.tableName,
+        Key: key,
+        UpdateExpression: 'ADD #running :minus',
+        ConditionExpression: '#running > :zero',
+        ExpressionAttributeNames: { '#running': 'running' },
+        ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+      },
+    });
+    try {
+      await retryOnContention(
+        () =>
+          this.db.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Delete: {
+                    TableName: this.tableName,
+                    Key: leaseKey(roomId),
+                    ConditionExpression: 'attribute_exists(pk)',
+                  },
+                },
+                decrement(globalCounter),
+                decrement(configurationCounter(String(Item.gameId), String(Item.version))),
+              ],
+            }),
+          ),
+        { maxAttempts: acquireAttempts, sleep: this.sleep },
+      );
+      return true;
+    } catch (error) {
+      // Someone else released it between the read and the write.
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async leases(): Promise<ServerLease[]> {
+    const found: ServerLease[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': partition, ':prefix': leasePrefix },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        found.push({
+          roomId: String(item.roomId),
+          gameId: String(item.gameId),
+          version: String(item.version),
+          acquiredAt: String(item.acquiredAt),
+        });
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return found;
+  }
+
+  async running(gameId?: string, version?: string): Promise<number> {
+    const key = gameId !== undefined && version !== undefined ? configurationCounter(gameId, version) : globalCounter;
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
+    return typeof Item?.running === 'number' ? Item.running : 0;
+  }
+}

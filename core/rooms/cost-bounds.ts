@@ -1,0 +1,45 @@
+import type { SessionDocument } from '../sessions/document';
+import { emptySinceOf, hostingOf } from '../sessions/room-response';
+import type { Room, RoomBounds } from './model';
+
+/** Why the platform ends a room that is otherwise fine (docs/cost-bounds.md). */
+export type CostBoundReason = 'empty' | 'lifetime';
+
+/**
+ * Whether a live dedicated room has outlived a cost bound at `now`, and which. Pure.
+ *
+ * - `lifetime`: `maxLifetimeS` after creation, players or not.
+ * - `empty`: ready, and no live member for `emptyGraceS`. The clock starts when the room
+ *   became ready or its last member left, whichever is later: a freshly created room whose
+ *   creator still holds a (pending) reservation is not empty, and one whose creator never came
+ *   is empty from the moment that reservation expired.
+ *
+ * A room whose document cannot be read (`doc` undefined) is judged by its lifetime only.
+ */
+export function costBoundReached(
+  room: Room,
+  doc: SessionDocument | undefined,
+  now: Date,
+  defaults: RoomBounds,
+): CostBoundReason | undefined {
+  if (hostingOf(room) !== 'dedicated') return undefined;
+  // A spawning room is bounded by its spawn deadline; only a ready one is closed (not failed).
+  if (room.state !== 'ready') return undefined;
+  const bounds = room.bounds ?? defaults;
+  if (now.getTime() >= Date.parse(room.createdAt) + bounds.maxLifetimeS * 1000) return 'lifetime';
+  if (!doc) return undefined;
+  const since = emptySinceOf(room, doc, now);
+  if (since !== undefined && now.getTime() >= since + bounds.emptyGraceS * 1000) return 'empty';
+  return undefined;
+}
+
+/** The bounds a room of this configuration gets: its own overrides, else the deployment's. */
+export function roomBoundsOf(
+  configuration: { readonly emptyRoomGraceS?: number; readonly maxLifetimeS?: number },
+  defaults: { readonly emptyRoomGraceS: number; readonly maxLifetimeS: number },
+): RoomBounds {
+  return {
+    emptyGraceS: configuration.emptyRoomGraceS ?? defaults.emptyRoomGraceS,
+    maxLifetimeS: configuration.maxLifetimeS ?? defaults.maxLifetimeS,
+  };
+}

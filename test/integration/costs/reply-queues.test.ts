@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import {
+  CreateQueueCommand,
+  DeleteQueueCommand,
+  GetQueueAttributesCommand,
+  ListQueuesCommand,
+} from '@aws-sdk/client-sqs';
+import { createSqsClient } from '../../../core/infra/aws-clients';
+import { SqsReplyQueues } from '../../../core/gameservers/reply-queues';
+import { sweepOrphans } from '../../../core/rooms/sweep-orphans';
+import { aRoom } from '../../helpers/factories';
+import { emulatorEndpoints } from '../../helpers/platform';
+
+/**
+ * Leftover reply queues against the real SQS emulator: listed by the deployment's prefix,
+ * aged by CreatedTimestamp, deleted only when their room is not live; the request shapes
+ * are recorded from the SDK's own middleware.
+ */
+const sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: emulatorEndpoints().sqs });
+const sent: { command: string; input: Record<string, unknown> }[] = [];
+sqs.middlewareStack.add(
+  (next, context) => async (args) => {
+    sent.push({ command: String(context.commandName), input: { ...(args.input as Record<string, unknown>) } });
+    return next(args);
+  },
+  { step: 'initialize', name: 'recordRequests' },
+);
+afterAll(() => sqs.destroy());
+
+describe('SqsReplyQueues and the orphan sweep', () => {
+  it('deletes the reply queues of rooms that are not live, keeps live rooms and other queues', async () => {
+    const prefix = `rk-test-${randomUUID().slice(0, 8)}-reply-`;
+    const url = async (name: string) => (await sqs.send(new CreateQueueCommand({ QueueName: name }))).QueueUrl ?? '';
+    const ended = await url(`${prefix}ended`);
+    const live = await url(`${prefix}live`);
+    const lagging = await url(`${prefix}lagging`);
+    const other = await url(`${prefix.slice(0, -1)}x-other`);
+    const queues = new SqsReplyQueues(sqs, prefix);
+    sent.length = 0;
+
+    const listed = await queues.list();
+    expect(listed.map((q) => q.roomId).sort()).toEqual(['ended', 'lagging', 'live']);
+    for (const q of listed) expect(q.createdAt?.getTime()).toBeGreaterThan(Date.now() - 120_000);
+
+    const result = await sweepOrphans(
+      new Set(['live']),
+      {
+        spawner: { stop: async () => undefined },
+        // `lagging` is live by a strong read though the index did not show it.
+        rooms: { find: async (roomId) => (roomId === 'lagging' ? aRoom({ roomId, state: 'ready' }) : undefined) },
+        queues,
+        // Far enough ahead that every queue just created is past the grace.
+        now: () => new Date(Date.now() + 600_000),
+      },
+      { graceS: 300 },
+    );
+
+    expect(result.deletedQueues).toEqual([ended]);
+    const remaining = (await sqs.send(new ListQueuesCommand({ QueueNamePrefix: prefix.slice(0, -6) }))).QueueUrls;
+    expect(remaining).toEqual(expect.arrayContaining([live, lagging, other]));
+    expect(remaining).not.toContain(ended);
+    expect(sent.filter((s) => s.command === 'ListQueuesCommand')[0]?.input).toMatchObject({
+      QueueNamePrefix: prefix,
+      MaxResults: 1000,
+    });
+    expect(sent.find((s) => s.command === 'GetQueueAttributesCommand')?.input).toMatchObject({
+      AttributeNames: ['CreatedTimestamp'],
+    });
+    expect(sent.filter((s) => s.command === 'DeleteQueueCommand').map((s) => s.input)).toEqual([{ QueueUrl: ended }]);
+
+    // Deleting a queue its sidecar already deleted is no error.
+    await queues.delete(ended);
+    for (const q of [live, lagging, other]) await sqs.send(new DeleteQueueCommand({ QueueUrl: q }));
+    await expect(
+      sqs.send(new GetQueueAttributesCommand({ QueueUrl: live, AttributeNames: ['All'] })),
+    ).rejects.toThrow();
+  });
+});

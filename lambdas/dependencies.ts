@@ -20,6 +20,8 @@ import {
 } from '../core/auth/tokens';
 import { GameConfigurationStore, type GameConfigurations } from '../core/gameservers/configuration-store';
 import { EcsSpawner } from '../core/gameservers/ecs-spawner';
+import { ec2PublicIpLookup, ecsTaskLocator } from '../core/gameservers/ecs-task-address';
+import type { ServerLocator } from '../core/gameservers/server-address';
 import { stsSidecarCredentials } from '../core/gameservers/sidecar-credentials';
 import type { SidecarPlatformSettings } from '../core/gameservers/sidecar-launch';
 import type { Spawner } from '../core/gameservers/spawner';
@@ -72,6 +74,11 @@ export interface Platform {
   /** Every live room, through the sweeper's index (never a table scan): the sweeper and the local cloud's reconciliation. */
   readonly liveRooms: LiveRoomIndex;
   readonly spawner: Spawner;
+  /**
+   * The address players reach, for rooms whose spawner did not know it at spawn time
+   * (deployed: the ECS task's public IPv4, found at `inited`).
+   */
+  readonly locateServer: ServerLocator;
   /** Settings every sidecar gets; fails if the controller queue is not configured. */
   sidecarSettings(): SidecarPlatformSettings;
   /** Signs tokens the platform itself issues (game server and joined-player tokens; core/auth/token-model.ts). */
@@ -96,7 +103,9 @@ export interface Platform {
 /** The adapters that differ between the deployed stack, the local cloud and tests. */
 export interface PlatformOptions {
   /** Game servers as something other than ECS tasks (the local cloud's processes, a test's recorder). */
-  readonly spawner?: (platform: Omit<Platform, 'spawner'>) => Spawner;
+  readonly spawner?: (platform: Omit<Platform, 'spawner' | 'locateServer'>) => Spawner;
+  /** Where players reach a game server, when not an ECS task's public IP (the local fleet's host). */
+  readonly locateServer?: () => ServerLocator;
   /** Time other than the system's (a test moving expiries). */
   readonly clock?: Clock;
 }
@@ -210,6 +219,22 @@ function ecsSpawner(
   });
 }
 
+/**
+ * Deployed: DescribeTasks → the task's ENI → DescribeNetworkInterfaces → its public IPv4.
+ * Without a cluster (tests with their own spawner) nothing is located: rooms become ready
+ * with the address their placement already has, or not at all.
+ */
+function ecsLocator(settings: PlatformConfig): ServerLocator {
+  const { cluster } = settings.ecs;
+  if (!cluster) return () => Promise.resolve(undefined);
+  const ecs = new ECSClient({ region: settings.region });
+  return ecsTaskLocator(
+    ecs,
+    cluster,
+    ec2PublicIpLookup({ region: settings.region, credentials: () => ecs.config.credentials() }),
+  );
+}
+
 export function platform(): Platform {
   current ??= buildPlatform(config(), options);
   return current;
@@ -221,7 +246,7 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
   const table = settings.tableName;
   const tokens = platformTokens(settings);
   let verifyToken: TokenVerifier | undefined;
-  const base: Omit<Platform, 'spawner'> = {
+  const base: Omit<Platform, 'spawner' | 'locateServer'> = {
     config: settings,
     db,
     sqs: createSqsClient(settings),
@@ -264,7 +289,7 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
     newId: () => randomUUID(),
   };
   const spawner = chosen.spawner ? chosen.spawner(base) : ecsSpawner(settings, () => sidecarSettings(settings), base);
-  return { ...base, spawner };
+  return { ...base, spawner, locateServer: chosen.locateServer ? chosen.locateServer() : ecsLocator(settings) };
 }
 
 /**

@@ -208,6 +208,8 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
         });
         return fleet;
       },
+      // The fleet's processes listen on this machine: known before any of them starts.
+      locateServer: () => () => Promise.resolve(fleet?.host),
     });
     const localFleet = platform().spawner as LocalFleet;
     started.push({ stop: () => localFleet.stopAll() });

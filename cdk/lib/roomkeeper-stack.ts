@@ -272,6 +272,8 @@ export class RoomkeeperStack extends Stack {
       bindNeeds(consumers[queueId], consumerNeeds[queueId]);
     }
     this.consumers = consumers;
+    // `inited` makes a room ready only with the address players reach: the task's public IPv4.
+    consumers.controllerRequests.bindServerLookup(this.fleet);
 
     // Fails rooms whose server stopped reporting or never came up, and stops their tasks.
     // It finds live rooms through the sweeper index (gsi3), never a Scan. Overlapping or skipped runs are harmless

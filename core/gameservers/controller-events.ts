@@ -15,6 +15,7 @@ import { hashRegistrationKey } from '../reservations/keys';
 import type { SessionStore } from '../sessions/store';
 import { isLive, type Room, type RoomSettings } from '../rooms/model';
 import type { RoomStore } from '../rooms/store';
+import { playerAddress, readinessOf, type ServerLocator } from './server-address';
 
 export interface ControllerEventDependencies {
   readonly rooms: RoomStore;
@@ -26,6 +27,8 @@ export interface ControllerEventDependencies {
   readonly reply: (replyTo: string, reply: ControllerReply) => Promise<void>;
   /** Fresh AWS credentials scoped to one room's queues; absent where sidecars need none (local). */
   readonly sidecarCredentials?: (roomId: string) => Promise<SidecarCredentials>;
+  /** The address players reach, for a room whose spawner did not know it (deployed: the task's public IP). */
+  readonly locateServer: ServerLocator;
   readonly now: () => Date;
 }
 
@@ -90,9 +93,27 @@ async function applyRpc(request: RpcRequest, deps: ControllerEventDependencies, 
 async function inited(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
   const params = checkRpcParams(gameMethods.inited.params, request.params ?? {});
   if ('message' in params) return fail(rpcErrorCodes.invalidParams, params.message);
+  const found = await deps.rooms.find(request.roomId);
+  if (!found) return fail(rpcErrorCodes.roomClosed, 'Unknown room.');
+  let address: string | undefined;
+  if (found.state === 'spawning') {
+    const readiness = readinessOf(found, playerAddress(found) ? undefined : await deps.locateServer(found), now);
+    if (readiness.ready) address = readiness.address;
+    else if (readiness.retry) {
+      // Players could not reach the server yet: the room stays spawning, and the game's next
+      // `inited` (it retries -32004) finds the address once the task's interface has it.
+      return fail(
+        rpcErrorCodes.platformTimeout,
+        "The game server's public address is not known yet; call inited again.",
+      );
+    }
+  }
+  // No address (not spawning, or past the deadline): the write below cannot apply, and the
+  // answers after it say why.
   const change = await deps.rooms.markReady(request.roomId, {
     settings: params.data.settings,
     initedBy: request.correlationId,
+    address: address ?? '',
     now,
   });
   if (change.applied || change.room?.initedBy === request.correlationId) return { result: { status: 'OK' } };

@@ -9,6 +9,7 @@ import {
   sidecarEnvironment,
   type SidecarPlatformSettings,
 } from './sidecar-launch';
+import { unknownHost } from './server-address';
 import type { SpawnRequest, Spawner } from './spawner';
 
 export interface EcsSpawnerSettings {
@@ -125,11 +126,9 @@ export class EcsSpawner implements Spawner {
         throw new NoHealthyHostError(`No capacity for a game server task (${reason}).`);
       throw new SpawnFailedError(`ECS could not start the game server task (${reason}).`);
     }
-    const task = response.tasks[0];
-    const address = task.attachments
-      ?.flatMap((a) => a.details ?? [])
-      .find((d) => d.name === 'privateIPv4Address')?.value;
-    return { taskId: task.taskArn ?? '', host: address ?? 'pending', ports };
+    // The public IP is not known yet (the ENI is attached while the task provisions), and the
+    // private one reaches no player: the address is learnt at `inited` (ecs-task-address.ts).
+    return { taskId: response.tasks[0].taskArn ?? '', host: unknownHost, ports };
   }
 
   async stop(taskId: string, reason: string): Promise<void> {

@@ -96,6 +96,7 @@ export async function processControllerEvents(event: SQSEvent): Promise<SQSBatch
             verifyServerToken: p.verifyPlatformToken,
             reply: replyFor(opened.request.roomId),
             sidecarCredentials: p.sidecarCredentials,
+            locateServer: p.locateServer,
             now: p.now,
           });
         } catch (error) {

@@ -382,6 +382,52 @@ describe('createRoom: starts game server tasks', () => {
   });
 });
 
+describe('controller consumer: learns where players reach a task (issue 10, point 1)', () => {
+  const consumer = () => stack.consumers.controllerRequests;
+  const clusterArn = () => ({ 'Fn::GetAtt': [idOf(stack.fleet.cluster), 'Arn'] });
+  const tasksOfCluster = () => pseudo('ecs', `task/${resources[idOf(stack.fleet.cluster)].Properties.ClusterName}/*`);
+
+  it('may DescribeTasks on tasks of the game server cluster only, and DescribeNetworkInterfaces (no resource-level permissions)', () => {
+    const statements = statementsOf(template, stack, consumer());
+    const describeTasks = withAction(statements, 'ecs:DescribeTasks');
+    expect(describeTasks).toHaveLength(1);
+    expect(describeTasks[0]!.actions).toEqual(['ecs:DescribeTasks']);
+    expect(describeTasks[0]!.resources.map(render)).toEqual([tasksOfCluster()]);
+    expect(describeTasks[0]!.condition).toEqual({ ArnEquals: { 'ecs:cluster': clusterArn() } });
+    const describeEnis = withAction(statements, 'ec2:DescribeNetworkInterfaces');
+    expect(describeEnis).toHaveLength(1);
+    // CDK merges it with the other `*` statement (X-Ray); the only EC2 action anywhere is this read.
+    expect(statements.flatMap((s) => s.actions).filter((a) => a.startsWith('ec2:'))).toEqual([
+      'ec2:DescribeNetworkInterfaces',
+    ]);
+    expect(describeEnis[0]!.resources).toEqual(['*']);
+  });
+
+  it('knows the cluster (ECS_CLUSTER), and no other function may look up tasks or interfaces', () => {
+    expect(renderedEnvironment(template, logicalId(stack, consumer())).ECS_CLUSTER).toBe(
+      `\${${idOf(stack.fleet.cluster)}}`,
+    );
+    const policy = stack.getLogicalId(consumer().role.node.findChild('DefaultPolicy').node.defaultChild as never);
+    const elsewhere = identityStatements(template).filter(
+      (s) =>
+        s.owner !== policy && s.actions.some((a) => ['ecs:DescribeTasks', 'ec2:DescribeNetworkInterfaces'].includes(a)),
+    );
+    expect(elsewhere).toEqual([]);
+  });
+
+  it('tasks get a public IPv4: public subnets (routed to an internet gateway, public IP on launch) and assignPublicIp', () => {
+    const subnetIds = stack.fleet.vpc.publicSubnets.map((subnet) => idOf(subnet));
+    expect(subnetIds.length).toBeGreaterThanOrEqual(2);
+    for (const id of subnetIds) expect(resources[id].Properties.MapPublicIpOnLaunch).toBe(true);
+    const routes = Object.values(template.findResources('AWS::EC2::Route')).filter(
+      (route) => (route.Properties as Json).DestinationCidrBlock === '0.0.0.0/0',
+    );
+    expect(routes.length).toBe(subnetIds.length);
+    for (const route of routes) expect(JSON.stringify((route.Properties as Json).GatewayId)).toMatch(/IGW/);
+    expect(stack.fleet.vpc.privateSubnets).toEqual([]);
+  });
+});
+
 describe('room sweeper', () => {
   const sweeperId = () => logicalId(stack, stack.sweeper);
 

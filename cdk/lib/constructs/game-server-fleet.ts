@@ -347,6 +347,35 @@ export class GameServerFleet extends Construct {
   }
 
   /**
+   * May find where players reach a task (core/gameservers/ecs-task-address.ts): ecs:DescribeTasks
+   * on tasks of this cluster, and ec2:DescribeNetworkInterfaces (for the task ENI's public IPv4),
+   * which supports no resource-level permissions. Sets ECS_CLUSTER.
+   */
+  grantServerLookup(role: iam.Role): Readonly<Record<string, string>> {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['ecs:DescribeTasks'],
+        resources: [this.tasksArn],
+        conditions: { ArnEquals: { 'ecs:cluster': this.cluster.clusterArn } },
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['ec2:DescribeNetworkInterfaces'], resources: ['*'] }),
+    );
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'ec2:DescribeNetworkInterfaces supports no resource-level permissions; it is read-only and used to learn a ' +
+        "game server task's public IPv4.",
+    });
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(this.tasksArn)}]`,
+      reason: `Describes game server tasks, whose ids are only known at run time, of the ${this.clusterName} cluster only.`,
+    });
+    return { [env.cluster]: this.cluster.clusterName };
+  }
+
+  /**
    * `stop`: StopTask on tasks of this cluster. `run`: that, and RunTask on this task
    * definition family in this cluster only, tagging the tasks it starts (RunTask with `tags`
    * needs ecs:TagResource), and handing ECS exactly the execution role (tasks have no task role).

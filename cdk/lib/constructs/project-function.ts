@@ -222,6 +222,13 @@ export class ProjectFunction extends Construct {
     return this;
   }
 
+  /** May find a game server task's public IPv4 (at `inited`: a room is ready to players only with it). */
+  bindServerLookup(fleet: GameServerFleet): this {
+    for (const [name, value] of Object.entries(fleet.grantServerLookup(this.role)))
+      this.function.addEnvironment(name, value);
+    return this;
+  }
+
   /** May issue room-scoped sessions of the fleet's sidecar role (at spawn, and on renewal). */
   bindSidecarCredentials(fleet: GameServerFleet): this {
     for (const [name, value] of Object.entries(fleet.grantSidecarCredentials(this.role))) {

@@ -23,7 +23,7 @@ import {
   sidecarKeysFromRoomKey,
   type SidecarKeys,
 } from '../../../core/protocol/sidecar-channel';
-import { platform as lambdaPlatform } from '../../../lambdas/dependencies';
+import { configurePlatform, platform as lambdaPlatform } from '../../../lambdas/dependencies';
 import { processControllerEvents } from '../../../lambdas/queue/controller-events';
 import { controllerQueueEvent } from '../../helpers/sidecar-channel';
 import { aRoom } from '../../helpers/factories';
@@ -126,10 +126,13 @@ async function spawningRoomWithCreator(
     spawnDeadline?: string;
     serverScopes?: string[];
     memberScopes?: string[];
+    /** Where the spawner said the server is: by default one that knew at once (the local fleet). */
+    host?: string;
   } = {},
 ) {
   const room = aRoom({
     state: 'spawning',
+    placement: { taskId: 'arn:aws:ecs:us-east-1:1:task/c/t', host: options.host ?? '127.0.0.1', ports: [7777] },
     players: 1,
     spawnDeadline: options.spawnDeadline ?? inFuture(30),
     serverScopes: options.serverScopes ?? ['play', 'chat', 'trade'],
@@ -179,6 +182,40 @@ describe('inited', () => {
     const [, retried, bare] = await replies(3);
     expect([retried, bare].map((r) => r?.type === 'reply' && r.result)).toEqual([{ status: 'OK' }, { status: 'OK' }]);
     expect(await rooms.get(room.roomId)).toEqual(before);
+  });
+
+  it('a room whose address is not known yet stays spawning: inited is answered -32004 (retry), players see no ready room', async () => {
+    configurePlatform({ locateServer: () => () => Promise.resolve(undefined) });
+    try {
+      const { room } = await spawningRoomWithCreator({ host: 'pending' });
+      await deliver(rpc(room.roomId, 'inited', { settings: { map: 'desert' } }));
+      const [answer] = await replies(1);
+      expect(answer?.type === 'reply' && answer.error?.code).toBe(rpcErrorCodes.platformTimeout);
+      const stored = await rooms.get(room.roomId);
+      expect([stored.state, stored.address, stored.settings]).toEqual(['spawning', undefined, aRoom().settings]);
+    } finally {
+      configurePlatform({ locateServer: undefined });
+    }
+  });
+
+  it('becomes ready with the located public address (the ECS task ENI), which players then get', async () => {
+    const asked: (string | undefined)[] = [];
+    configurePlatform({
+      locateServer: () => (room) => {
+        asked.push(room.placement?.taskId);
+        return Promise.resolve('203.0.113.7');
+      },
+    });
+    try {
+      const { room } = await spawningRoomWithCreator({ host: 'pending' });
+      await deliver(rpc(room.roomId, 'inited', {}));
+      const [answer] = await replies(1);
+      expect(answer?.type === 'reply' && answer.result).toEqual({ status: 'OK' });
+      expect(asked).toEqual([room.placement?.taskId]);
+      expect(await rooms.get(room.roomId)).toMatchObject({ state: 'ready', address: '203.0.113.7' });
+    } finally {
+      configurePlatform({ locateServer: undefined });
+    }
   });
 
   it('refuses a late inited and fails the room', async () => {

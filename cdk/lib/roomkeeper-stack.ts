@@ -10,6 +10,7 @@ import {
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -42,6 +43,8 @@ export interface RoomkeeperStackProps extends StackProps {
   readonly gameImage: string;
   /** Ports per game server, from 7777 (mapped by the task, opened by the security group). @default 4 */
   readonly gamePorts?: number;
+  /** Egress game servers need beyond HTTPS (docs/ecs-fleet.md "Configurations and the fleet"). @default none */
+  readonly gameServerEgress?: readonly ec2.Port[];
 }
 
 /** Name prefix of the reply queues controller sidecars create: `roomkeeper-prod-reply-`. */
@@ -162,6 +165,7 @@ export class RoomkeeperStack extends Stack {
       replyQueuePrefix: replyPrefix,
       gameImage: props.gameImage,
       gamePorts: props.gamePorts ?? 4,
+      extraEgress: props.gameServerEgress,
       logRetention,
     });
 
@@ -303,6 +307,11 @@ export class RoomkeeperStack extends Stack {
         new targets.LambdaFunction(this.sweeper.function, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
       ],
     });
+
+    // Fargate's start times and the fleet's ports, for every function (docs/ecs-fleet.md).
+    for (const fn of this.node.findAll().filter((c): c is ProjectFunction => c instanceof ProjectFunction)) {
+      fn.bindFleetLimits(this.fleet);
+    }
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });

@@ -2,6 +2,8 @@ import type { GameServerConfigurationBody } from './schema';
 
 /** A stored game server configuration: one version of one game, and how to run it. */
 export interface GameServerConfiguration extends GameServerConfigurationBody {
+  /** Always set once stored: the body's, or the fleet's default (core/gameservers/fleet-fit.ts). */
+  readonly spawnTimeoutS: number;
   readonly gameId: string;
   readonly version: string;
   readonly updatedAt: string;

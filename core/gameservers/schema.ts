@@ -30,7 +30,8 @@ export const gameServerConfigurationBodySchema = z
     ports: z.number().int().min(1).max(16).default(1),
     maxPlayers: z.number().int().min(1).max(100),
     serverSettings: storableJsonObjectSchema(4 * 1024).default({}),
-    spawnTimeoutS: z.number().int().min(1).max(600).default(30),
+    /** Absent: the fleet's default (30 s local, 120 s on ECS: core/gameservers/fleet-fit.ts). */
+    spawnTimeoutS: z.number().int().min(1).max(600).optional(),
     reservationTimeoutS: z.number().int().min(1).max(3600).default(30),
     /**
      * Scopes the game server's own token holds, and so may grant players with `extend_scopes`;

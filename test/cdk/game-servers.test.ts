@@ -4,7 +4,7 @@ import { ECSClient, RunTaskCommand, type RunTaskCommandInput } from '@aws-sdk/cl
 import type { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { mockClient } from 'aws-sdk-client-mock';
-import { controllerDockerfile, fleetContract } from '../../cdk/lib/constructs/game-server-fleet';
+import { controllerDockerfile, ecsSpawnTiming, fleetContract } from '../../cdk/lib/constructs/game-server-fleet';
 import { addRoomkeeper, gameImagePlaceholder } from '../../cdk/lib/roomkeeper-app';
 import { replyQueuePrefix, sweeperEntry, type RoomkeeperStack } from '../../cdk/lib/roomkeeper-stack';
 import type { GameServerConfiguration } from '../../core/gameservers/configuration';
@@ -303,6 +303,7 @@ describe('createRoom: starts game server tasks', () => {
       });
       const configuration: GameServerConfiguration = {
         ...body,
+        spawnTimeoutS: config.fleet.defaultSpawnTimeoutS,
         gameId: 'arena',
         version: '1.0.0',
         updatedAt: '2026-01-01T00:00:00.000Z',
@@ -484,6 +485,30 @@ describe('room sweeper', () => {
     expect(config.queueUrls.controllerRequests).toBe(`\${${idOf(stack.queues.controllerRequests.queue)}}`);
     expect(config.sweepIntervalS).toBe(60);
     expect(config.heartbeatTimeoutS).toBe(10);
+  });
+});
+
+describe('spawn timing and port capacity (issue 10, points 4 and 5)', () => {
+  it("every function gets Fargate's spawn timing and the fleet's port count, which is what the security group opens", () => {
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([, fn]) =>
+      JSON.stringify(fn.Properties.Environment ?? {}).includes('TABLE_NAME'),
+    );
+    expect(functions.length).toBeGreaterThan(10);
+    for (const [id] of functions) {
+      const config = parseConfig(renderedEnvironment(template, id));
+      expect([id, config.createWaitS, config.fleet]).toEqual([
+        id,
+        ecsSpawnTiming.createWaitS,
+        { maxPorts: defaultPorts, defaultSpawnTimeoutS: ecsSpawnTiming.defaultSpawnTimeoutS },
+      ]);
+    }
+    const open = openIngress();
+    for (const rule of open) expect(rule.to - rule.from + 1).toBe(defaultPorts);
+  });
+
+  it('the numbers: a spawn deadline of twice a mid-size Fargate start (50–60 s), a create wait well under one', () => {
+    expect(ecsSpawnTiming.defaultSpawnTimeoutS).toBeGreaterThanOrEqual(2 * 60);
+    expect(ecsSpawnTiming.createWaitS).toBeLessThan(15);
   });
 });
 

@@ -26,6 +26,17 @@ export const fleetContract = {
 } as const;
 
 /**
+ * Fargate start times (docs/ecs-fleet.md "Spawn times"): a mid-size image (300 MB–1 GB) starts
+ * in 50–60 s, a small one with a SOCI index in 20–30 s, and a slow start of a large image
+ * passes 90 s. So configurations that set no `spawnTimeoutS` get 120 s (2× the typical
+ * mid-size start) instead of the local 30 s; and a create holds its caller only 5 s instead of
+ * 25 s: no Fargate task is up that fast, while every waiting create holds a Lambda execution
+ * (at RunTask's 20/s, 25 s of waiting is 500 concurrent executions, 5 s is 100). The caller
+ * gets 202 and polls GET, as it must handle anyway.
+ */
+export const ecsSpawnTiming = { defaultSpawnTimeoutS: 120, createWaitS: 5 } as const;
+
+/**
  * Tasks run on x86-64, what most game server builds target; the controller image is built for
  * the same platform (an arm64 laptop would otherwise push an image the task cannot run).
  */
@@ -72,6 +83,12 @@ export interface GameServerFleetProps {
   readonly gameImage: string;
   /** How many ports (from 7777) a game server may use; the task maps and the security group opens them. */
   readonly gamePorts: number;
+  /**
+   * What game servers may reach beyond HTTPS (which the sidecar needs), to any IPv4 address:
+   * a game's own backend, a UDP relay. Each port is one more way out for a compromised game.
+   * @default none
+   */
+  readonly extraEgress?: readonly ec2.Port[];
   readonly logRetention: logs.RetentionDays;
   /** Fargate task size. @default 512 (0.5 vCPU) */
   readonly cpu?: number;
@@ -159,6 +176,9 @@ export class GameServerFleet extends Construct {
       ec2.Port.tcp(443),
       'HTTPS to AWS APIs (SQS, ECR, CloudWatch Logs)',
     );
+    for (const port of props.extraEgress ?? []) {
+      this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), port, `Game server egress (${port.toString()})`);
+    }
     Validations.of(this.securityGroup).acknowledge({
       id: 'AwsSolutions-EC23',
       reason:
@@ -332,6 +352,15 @@ export class GameServerFleet extends Construct {
         `the queues named ${this.replyQueuePrefix}* of this deployment, as room ids are only known at run time.`,
     });
     return role;
+  }
+
+  /** Spawn timing for Fargate and the ports each server may use (core/infra/config.ts), for every function. */
+  get limitsEnvironment(): Readonly<Record<string, string>> {
+    return {
+      CREATE_WAIT_S: String(ecsSpawnTiming.createWaitS),
+      DEFAULT_SPAWN_TIMEOUT_S: String(ecsSpawnTiming.defaultSpawnTimeoutS),
+      FLEET_GAME_PORTS: String(this.gamePorts.length),
+    };
   }
 
   /** What the spawner reads (core/infra/config.ts): cluster, task definition, network, controller container. */

@@ -1,0 +1,39 @@
+import { RequestInvalidError } from '../errors';
+import type { GameServerConfiguration } from './configuration';
+import type { GameServerConfigurationBody } from './schema';
+
+/**
+ * What this deployment's fleet can run: the deployed ECS fleet opens `maxPorts` game ports in
+ * its security group (`FLEET_GAME_PORTS`); a Fargate start takes far longer than a local
+ * process, so configurations that name no `spawnTimeoutS` get the fleet's default
+ * (docs/ecs-fleet.md "Spawn times").
+ */
+export interface FleetLimits {
+  readonly maxPorts: number;
+  readonly defaultSpawnTimeoutS: number;
+}
+
+/** A configuration as PUT, before the fleet fills its defaults. */
+export type ConfigurationRequest = Omit<GameServerConfigurationBody, 'spawnTimeoutS'> & {
+  readonly spawnTimeoutS?: number;
+};
+
+/**
+ * The stored configuration of a PUT (admin API or the local cloud's file), or a 400 naming the
+ * fleet's limit: a configuration the fleet cannot serve is refused when it is put, never when
+ * a player's room fails to start.
+ */
+export function configurationForFleet(
+  body: ConfigurationRequest,
+  identity: { readonly gameId: string; readonly version: string; readonly updatedAt: string },
+  fleet: FleetLimits,
+): GameServerConfiguration {
+  if (body.ports > fleet.maxPorts) {
+    throw new RequestInvalidError(
+      `This deployment's game servers can use at most ${fleet.maxPorts} ports (the fleet's security group opens ` +
+        `${fleet.maxPorts}); the configuration asks for ${body.ports}.`,
+      [{ field: 'body.ports', message: `must be at most ${fleet.maxPorts} on this fleet` }],
+    );
+  }
+  return { ...body, spawnTimeoutS: body.spawnTimeoutS ?? fleet.defaultSpawnTimeoutS, ...identity };
+}

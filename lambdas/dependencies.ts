@@ -19,8 +19,10 @@ import {
   type TokenVerifier,
 } from '../core/auth/tokens';
 import { GameConfigurationStore, type GameConfigurations } from '../core/gameservers/configuration-store';
-import { EcsSpawner } from '../core/gameservers/ecs-spawner';
+import { EcsSpawner, ecsTaskDefaults } from '../core/gameservers/ecs-spawner';
 import { ec2PublicIpLookup, ecsTaskLocator } from '../core/gameservers/ecs-task-address';
+import { ecsTaskDefinitions } from '../core/gameservers/ecs-task-definitions';
+import type { GameServerConfiguration } from '../core/gameservers/configuration';
 import type { ServerLocator } from '../core/gameservers/server-address';
 import { stsSidecarCredentials } from '../core/gameservers/sidecar-credentials';
 import type { SidecarPlatformSettings } from '../core/gameservers/sidecar-launch';
@@ -79,6 +81,11 @@ export interface Platform {
    * (deployed: the ECS task's public IPv4, found at `inited`).
    */
   readonly locateServer: ServerLocator;
+  /**
+   * What a configuration needs before rooms use it, at PUT: on ECS, a task definition revision
+   * for its image (core/gameservers/ecs-task-definitions.ts). Elsewhere nothing.
+   */
+  readonly prepareConfiguration: (configuration: GameServerConfiguration) => Promise<GameServerConfiguration>;
   /** Settings every sidecar gets; fails if the controller queue is not configured. */
   sidecarSettings(): SidecarPlatformSettings;
   /** Signs tokens the platform itself issues (game server and joined-player tokens; core/auth/token-model.ts). */
@@ -103,7 +110,7 @@ export interface Platform {
 /** The adapters that differ between the deployed stack, the local cloud and tests. */
 export interface PlatformOptions {
   /** Game servers as something other than ECS tasks (the local cloud's processes, a test's recorder). */
-  readonly spawner?: (platform: Omit<Platform, 'spawner' | 'locateServer'>) => Spawner;
+  readonly spawner?: (platform: Omit<Platform, 'spawner' | 'locateServer' | 'prepareConfiguration'>) => Spawner;
   /** Where players reach a game server, when not an ECS task's public IP (the local fleet's host). */
   readonly locateServer?: () => ServerLocator;
   /** Time other than the system's (a test moving expiries). */
@@ -235,6 +242,17 @@ function ecsLocator(settings: PlatformConfig): ServerLocator {
   );
 }
 
+/** The local fleet runs binaries, and without a deployed task definition there is nothing to register. */
+function configurationPreparer(settings: PlatformConfig): Platform['prepareConfiguration'] {
+  const { taskDefinition } = settings.ecs;
+  if (settings.spawner !== 'ecs' || !taskDefinition) return (configuration) => Promise.resolve(configuration);
+  return ecsTaskDefinitions(new ECSClient({ region: settings.region }), {
+    baseTaskDefinition: taskDefinition,
+    gameContainer: ecsTaskDefaults.gameContainer,
+    firstGamePort: ecsTaskDefaults.firstGamePort,
+  });
+}
+
 export function platform(): Platform {
   current ??= buildPlatform(config(), options);
   return current;
@@ -246,7 +264,7 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
   const table = settings.tableName;
   const tokens = platformTokens(settings);
   let verifyToken: TokenVerifier | undefined;
-  const base: Omit<Platform, 'spawner' | 'locateServer'> = {
+  const base: Omit<Platform, 'spawner' | 'locateServer' | 'prepareConfiguration'> = {
     config: settings,
     db,
     sqs: createSqsClient(settings),
@@ -289,7 +307,12 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
     newId: () => randomUUID(),
   };
   const spawner = chosen.spawner ? chosen.spawner(base) : ecsSpawner(settings, () => sidecarSettings(settings), base);
-  return { ...base, spawner, locateServer: chosen.locateServer ? chosen.locateServer() : ecsLocator(settings) };
+  return {
+    ...base,
+    spawner,
+    locateServer: chosen.locateServer ? chosen.locateServer() : ecsLocator(settings),
+    prepareConfiguration: configurationPreparer(settings),
+  };
 }
 
 /**

@@ -259,6 +259,8 @@ export class RoomkeeperStack extends Stack {
       routeFunctions.set(route.id, fn);
     }
     this.routeFunctions = routeFunctions;
+    // A configuration's own image runs on ECS: its PUT registers a task definition revision.
+    routeFunctions.get('putGameConfiguration')?.bindTaskDefinitions(this.fleet);
 
     // One consumer per queue (the `consumer` of its definition), fed by an event source
     // mapping; it replies to the per-task reply queues the sidecars own.

@@ -32,6 +32,9 @@ export interface EcsSpawnerSettings {
   readonly sidecarCredentials?: (roomId: string) => Promise<SidecarCredentials>;
 }
 
+/** The game container's name and first port when the settings name none (the fleet's contract). */
+export const ecsTaskDefaults = { gameContainer: 'game', firstGamePort: 7777 } as const;
+
 /** Where the controller binds and the game connects, on the task volume both containers mount. */
 export const taskSocketEndpoint = 'ipc:///zmq/game.sock';
 
@@ -49,7 +52,7 @@ export class EcsSpawner implements Spawner {
   ) {}
 
   async spawn(request: SpawnRequest): Promise<Placement> {
-    const first = this.settings.firstGamePort ?? 7777;
+    const first = this.settings.firstGamePort ?? ecsTaskDefaults.firstGamePort;
     const ports = Array.from({ length: request.configuration.ports }, (_, i) => first + i);
     const binary = request.configuration.binary ?? '/game/server';
     const [keys, credentials] = await Promise.all([
@@ -87,7 +90,8 @@ export class EcsSpawner implements Spawner {
       response = await this.ecs.send(
         new RunTaskCommand({
           cluster: this.settings.cluster,
-          taskDefinition: this.settings.taskDefinition,
+          // The configuration's own revision (its image and ports) when it has one.
+          taskDefinition: request.configuration.taskDefinition ?? this.settings.taskDefinition,
           launchType: 'FARGATE',
           count: 1,
           clientToken: request.roomId,
@@ -103,7 +107,7 @@ export class EcsSpawner implements Spawner {
             containerOverrides: [
               { name: this.settings.controllerContainer, environment },
               {
-                name: this.settings.gameContainer ?? 'game',
+                name: this.settings.gameContainer ?? ecsTaskDefaults.gameContainer,
                 command: gameCommandLine(binary, taskSocketEndpoint, ports, request.configuration.args),
                 environment: gameEnvironment,
               },

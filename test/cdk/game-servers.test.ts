@@ -5,6 +5,7 @@ import type { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { mockClient } from 'aws-sdk-client-mock';
 import { controllerDockerfile, ecsSpawnTiming, fleetContract } from '../../cdk/lib/constructs/game-server-fleet';
+import type { ProjectFunction } from '../../cdk/lib/constructs/project-function';
 import { addRoomkeeper, gameImagePlaceholder } from '../../cdk/lib/roomkeeper-app';
 import { replyQueuePrefix, sweeperEntry, type RoomkeeperStack } from '../../cdk/lib/roomkeeper-stack';
 import type { GameServerConfiguration } from '../../core/gameservers/configuration';
@@ -265,11 +266,17 @@ describe('createRoom: starts game server tasks', () => {
     expect(stop[0]!.condition).toEqual({ ArnEquals: { 'ecs:cluster': clusterArn() } });
   });
 
-  it('no other function may start tasks or pass a role', () => {
-    const policy = stack.getLogicalId(createRoom().role.node.findChild('DefaultPolicy').node.defaultChild as never);
+  it('no other function may start tasks or pass a role (but the configuration PUT, which registers task definitions)', () => {
+    const policyOf = (fn: ProjectFunction) =>
+      stack.getLogicalId(fn.role.node.findChild('DefaultPolicy').node.defaultChild as never);
+    const [policy, putConfiguration] = [createRoom(), stack.routeFunctions.get('putGameConfiguration')!].map(policyOf);
     const elsewhere = identityStatements(template).filter(
       (s) =>
-        s.owner !== policy && s.actions.some((a) => ['ecs:RunTask', 'iam:PassRole', 'ecs:TagResource'].includes(a)),
+        s.owner !== policy &&
+        s.actions.some(
+          (a) =>
+            ['ecs:RunTask', 'ecs:TagResource'].includes(a) || (a === 'iam:PassRole' && s.owner !== putConfiguration),
+        ),
     );
     expect(elsewhere).toEqual([]);
   });
@@ -485,6 +492,38 @@ describe('room sweeper', () => {
     expect(config.queueUrls.controllerRequests).toBe(`\${${idOf(stack.queues.controllerRequests.queue)}}`);
     expect(config.sweepIntervalS).toBe(60);
     expect(config.heartbeatTimeoutS).toBe(10);
+  });
+});
+
+describe('configuration PUT: a task definition per configuration (issue 10, point 5)', () => {
+  const putConfiguration = () => stack.routeFunctions.get('putGameConfiguration')!;
+
+  it('may describe and register task definitions, and pass exactly the execution role to ECS tasks', () => {
+    const statements = statementsOf(template, stack, putConfiguration());
+    const register = withAction(statements, 'ecs:RegisterTaskDefinition');
+    expect(register).toHaveLength(1);
+    expect(register[0]!.actions.filter((a) => a.startsWith('ecs:')).sort()).toEqual([
+      'ecs:DescribeTaskDefinition',
+      'ecs:RegisterTaskDefinition',
+    ]);
+    const passRole = withAction(statements, 'iam:PassRole');
+    expect(passRole).toHaveLength(1);
+    expect(passRole[0]!.resources.map(render)).toEqual([render(taskDefinition().ExecutionRoleArn)]);
+    expect(passRole[0]!.condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } });
+    // It registers; it never runs tasks.
+    expect(withAction(statements, 'ecs:RunTask')).toEqual([]);
+  });
+
+  it('knows the template revision (ECS_TASK_DEFINITION), and no other function may register', () => {
+    const config = parseConfig(renderedEnvironment(template, logicalId(stack, putConfiguration())));
+    expect(config.ecs.taskDefinition).toBe(`\${${idOf(stack.fleet.taskDefinition)}}`);
+    const policy = stack.getLogicalId(
+      putConfiguration().role.node.findChild('DefaultPolicy').node.defaultChild as never,
+    );
+    const elsewhere = identityStatements(template).filter(
+      (s) => s.owner !== policy && s.actions.some((a) => a.endsWith('TaskDefinition')),
+    );
+    expect(elsewhere).toEqual([]);
   });
 });
 

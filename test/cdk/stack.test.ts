@@ -327,6 +327,9 @@ describe('IAM (RELIABILITY.md item 14)', () => {
     expect([...new Set(others.flatMap((s) => s.actions))].sort()).toEqual([
       // A task's public IPv4 (issue 10, point 1): the controller consumer only (test/cdk/game-servers.test.ts).
       'ec2:DescribeNetworkInterfaces',
+      // A configuration's task definition (issue 10, point 5): the configuration PUT only.
+      'ecs:DescribeTaskDefinition',
+      'ecs:RegisterTaskDefinition',
       'xray:PutTelemetryRecords',
       'xray:PutTraceSegments',
     ]);

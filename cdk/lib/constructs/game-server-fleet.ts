@@ -376,6 +376,35 @@ export class GameServerFleet extends Construct {
   }
 
   /**
+   * May register a task definition revision per configuration (core/gameservers/ecs-task-definitions.ts):
+   * ecs:DescribeTaskDefinition and ecs:RegisterTaskDefinition (neither supports resource-level
+   * permissions), and iam:PassRole on exactly the execution role, to ECS tasks only (the
+   * revisions keep it; tasks have no task role). Sets ECS_TASK_DEFINITION, the template revision.
+   */
+  grantTaskDefinitions(role: iam.Role): Readonly<Record<string, string>> {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['ecs:DescribeTaskDefinition', 'ecs:RegisterTaskDefinition'],
+        resources: ['*'],
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [this.executionRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
+      }),
+    );
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'ecs:DescribeTaskDefinition and ecs:RegisterTaskDefinition support no resource-level permissions; the ' +
+        "revisions registered copy the fleet's task definition and may only pass its execution role.",
+    });
+    return { [env.taskDefinition]: this.taskDefinition.taskDefinitionArn };
+  }
+
+  /**
    * May find where players reach a task (core/gameservers/ecs-task-address.ts): ecs:DescribeTasks
    * on tasks of this cluster, and ec2:DescribeNetworkInterfaces (for the task ENI's public IPv4),
    * which supports no resource-level permissions. Sets ECS_CLUSTER.

@@ -228,6 +228,14 @@ export class ProjectFunction extends Construct {
     return this;
   }
 
+  /** May register a task definition revision per configuration (its own image and ports). */
+  bindTaskDefinitions(fleet: GameServerFleet): this {
+    for (const [name, value] of Object.entries(fleet.grantTaskDefinitions(this.role))) {
+      this.function.addEnvironment(name, value);
+    }
+    return this;
+  }
+
   /** May find a game server task's public IPv4 (at `inited`: a room is ready to players only with it). */
   bindServerLookup(fleet: GameServerFleet): this {
     for (const [name, value] of Object.entries(fleet.grantServerLookup(this.role)))

@@ -7,8 +7,11 @@ import { gameVersionParamsSchema } from './params';
 export const handler = httpHandler(
   { auth: { scope: 'admin' }, params: gameVersionParamsSchema, body: gameServerConfigurationBodySchema },
   async ({ params, body }) => {
-    const { gameConfigurations, now, config } = platform();
-    const configuration = configurationForFleet(body, { ...params, updatedAt: now().toISOString() }, config.fleet);
+    const { gameConfigurations, now, config, prepareConfiguration } = platform();
+    // Refused before anything is registered or stored; then ECS gets the configuration's task definition.
+    const configuration = await prepareConfiguration(
+      configurationForFleet(body, { ...params, updatedAt: now().toISOString() }, config.fleet),
+    );
     await gameConfigurations.put(configuration);
     return { status: 200, body: { configuration } };
   },

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ECSClient, RunTaskCommand, type RunTaskCommandInput } from '@aws-sdk/client-ecs';
 import type { App } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { mockClient } from 'aws-sdk-client-mock';
 import { controllerDockerfile, ecsSpawnTiming, fleetContract } from '../../cdk/lib/constructs/game-server-fleet';
@@ -587,9 +588,11 @@ describe('network', () => {
 });
 
 describe('context: gameImage and gamePorts', () => {
-  it('-c gameImage=<private ECR image> -c gamePorts=6: the image, its pull permission, ports and open range', () => {
+  it('-c gameImage=<private ECR image> -c gamePorts=6 (+ gameServerEgress): the image, its pull permission, ports, open range, capacity and egress', () => {
     const image = '123456789012.dkr.ecr.eu-west-1.amazonaws.com/studio/arena:1.2.0';
-    const custom = addRoomkeeper(newApp({ stage: 'custom', ...auth, gameImage: image, gamePorts: '6' }));
+    const custom = addRoomkeeper(newApp({ stage: 'custom', ...auth, gameImage: image, gamePorts: '6' }), {
+      gameServerEgress: [ec2.Port.udp(3478)],
+    });
     const stderr = jest.spyOn(console, 'error');
     const customTemplate = Template.fromStack(custom);
     // No warning at all: neither the placeholder nor CDK's "ECR image without pull policy".
@@ -618,6 +621,18 @@ describe('context: gameImage and gamePorts', () => {
       ]),
     });
     expect(Annotations.fromStack(custom).findWarning('*', Match.stringLikeRegexp('No gameImage'))).toEqual([]);
+    // Issue 10, point 5: configurations are refused beyond the 6 ports this fleet opens; games get their extra egress.
+    const createRoomId = custom.getLogicalId(
+      custom.routeFunctions.get('createRoom')!.function.node.defaultChild as never,
+    );
+    expect(parseConfig(renderedEnvironment(customTemplate, createRoomId)).fleet.maxPorts).toBe(6);
+    const group = Object.values(customTemplate.findResources('AWS::EC2::SecurityGroup')).find((g) =>
+      JSON.stringify(g.Properties.GroupDescription).includes('game servers'),
+    )!;
+    expect(group.Properties.SecurityGroupEgress).toEqual([
+      expect.objectContaining({ CidrIp: '0.0.0.0/0', IpProtocol: 'tcp', FromPort: 443, ToPort: 443 }),
+      expect.objectContaining({ CidrIp: '0.0.0.0/0', IpProtocol: 'udp', FromPort: 3478, ToPort: 3478 }),
+    ]);
   });
 
   it.each(['0', '17', 'four', 2.5])('refuses gamePorts=%p', (ports) => {

@@ -15,6 +15,7 @@ import { hashRegistrationKey } from '../reservations/keys';
 import type { SessionStore } from '../sessions/store';
 import { isLive, type Room, type RoomSettings } from '../rooms/model';
 import type { RoomStore } from '../rooms/store';
+import { ServerAddressPendingError } from './errors';
 import { playerAddress, readinessOf, type ServerLocator } from './server-address';
 
 export interface ControllerEventDependencies {
@@ -100,12 +101,10 @@ async function inited(request: RpcRequest, deps: ControllerEventDependencies, no
     const readiness = readinessOf(found, playerAddress(found) ? undefined : await deps.locateServer(found), now);
     if (readiness.ready) address = readiness.address;
     else if (readiness.retry) {
-      // Players could not reach the server yet: the room stays spawning, and the game's next
-      // `inited` (it retries -32004) finds the address once the task's interface has it.
-      return fail(
-        rpcErrorCodes.platformTimeout,
-        "The game server's public address is not known yet; call inited again.",
-      );
+      // Players could not reach the server yet: the room stays spawning. No answer (the sidecar
+      // takes any answered error as a refusal and ends the game): the message is handed back
+      // and redelivered, and on its last delivery the room fails like any poison message.
+      throw new ServerAddressPendingError(request.roomId);
     }
   }
   // No address (not spawning, or past the deadline): the write below cannot apply, and the

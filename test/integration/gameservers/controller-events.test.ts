@@ -184,15 +184,43 @@ describe('inited', () => {
     expect(await rooms.get(room.roomId)).toEqual(before);
   });
 
-  it('a room whose address is not known yet stays spawning: inited is answered -32004 (retry), players see no ready room', async () => {
+  it('a room whose address is not known yet stays spawning: inited is handed back unanswered, and the redelivery readies it once the address is known', async () => {
+    let located: string | undefined;
+    configurePlatform({ locateServer: () => () => Promise.resolve(located) });
+    try {
+      const { room } = await spawningRoomWithCreator({ host: 'pending' });
+      const request = rpc(room.roomId, 'inited', { settings: { map: 'desert' } });
+      const first = await deliver(request);
+      // Not answered (the sidecar would take an error as a refusal and end the game): retried.
+      expect(first.batchItemFailures).toHaveLength(1);
+      const stored = await rooms.get(room.roomId);
+      expect([stored.state, stored.address, stored.settings]).toEqual(['spawning', undefined, aRoom().settings]);
+
+      located = '203.0.113.7';
+      const second = await deliverAttempt(2, request);
+      expect(second.batchItemFailures).toEqual([]);
+      const [answer] = await replies(1);
+      expect(answer?.type === 'reply' && answer.result).toEqual({ status: 'OK' });
+      expect(await rooms.get(room.roomId)).toMatchObject({
+        state: 'ready',
+        address: '203.0.113.7',
+        settings: { map: 'desert' },
+      });
+    } finally {
+      configurePlatform({ locateServer: undefined });
+    }
+  });
+
+  it('an address never found fails the room on the last delivery, never readies it', async () => {
     configurePlatform({ locateServer: () => () => Promise.resolve(undefined) });
     try {
       const { room } = await spawningRoomWithCreator({ host: 'pending' });
-      await deliver(rpc(room.roomId, 'inited', { settings: { map: 'desert' } }));
+      const { maxReceiveCount } = queueDefinitions.controllerRequests.deadLetter;
+      const outcome = await deliverAttempt(maxReceiveCount, rpc(room.roomId, 'inited', {}));
+      expect(outcome.batchItemFailures).toHaveLength(1);
       const [answer] = await replies(1);
-      expect(answer?.type === 'reply' && answer.error?.code).toBe(rpcErrorCodes.platformTimeout);
-      const stored = await rooms.get(room.roomId);
-      expect([stored.state, stored.address, stored.settings]).toEqual(['spawning', undefined, aRoom().settings]);
+      expect(answer?.type === 'reply' && answer.error?.code).toBe(rpcErrorCodes.roomClosed);
+      expect(await rooms.get(room.roomId)).toMatchObject({ state: 'failed', failureReason: 'platform-error' });
     } finally {
       configurePlatform({ locateServer: undefined });
     }

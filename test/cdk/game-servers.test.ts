@@ -539,7 +539,8 @@ describe('spawn timing and port capacity (issue 10, points 4 and 5)', () => {
       expect([id, config.createWaitS, config.fleet]).toEqual([
         id,
         ecsSpawnTiming.createWaitS,
-        { maxPorts: defaultPorts, defaultSpawnTimeoutS: ecsSpawnTiming.defaultSpawnTimeoutS },
+        // A public game image: no private ECR repository to pull from (configurations' images are checked).
+        { maxPorts: defaultPorts, defaultSpawnTimeoutS: ecsSpawnTiming.defaultSpawnTimeoutS, ecrRepositories: [] },
       ]);
     }
     const open = openIngress();
@@ -625,7 +626,11 @@ describe('context: gameImage and gamePorts', () => {
     const createRoomId = custom.getLogicalId(
       custom.routeFunctions.get('createRoom')!.function.node.defaultChild as never,
     );
-    expect(parseConfig(renderedEnvironment(customTemplate, createRoomId)).fleet.maxPorts).toBe(6);
+    expect(parseConfig(renderedEnvironment(customTemplate, createRoomId)).fleet).toMatchObject({
+      maxPorts: 6,
+      // The repository the execution role may pull from: configurations' private images must be in it.
+      ecrRepositories: ['123456789012.dkr.ecr.eu-west-1.amazonaws.com/studio/arena'],
+    });
     const group = Object.values(customTemplate.findResources('AWS::EC2::SecurityGroup')).find((g) =>
       JSON.stringify(g.Properties.GroupDescription).includes('game servers'),
     )!;

@@ -9,6 +9,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { repoRoot } from '../paths';
+import { ecrRepositoryOf } from '../../../core/gameservers/fleet-fit';
 import type { ProjectQueue } from './project-queue';
 
 /**
@@ -118,6 +119,8 @@ export class GameServerFleet extends Construct {
   readonly gamePorts: readonly number[];
   readonly clusterName: string;
   readonly family: string;
+  /** Private ECR repositories the execution role may pull (the game image's): configurations' images must be in one, or public. */
+  readonly pullableRepositories: string[] = [];
 
   constructor(scope: Construct, id: string, props: GameServerFleetProps) {
     super(scope, id);
@@ -274,6 +277,8 @@ export class GameServerFleet extends Construct {
    * (a public registry).
    */
   private gameImage(name: string): ecs.ContainerImage {
+    const pullable = ecrRepositoryOf(name);
+    if (pullable) this.pullableRepositories.push(pullable);
     const match =
       /^(\d{12})\.dkr\.ecr\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?\/([a-z0-9._/-]+?)(?::([\w][\w.-]{0,127})|@(sha256:[a-f0-9]{64}))?$/.exec(
         name,
@@ -360,6 +365,7 @@ export class GameServerFleet extends Construct {
       CREATE_WAIT_S: String(ecsSpawnTiming.createWaitS),
       DEFAULT_SPAWN_TIMEOUT_S: String(ecsSpawnTiming.defaultSpawnTimeoutS),
       FLEET_GAME_PORTS: String(this.gamePorts.length),
+      FLEET_ECR_REPOSITORIES: this.pullableRepositories.join(','),
     };
   }
 

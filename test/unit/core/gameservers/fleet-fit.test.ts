@@ -32,3 +32,36 @@ describe('configurations against the fleet', () => {
     });
   });
 });
+
+describe("configuration images against the fleet's pull permissions (ECS)", () => {
+  const pulling = { ...ecsFleet, ecrRepositories: ['123456789012.dkr.ecr.eu-west-1.amazonaws.com/studio/arena'] };
+
+  it('accepts public images and any tag or digest of a repository the fleet may pull', () => {
+    for (const image of [
+      'public.ecr.aws/studio/arena:2',
+      'docker.io/library/nginx:1',
+      '123456789012.dkr.ecr.eu-west-1.amazonaws.com/studio/arena:2.0.0',
+      `123456789012.dkr.ecr.eu-west-1.amazonaws.com/studio/arena@sha256:${'a'.repeat(64)}`,
+    ]) {
+      expect(configurationForFleet(body({ image }), identity, pulling).image).toBe(image);
+    }
+  });
+
+  it('refuses a private ECR image of another repository with a 400 naming body.image and the repositories it may pull', () => {
+    const attempt = () =>
+      configurationForFleet(
+        body({ image: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/studio/other:1' }),
+        identity,
+        pulling,
+      );
+    expect(attempt).toThrow(RequestInvalidError);
+    expect(attempt).toThrow(
+      /private ECR repositories: 123456789012\.dkr\.ecr\.eu-west-1\.amazonaws\.com\/studio\/arena; .*studio\/other is not one of them/,
+    );
+  });
+
+  it('checks nothing where the fleet declares no repositories (the local fleet)', () => {
+    const image = '123456789012.dkr.ecr.eu-west-1.amazonaws.com/studio/other:1';
+    expect(configurationForFleet(body({ image }), identity, ecsFleet).image).toBe(image);
+  });
+});

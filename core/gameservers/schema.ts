@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { scopeListSchema } from '../auth/schema';
 import { privilegedScopes } from '../auth/token-model';
-import { storableJsonObjectSchema } from '../protocol/storable-json';
+import { reservedJsonKeys, storableJsonObjectSchema } from '../protocol/storable-json';
 
 export const gameIdSchema = z
   .string()
@@ -15,7 +15,11 @@ export const gameVersionSchema = z
   .max(64)
   .regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, _ . or -');
 
-const environmentName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a valid environment variable name');
+const environmentName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a valid environment variable name')
+  // Valid names, but an object's prototype machinery: refused as in every client-named key.
+  .refine((name) => !reservedJsonKeys.has(name), { message: 'is a reserved key name' });
 
 /**
  * A game server configuration (API.md): how to start one version of a game. Rooms are

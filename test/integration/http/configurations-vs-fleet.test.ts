@@ -8,7 +8,11 @@ let api: TestApi;
 let admin: string;
 
 beforeAll(async () => {
-  api = await startTestApi({ FLEET_GAME_PORTS: '4', DEFAULT_SPAWN_TIMEOUT_S: '120' });
+  api = await startTestApi({
+    FLEET_GAME_PORTS: '4',
+    DEFAULT_SPAWN_TIMEOUT_S: '120',
+    FLEET_ECR_REPOSITORIES: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/studio/arena',
+  });
   admin = await api.platform.token('ops', ['admin']);
 });
 afterAll(() => api.close());
@@ -26,6 +30,20 @@ describe('configurations against the fleet', () => {
       { field: 'body.ports', message: 'must be at most 4 on this fleet' },
     ]);
     expect((await api.call('GET', path, { token: admin })).status).toBe(404);
+  });
+
+  it('refuses a private ECR image the fleet cannot pull with 400 naming body.image; accepts its own repository', async () => {
+    const other = await api.call('PUT', path, {
+      token: admin,
+      body: { ...valid, image: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/studio/other:1' },
+    });
+    expect([other.status, other.body.error.details.fields[0].field]).toEqual([400, 'body.image']);
+    expect(other.body.error.message).toMatch(/studio\/other is not one of them/);
+    const own = await api.call('PUT', path, {
+      token: admin,
+      body: { ...valid, image: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/studio/arena:2.0.0' },
+    });
+    expect(own.status).toBe(200);
   });
 
   it("accepts the fleet's own capacity", async () => {

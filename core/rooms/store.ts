@@ -111,8 +111,8 @@ export class RoomStore {
   }
 
   /**
-   * spawning → ready, once, with the address players reach. `inited` settings replace the room's. The request id is kept so
-   * a redelivered `inited` can be told apart from a second one.
+   * spawning → ready, once, with the address players reach. `inited` settings replace the
+   * room's. The request id is kept so a redelivered `inited` can be told apart from a second one.
    */
   async markReady(
     roomId: string,

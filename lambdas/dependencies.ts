@@ -19,8 +19,12 @@ import {
   type TokenVerifier,
 } from '../core/auth/tokens';
 import { GameConfigurationStore, type GameConfigurations } from '../core/gameservers/configuration-store';
-import { EcsSpawner } from '../core/gameservers/ecs-spawner';
+import { EcsSpawner, ecsTaskDefaults } from '../core/gameservers/ecs-spawner';
 import { ThrottledSpawner } from '../core/gameservers/throttled-spawner';
+import { ec2PublicIpLookup, ecsTaskLocator } from '../core/gameservers/ecs-task-address';
+import { ecsTaskDefinitions } from '../core/gameservers/ecs-task-definitions';
+import type { GameServerConfiguration } from '../core/gameservers/configuration';
+import type { ServerLocator } from '../core/gameservers/server-address';
 import { stsSidecarCredentials } from '../core/gameservers/sidecar-credentials';
 import type { SidecarPlatformSettings } from '../core/gameservers/sidecar-launch';
 import type { Spawner } from '../core/gameservers/spawner';
@@ -77,6 +81,16 @@ export interface Platform {
   readonly spawner: Spawner;
   /** Running-server caps and the per-room cost bounds (docs/cost-bounds.md). */
   readonly costs: RoomCosts;
+  /**
+   * The address players reach, for rooms whose spawner did not know it at spawn time
+   * (deployed: the ECS task's public IPv4, found at `inited`).
+   */
+  readonly locateServer: ServerLocator;
+  /**
+   * What a configuration needs before rooms use it, at PUT: on ECS, a task definition revision
+   * for its image (core/gameservers/ecs-task-definitions.ts). Elsewhere nothing.
+   */
+  readonly prepareConfiguration: (configuration: GameServerConfiguration) => Promise<GameServerConfiguration>;
   /** Settings every sidecar gets; fails if the controller queue is not configured. */
   sidecarSettings(): SidecarPlatformSettings;
   /** Signs tokens the platform itself issues (game server and joined-player tokens; core/auth/token-model.ts). */
@@ -101,7 +115,9 @@ export interface Platform {
 /** The adapters that differ between the deployed stack, the local cloud and tests. */
 export interface PlatformOptions {
   /** Game servers as something other than ECS tasks (the local cloud's processes, a test's recorder). */
-  readonly spawner?: (platform: Omit<Platform, 'spawner'>) => Spawner;
+  readonly spawner?: (platform: Omit<Platform, 'spawner' | 'locateServer' | 'prepareConfiguration'>) => Spawner;
+  /** Where players reach a game server, when not an ECS task's public IP (the local fleet's host). */
+  readonly locateServer?: () => ServerLocator;
   /** Time other than the system's (a test moving expiries). */
   readonly clock?: Clock;
 }
@@ -218,6 +234,33 @@ function ecsSpawner(
   return new ThrottledSpawner(ecs, { clock });
 }
 
+/**
+ * Deployed: DescribeTasks → the task's ENI → DescribeNetworkInterfaces → its public IPv4.
+ * Without a cluster (tests with their own spawner) nothing is located: rooms become ready
+ * with the address their placement already has, or not at all.
+ */
+function ecsLocator(settings: PlatformConfig): ServerLocator {
+  const { cluster } = settings.ecs;
+  if (!cluster) return () => Promise.resolve(undefined);
+  const ecs = new ECSClient({ region: settings.region });
+  return ecsTaskLocator(
+    ecs,
+    cluster,
+    ec2PublicIpLookup({ region: settings.region, credentials: () => ecs.config.credentials() }),
+  );
+}
+
+/** The local fleet runs binaries, and without a deployed task definition there is nothing to register. */
+function configurationPreparer(settings: PlatformConfig): Platform['prepareConfiguration'] {
+  const { taskDefinition } = settings.ecs;
+  if (settings.spawner !== 'ecs' || !taskDefinition) return (configuration) => Promise.resolve(configuration);
+  return ecsTaskDefinitions(new ECSClient({ region: settings.region }), {
+    baseTaskDefinition: taskDefinition,
+    gameContainer: ecsTaskDefaults.gameContainer,
+    firstGamePort: ecsTaskDefaults.firstGamePort,
+  });
+}
+
 export function platform(): Platform {
   current ??= buildPlatform(config(), options);
   return current;
@@ -229,7 +272,7 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
   const table = settings.tableName;
   const tokens = platformTokens(settings);
   let verifyToken: TokenVerifier | undefined;
-  const base: Omit<Platform, 'spawner'> = {
+  const base: Omit<Platform, 'spawner' | 'locateServer' | 'prepareConfiguration'> = {
     config: settings,
     db,
     sqs: createSqsClient(settings),
@@ -275,7 +318,12 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
   const spawner = chosen.spawner
     ? chosen.spawner(base)
     : ecsSpawner(settings, () => sidecarSettings(settings), base, clock);
-  return { ...base, spawner };
+  return {
+    ...base,
+    spawner,
+    locateServer: chosen.locateServer ? chosen.locateServer() : ecsLocator(settings),
+    prepareConfiguration: configurationPreparer(settings),
+  };
 }
 
 /**

@@ -15,6 +15,7 @@ import { routes } from '../lambdas/http/routes';
 import { configurePlatform, platform, resetPlatform } from '../lambdas/dependencies';
 import { sweep } from '../lambdas/schedule/room-sweeper';
 import { bundle } from '../containers/build';
+import { configurationForFleet } from '../core/gameservers/fleet-fit';
 import { LocalFleet } from './fleet';
 import { startApiGateway, type LocalApiGateway } from './api-gateway';
 import { loadLocalConfigFile, type LocalConfigFile } from './config-file';
@@ -208,6 +209,8 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
         });
         return fleet;
       },
+      // The fleet's processes listen on this machine: known before any of them starts.
+      locateServer: () => () => Promise.resolve(fleet?.host),
     });
     const localFleet = platform().spawner as LocalFleet;
     started.push({ stop: () => localFleet.stopAll() });
@@ -222,12 +225,13 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
 
     const installGames = async () => {
       for (const game of fileConfig.games) {
-        await platform().gameConfigurations.put({
-          ...game.configuration,
-          gameId: game.gameId,
-          version: game.version,
-          updatedAt: platform().now().toISOString(),
-        });
+        await platform().gameConfigurations.put(
+          configurationForFleet(
+            game.configuration,
+            { gameId: game.gameId, version: game.version, updatedAt: platform().now().toISOString() },
+            platform().config.fleet,
+          ),
+        );
       }
     };
     // After the games: a dedicated template must name a configuration that exists.

@@ -55,6 +55,11 @@ export class LocalFleet implements Spawner {
     this.portPool = settings.portPool ?? new PortPool();
   }
 
+  /** Where players reach this fleet's game servers. */
+  get host(): string {
+    return this.settings.host ?? '127.0.0.1';
+  }
+
   get running(): number {
     return this.tasks.size;
   }
@@ -124,7 +129,7 @@ export class LocalFleet implements Spawner {
       });
     });
     this.tasks.set(taskId, { roomId: request.roomId, child, ports, exited, startedAt: new Date() });
-    return { taskId, host: this.settings.host ?? '127.0.0.1', ports };
+    return { taskId, host: this.host, ports };
   }
 
   async stop(taskId: string, reason: string): Promise<void> {

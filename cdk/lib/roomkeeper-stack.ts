@@ -11,6 +11,7 @@ import {
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -59,6 +60,8 @@ export interface RoomkeeperStackProps extends StackProps {
   readonly monthlyBudgetUsd?: number;
   /** Empty-room grace, lifetime, running-server caps (docs/cost-bounds.md). @default core/infra/config.ts */
   readonly costBounds?: CostBoundSettings;
+  /** Egress game servers need beyond HTTPS (docs/ecs-fleet.md "Configurations and the fleet"). @default none */
+  readonly gameServerEgress?: readonly ec2.Port[];
 }
 
 /** Name prefix of the reply queues controller sidecars create: `roomkeeper-prod-reply-`. */
@@ -168,6 +171,7 @@ export class RoomkeeperStack extends Stack {
       replyQueuePrefix: replyPrefix,
       gameImage: props.gameImage,
       gamePorts: props.gamePorts ?? 4,
+      extraEgress: props.gameServerEgress,
       logRetention,
     });
 
@@ -283,6 +287,8 @@ export class RoomkeeperStack extends Stack {
     }
     this.routeFunctions = routeFunctions;
     if (Object.keys(routeSettings).length > 0) (stage.node.defaultChild as CfnStage).routeSettings = routeSettings;
+    // A configuration's own image runs on ECS: its PUT registers a task definition revision.
+    routeFunctions.get('putGameConfiguration')?.bindTaskDefinitions(this.fleet);
 
     // One consumer per queue (the `consumer` of its definition), fed by an event source
     // mapping; it replies to the per-task reply queues the sidecars own.
@@ -304,6 +310,8 @@ export class RoomkeeperStack extends Stack {
       bindNeeds(consumers[queueId], queue.definition.needs);
     }
     this.consumers = consumers;
+    // `inited` makes a room ready only with the address players reach: the task's public IPv4.
+    consumers.controllerRequests.bindServerLookup(this.fleet);
 
     // Fails rooms whose server stopped reporting or never came up, and stops their tasks.
     // It finds live rooms through the sweeper index (gsi3), never a Scan. Overlapping or skipped runs are harmless
@@ -338,6 +346,11 @@ export class RoomkeeperStack extends Stack {
         new targets.LambdaFunction(this.sweeper.function, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
       ],
     });
+
+    // Fargate's start times and the fleet's ports, for every function (docs/ecs-fleet.md).
+    for (const fn of this.node.findAll().filter((c): c is ProjectFunction => c instanceof ProjectFunction)) {
+      fn.bindFleetLimits(this.fleet);
+    }
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });

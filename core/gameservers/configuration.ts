@@ -2,6 +2,13 @@ import type { GameServerConfigurationBody } from './schema';
 
 /** A stored game server configuration: one version of one game, and how to run it. */
 export interface GameServerConfiguration extends GameServerConfigurationBody {
+  /** Always set once stored: the body's, or the fleet's default (core/gameservers/fleet-fit.ts). */
+  readonly spawnTimeoutS: number;
+  /**
+   * ECS: the task definition revision registered for this configuration's `image` and ports
+   * (core/gameservers/ecs-task-definitions.ts). Absent: the deployment's task definition.
+   */
+  readonly taskDefinition?: string;
   readonly gameId: string;
   readonly version: string;
   readonly updatedAt: string;

@@ -17,6 +17,8 @@ import type { SessionStore } from '../sessions/store';
 import { isLive, type Room, type RoomSettings } from '../rooms/model';
 import type { RoomStore } from '../rooms/store';
 import type { ServerSlots } from './server-slot-store';
+import { ServerAddressPendingError } from './errors';
+import { playerAddress, readinessOf, type ServerLocator } from './server-address';
 
 export interface ControllerEventDependencies {
   readonly rooms: RoomStore;
@@ -28,6 +30,8 @@ export interface ControllerEventDependencies {
   readonly reply: (replyTo: string, reply: ControllerReply) => Promise<void>;
   /** Fresh AWS credentials scoped to one room's queues; absent where sidecars need none (local). */
   readonly sidecarCredentials?: (roomId: string) => Promise<SidecarCredentials>;
+  /** The address players reach, for a room whose spawner did not know it (deployed: the task's public IP). */
+  readonly locateServer: ServerLocator;
   readonly now: () => Date;
   /** Running-server caps: a server that exited gives its slot back at once (docs/cost-bounds.md). */
   readonly slots?: Pick<ServerSlots, 'release'>;
@@ -100,9 +104,25 @@ async function applyRpc(request: RpcRequest, deps: ControllerEventDependencies, 
 async function inited(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
   const params = checkRpcParams(gameMethods.inited.params, request.params ?? {});
   if ('message' in params) return fail(rpcErrorCodes.invalidParams, params.message);
+  const found = await deps.rooms.find(request.roomId);
+  if (!found) return fail(rpcErrorCodes.roomClosed, 'Unknown room.');
+  let address: string | undefined;
+  if (found.state === 'spawning') {
+    const readiness = readinessOf(found, playerAddress(found) ? undefined : await deps.locateServer(found), now);
+    if (readiness.ready) address = readiness.address;
+    else if (readiness.retry) {
+      // Players could not reach the server yet: the room stays spawning. No answer (the sidecar
+      // takes any answered error as a refusal and ends the game): the message is handed back
+      // and redelivered, and on its last delivery the room fails like any poison message.
+      throw new ServerAddressPendingError(request.roomId);
+    }
+  }
+  // No address (not spawning, or past the deadline): the write below cannot apply, and the
+  // answers after it say why.
   const change = await deps.rooms.markReady(request.roomId, {
     settings: params.data.settings,
     initedBy: request.correlationId,
+    address: address ?? '',
     now,
   });
   if (change.applied || change.room?.initedBy === request.correlationId) return { result: { status: 'OK' } };

@@ -12,6 +12,7 @@ import {
 import { launchOnlyVariables } from './task-overrides';
 import { listRoomTasks } from './ecs-fleet-listing';
 import type { RunningServer, SpawnRequest, Spawner } from './spawner';
+import { unknownHost } from './server-address';
 
 export interface EcsSpawnerSettings {
   readonly cluster: string;
@@ -33,6 +34,9 @@ export interface EcsSpawnerSettings {
   readonly sidecarCredentials?: (roomId: string) => Promise<SidecarCredentials>;
 }
 
+/** The game container's name and first port when the settings name none (the fleet's contract). */
+export const ecsTaskDefaults = { gameContainer: 'game', firstGamePort: 7777 } as const;
+
 /** Where the controller binds and the game connects, on the task volume both containers mount. */
 export const taskSocketEndpoint = 'ipc:///zmq/game.sock';
 
@@ -50,7 +54,7 @@ export class EcsSpawner implements Spawner {
   ) {}
 
   async spawn(request: SpawnRequest): Promise<Placement> {
-    const first = this.settings.firstGamePort ?? 7777;
+    const first = this.settings.firstGamePort ?? ecsTaskDefaults.firstGamePort;
     const ports = Array.from({ length: request.configuration.ports }, (_, i) => first + i);
     const binary = request.configuration.binary ?? '/game/server';
     const [keys, credentials] = await Promise.all([
@@ -90,7 +94,8 @@ export class EcsSpawner implements Spawner {
       response = await this.ecs.send(
         new RunTaskCommand({
           cluster: this.settings.cluster,
-          taskDefinition: this.settings.taskDefinition,
+          // The configuration's own revision (its image and ports) when it has one.
+          taskDefinition: request.configuration.taskDefinition ?? this.settings.taskDefinition,
           launchType: 'FARGATE',
           count: 1,
           clientToken: request.roomId,
@@ -106,7 +111,7 @@ export class EcsSpawner implements Spawner {
             containerOverrides: [
               { name: this.settings.controllerContainer, environment },
               {
-                name: this.settings.gameContainer ?? 'game',
+                name: this.settings.gameContainer ?? ecsTaskDefaults.gameContainer,
                 command: gameCommandLine(binary, taskSocketEndpoint, ports, request.configuration.args),
                 environment: gameEnvironment,
               },
@@ -129,11 +134,9 @@ export class EcsSpawner implements Spawner {
         throw new NoHealthyHostError(`No capacity for a game server task (${reason}).`);
       throw new SpawnFailedError(`ECS could not start the game server task (${reason}).`);
     }
-    const task = response.tasks[0];
-    const address = task.attachments
-      ?.flatMap((a) => a.details ?? [])
-      .find((d) => d.name === 'privateIPv4Address')?.value;
-    return { taskId: task.taskArn ?? '', host: address ?? 'pending', ports };
+    // The public IP is not known yet (the ENI is attached while the task provisions), and the
+    // private one reaches no player: the address is learnt at `inited` (ecs-task-address.ts).
+    return { taskId: response.tasks[0].taskArn ?? '', host: unknownHost, ports };
   }
 
   /** Cost bounds: the sweeper stops tasks whose room is not live (core/rooms/sweep-costs.ts). */

@@ -25,3 +25,14 @@ export class NoHealthyHostError extends PlatformError {
   override readonly name = 'NoHealthyHostError';
   readonly code = 'NO_HEALTHY_HOST';
 }
+
+/**
+ * `inited` arrived before the address players reach was known (an ECS task whose placement is
+ * not recorded yet, or whose interface has no public IP yet): retried, never answered.
+ */
+export class ServerAddressPendingError extends Error {
+  override readonly name = 'ServerAddressPendingError';
+  constructor(readonly roomId: string) {
+    super(`The game server address of room ${roomId} is not known yet; the inited will be retried.`);
+  }
+}

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { scopeListSchema } from '../auth/schema';
 import { privilegedScopes } from '../auth/token-model';
-import { storableJsonObjectSchema } from '../protocol/storable-json';
+import { reservedJsonKeys, storableJsonObjectSchema } from '../protocol/storable-json';
 import { configurationOverrideIssue } from './task-overrides';
 
 export const gameIdSchema = z
@@ -16,7 +16,11 @@ export const gameVersionSchema = z
   .max(64)
   .regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, _ . or -');
 
-const environmentName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a valid environment variable name');
+const environmentName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a valid environment variable name')
+  // Valid names, but an object's prototype machinery: refused as in every client-named key.
+  .refine((name) => !reservedJsonKeys.has(name), { message: 'is a reserved key name' });
 
 /**
  * A game server configuration (API.md): how to start one version of a game. Rooms are
@@ -31,7 +35,8 @@ export const gameServerConfigurationBodySchema = z
     ports: z.number().int().min(1).max(16).default(1),
     maxPlayers: z.number().int().min(1).max(100),
     serverSettings: storableJsonObjectSchema(4 * 1024).default({}),
-    spawnTimeoutS: z.number().int().min(1).max(600).default(30),
+    /** Absent: the fleet's default (30 s local, 120 s on ECS: core/gameservers/fleet-fit.ts). */
+    spawnTimeoutS: z.number().int().min(1).max(600).optional(),
     reservationTimeoutS: z.number().int().min(1).max(3600).default(30),
     /** Cost bounds (docs/cost-bounds.md); absent: the deployment's defaults. */
     emptyRoomGraceS: z

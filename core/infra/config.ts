@@ -49,8 +49,17 @@ const environmentSchema = z.object({
   ECS_SUBNETS: z.string().optional(),
   ECS_SECURITY_GROUPS: z.string().optional(),
   ECS_CONTROLLER_CONTAINER: z.string().default('controller'),
-  /** How long POST /v1/rooms holds the caller for `inited` before answering 202. */
+  /**
+   * How long POST /v1/rooms (and a join of a spawning room) holds the caller for `inited`
+   * before answering 202. Deployed on ECS: 5 s (docs/ecs-fleet.md "Spawn times").
+   */
   CREATE_WAIT_S: z.coerce.number().positive().max(28).default(25),
+  /** The spawn deadline of configurations that set no `spawnTimeoutS`. Deployed on ECS: 120 s. */
+  DEFAULT_SPAWN_TIMEOUT_S: z.coerce.number().int().min(1).max(600).default(30),
+  /** Game ports the fleet opens per server (the ECS security group); configurations asking more are refused. */
+  FLEET_GAME_PORTS: z.coerce.number().int().min(1).max(16).default(16),
+  /** Deployed: the private ECR repositories the tasks may pull (comma-separated; empty: none). Unset: no check. */
+  FLEET_ECR_REPOSITORIES: z.string().optional(),
   /**
    * A ready room silent this long takes no joins, and the sweeper fails it once it knows the
    * heartbeat pipeline is current.
@@ -114,6 +123,8 @@ export type PlatformConfig = Readonly<{
     controllerContainer: string;
   }>;
   createWaitS: number;
+  /** What configurations may ask of this deployment's fleet, and its defaults (core/gameservers/fleet-fit.ts). */
+  fleet: Readonly<{ maxPorts: number; defaultSpawnTimeoutS: number; ecrRepositories?: readonly string[] }>;
   heartbeatTimeoutS: number;
   heartbeatIntervalS: number;
   sweepIntervalS: number;
@@ -194,6 +205,11 @@ export function parseConfig(env: NodeJS.ProcessEnv): PlatformConfig {
       controllerContainer: e.ECS_CONTROLLER_CONTAINER,
     },
     createWaitS: e.CREATE_WAIT_S,
+    fleet: {
+      maxPorts: e.FLEET_GAME_PORTS,
+      defaultSpawnTimeoutS: e.DEFAULT_SPAWN_TIMEOUT_S,
+      ...(e.FLEET_ECR_REPOSITORIES === undefined ? {} : { ecrRepositories: list(e.FLEET_ECR_REPOSITORIES) }),
+    },
     heartbeatTimeoutS: e.HEARTBEAT_TIMEOUT_S,
     heartbeatIntervalS: e.HEARTBEAT_INTERVAL_S ?? heartbeatDefaults.intervalS,
     sweepIntervalS: e.SWEEP_INTERVAL_S,

@@ -2,6 +2,7 @@ import { grantableScopes } from '../auth/token-model';
 import type { GameServerConfiguration } from '../gameservers/configuration';
 import { NoHealthyHostError, SpawnFailedError, SpawnTimeoutError } from '../gameservers/errors';
 import type { ServerSlots } from '../gameservers/server-slot-store';
+import { playerAddress, unknownHost } from '../gameservers/server-address';
 import type { Spawner } from '../gameservers/spawner';
 import { assertRoomSettingsFitTask } from '../gameservers/task-overrides';
 import { countSpawnFailure } from '../infra/metrics';
@@ -167,7 +168,13 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
     current.state === 'ready' ? Date.parse(current.readyAt ?? current.updatedAt) : spawnDeadline.getTime();
   // A template without a reserved timeout: the configuration's, as an answer must give one.
   const expiresAt = new Date(clockStart + (reservedMs ?? configuration.reservationTimeoutS * 1000)).toISOString();
-  const reservation: Reservation = { key, host: placement.host, ports: placement.ports, expiresAt };
+  // Ready rooms carry the address players reach; a spawning one says `pending` (poll GET).
+  const reservation: Reservation = {
+    key,
+    host: (current.state === 'ready' ? playerAddress(current) : undefined) ?? unknownHost,
+    ports: placement.ports,
+    expiresAt,
+  };
   if (current.state === 'ready') return { state: 'Ready', room: current, reservation };
   if (current.state === 'spawning') return { state: 'Spawning', room: current, reservation };
   if (current.failureReason === 'spawn-timeout') {

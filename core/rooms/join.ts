@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { DependencyUnavailableError } from '../errors';
 import { classifyDependencyError } from '../infra/dependency-errors';
 import { generateRegistrationKey } from '../reservations/keys';
+import { playerAddress, unknownHost } from '../gameservers/server-address';
 import type { Reservation } from '../reservations/model';
 import { expiryOf, newReservation, storedHashOfKey, type StoredMember } from '../sessions/document';
 import { roomConstants, RoomConstantsCache } from '../sessions/room-cache';
@@ -283,7 +284,10 @@ async function answer(claimed: ClaimedSlot, deps: JoinRoomDependencies): Promise
       // A peer-hosted session has no server: its reservations name no host or ports.
       ...(current.hosting === 'peerHosted'
         ? {}
-        : { host: placement?.host ?? 'pending', ports: placement?.ports ?? [] }),
+        : {
+            host: (current.state === 'ready' ? playerAddress(current) : undefined) ?? unknownHost,
+            ports: placement?.ports ?? [],
+          }),
       expiresAt: new Date(expiry).toISOString(),
     },
   };

@@ -42,6 +42,11 @@ export interface Room {
   /** Past this instant a room still `spawning` has failed, whatever else says so. */
   readonly spawnDeadline: string;
   readonly placement?: Placement;
+  /**
+   * Where players connect, set with `ready` (core/gameservers/server-address.ts): a room is
+   * never ready to players without it. Absent on older rooms: the placement's host.
+   */
+  readonly address?: string;
   readonly failureReason?: RoomFailureReason;
   readonly lastHeartbeatAt?: string;
   /** Matchmaking bucket (hash of game, version, region and criteria) the room was made for. */

@@ -3,6 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { asDependencyUnavailable, isConditionFailure, retryOnContention } from '../infra/dependency-errors';
+import { knownHost } from '../gameservers/server-address';
 import { keys } from '../infra/keys';
 import type { NewMember } from '../reservations/model';
 import { newReservation, storedKeyHash, type StoredMember } from '../sessions/document';
@@ -110,16 +111,20 @@ export class RoomStore {
   }
 
   /**
-   * spawning → ready, once. `inited` settings replace the room's. The request id is kept so
-   * a redelivered `inited` can be told apart from a second one.
+   * spawning → ready, once, with the address players reach. `inited` settings replace the
+   * room's. The request id is kept so a redelivered `inited` can be told apart from a second one.
    */
   async markReady(
     roomId: string,
-    change: { settings?: RoomSettings; initedBy: string; now: Date },
+    change: { settings?: RoomSettings; initedBy: string; address: string; now: Date },
   ): Promise<TransitionResult> {
+    // Never ready without an address players can reach: the write cannot apply.
+    if (!knownHost(change.address)) return { applied: false, room: await this.find(roomId) };
     return this.update(roomId, {
       set: {
         state: 'ready',
+        // Ready and reachable in one write: no reader sees a ready room without an address.
+        address: change.address,
         initedBy: change.initedBy,
         readyAt: change.now.toISOString(),
         lastHeartbeatAt: change.now.toISOString(),

@@ -1,3 +1,4 @@
+import { playerAddress } from '../gameservers/server-address';
 import { toRoomView, type ListedRoom, type Room, type RoomView } from '../rooms/model';
 import { expiryOf, isLiveMember, liveCount, memberStateOf, sessionExpired, type SessionDocument } from './document';
 import { formatETag } from './if-match';
@@ -14,6 +15,8 @@ export interface SessionRoomView extends RoomView {
     readonly state: MemberState;
     readonly properties: { readonly custom: Record<string, unknown> };
   }[];
+  /** Where the game server takes players: for live members of a ready room (its address is known then). */
+  readonly server?: { readonly host: string; readonly ports: readonly number[] };
 }
 
 export const hostingOf = (room: Pick<Room, 'hosting'>): Hosting => room.hosting ?? 'dedicated';
@@ -85,7 +88,11 @@ export function sessionRoomView(room: Room, doc: SessionDocument, now: Date, acc
   const constants = constantsOf(room);
   const at = now.getTime();
   const live = Object.entries(doc.members).filter(([, member]) => isLiveMember(member, room, at));
-  const showMembers = constants.visibility === 'open' || live.some(([holder]) => holder === account);
+  const isMember = live.some(([holder]) => holder === account);
+  const showMembers = constants.visibility === 'open' || isMember;
+  // A ready room always has an address (core/gameservers/server-address.ts): a member polling
+  // after a 202 finds here what its reservation said was `pending`.
+  const host = room.state === 'ready' ? playerAddress(room) : undefined;
   return {
     ...toRoomView(room),
     // The stored count less the members whose time ran out (as before sessions: `players` is the count).
@@ -104,6 +111,7 @@ export function sessionRoomView(room: Room, doc: SessionDocument, now: Date, acc
             })),
         }
       : {}),
+    ...(isMember && host && room.placement ? { server: { host, ports: room.placement.ports } } : {}),
   };
 }
 

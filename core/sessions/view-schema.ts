@@ -53,6 +53,12 @@ export const sessionRoomViewSchema = roomViewSchema
     constants: sessionConstantsViewSchema,
     properties: sessionPropertiesViewSchema,
     members: z.array(sessionMemberViewSchema).optional(),
+    server: z
+      .object({ host: z.string(), ports: z.array(z.number().int()) })
+      .optional()
+      .describe(
+        "Where the room's game server takes players: shown to the room's live members once it is ready (the same host and ports as their reservation). Absent while it spawns.",
+      ),
   })
   .meta({ id: 'Room' });
 

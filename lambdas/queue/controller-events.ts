@@ -3,6 +3,7 @@ import { QueueDoesNotExist, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { openControllerMessage, sealControllerReply } from '../../core/gameservers/controller-channel';
 import { handleControllerRequest } from '../../core/gameservers/controller-events';
+import { ServerAddressPendingError } from '../../core/gameservers/errors';
 import { childLogger } from '../../core/infra/logger';
 import { giveUpOnMessage, isLastDelivery, type GiveUpDependencies } from '../../core/gameservers/poison-messages';
 import { queueDefinitions } from '../../core/infra/queues';
@@ -97,6 +98,7 @@ export async function processControllerEvents(event: SQSEvent): Promise<SQSBatch
             verifyServerToken: p.verifyPlatformToken,
             reply: replyFor(opened.request.roomId),
             sidecarCredentials: p.sidecarCredentials,
+            locateServer: p.locateServer,
             now: p.now,
           });
         } catch (error) {
@@ -117,10 +119,18 @@ export async function processControllerEvents(event: SQSEvent): Promise<SQSBatch
             failures.push(record.messageId);
             continue;
           }
-          log.error('controller message failed; it will be retried', {
-            messageId: record.messageId,
-            error: error as Error,
-          });
+          if (error instanceof ServerAddressPendingError) {
+            // Expected while an ECS task's address is not readable yet: no failure of anything.
+            log.info('inited waits for the game server address; it will be retried', {
+              messageId: record.messageId,
+              roomId: error.roomId,
+            });
+          } else {
+            log.error('controller message failed; it will be retried', {
+              messageId: record.messageId,
+              error: error as Error,
+            });
+          }
           failures.push(...records.slice(index).map((r) => r.messageId));
           return;
         }

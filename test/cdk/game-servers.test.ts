@@ -2,9 +2,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ECSClient, RunTaskCommand, type RunTaskCommandInput } from '@aws-sdk/client-ecs';
 import type { App } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { mockClient } from 'aws-sdk-client-mock';
-import { controllerDockerfile, fleetContract } from '../../cdk/lib/constructs/game-server-fleet';
+import { controllerDockerfile, ecsSpawnTiming, fleetContract } from '../../cdk/lib/constructs/game-server-fleet';
+import type { ProjectFunction } from '../../cdk/lib/constructs/project-function';
 import { addRoomkeeper, gameImagePlaceholder } from '../../cdk/lib/roomkeeper-app';
 import { deployableRoutes, replyQueuePrefix, sweeperEntry, type RoomkeeperStack } from '../../cdk/lib/roomkeeper-stack';
 import type { FunctionNeed } from '../../core/infra/function-needs';
@@ -271,16 +273,20 @@ describe('createRoom: starts game server tasks', () => {
     expect(stop[0]!.condition).toEqual({ ArnEquals: { 'ecs:cluster': clusterArn() } });
   });
 
-  it('no function but the room-creating routes (createRoom, matchmakingJoin) may start tasks or pass a role', () => {
+  it('no function but the room-creating routes (createRoom, matchmakingJoin) may start tasks, nor pass a role but them and the configuration PUT (which registers task definitions)', () => {
     const spawners = routesNeeding('spawn');
     expect(spawners).toEqual([createRoom(), stack.routeFunctions.get('matchmakingJoin')]);
-    const policies = spawners.map((fn) =>
-      stack.getLogicalId(fn.role.node.findChild('DefaultPolicy').node.defaultChild as never),
-    );
+    const policyOf = (fn: ProjectFunction) =>
+      stack.getLogicalId(fn.role.node.findChild('DefaultPolicy').node.defaultChild as never);
+    const policies = spawners.map(policyOf);
+    const putConfiguration = policyOf(stack.routeFunctions.get('putGameConfiguration')!);
     const elsewhere = identityStatements(template).filter(
       (s) =>
         !policies.includes(s.owner) &&
-        s.actions.some((a) => ['ecs:RunTask', 'iam:PassRole', 'ecs:TagResource'].includes(a)),
+        s.actions.some(
+          (a) =>
+            ['ecs:RunTask', 'ecs:TagResource'].includes(a) || (a === 'iam:PassRole' && s.owner !== putConfiguration),
+        ),
     );
     expect(elsewhere).toEqual([]);
   });
@@ -314,6 +320,7 @@ describe('createRoom: starts game server tasks', () => {
       });
       const configuration: GameServerConfiguration = {
         ...body,
+        spawnTimeoutS: config.fleet.defaultSpawnTimeoutS,
         gameId: 'arena',
         version: '1.0.0',
         updatedAt: '2026-01-01T00:00:00.000Z',
@@ -394,6 +401,52 @@ describe('createRoom: starts game server tasks', () => {
       expect(renderedEnvironment(template, logicalId(stack, fn)).TOKEN_SIGNING_JWK_SECRET_ARN).toBe(`\${${secretId}}`);
       expect(withAction(statementsOf(template, stack, fn), 'secretsmanager:GetSecretValue')).toHaveLength(1);
     }
+  });
+});
+
+describe('controller consumer: learns where players reach a task (issue 10, point 1)', () => {
+  const consumer = () => stack.consumers.controllerRequests;
+  const clusterArn = () => ({ 'Fn::GetAtt': [idOf(stack.fleet.cluster), 'Arn'] });
+  const tasksOfCluster = () => pseudo('ecs', `task/${resources[idOf(stack.fleet.cluster)].Properties.ClusterName}/*`);
+
+  it('may DescribeTasks on tasks of the game server cluster only, and DescribeNetworkInterfaces (no resource-level permissions)', () => {
+    const statements = statementsOf(template, stack, consumer());
+    const describeTasks = withAction(statements, 'ecs:DescribeTasks');
+    expect(describeTasks).toHaveLength(1);
+    expect(describeTasks[0]!.actions).toEqual(['ecs:DescribeTasks']);
+    expect(describeTasks[0]!.resources.map(render)).toEqual([tasksOfCluster()]);
+    expect(describeTasks[0]!.condition).toEqual({ ArnEquals: { 'ecs:cluster': clusterArn() } });
+    const describeEnis = withAction(statements, 'ec2:DescribeNetworkInterfaces');
+    expect(describeEnis).toHaveLength(1);
+    // CDK merges it with the other `*` statement (X-Ray); the only EC2 action anywhere is this read.
+    expect(statements.flatMap((s) => s.actions).filter((a) => a.startsWith('ec2:'))).toEqual([
+      'ec2:DescribeNetworkInterfaces',
+    ]);
+    expect(describeEnis[0]!.resources).toEqual(['*']);
+  });
+
+  it('knows the cluster (ECS_CLUSTER), and no other function may look up tasks or interfaces', () => {
+    expect(renderedEnvironment(template, logicalId(stack, consumer())).ECS_CLUSTER).toBe(
+      `\${${idOf(stack.fleet.cluster)}}`,
+    );
+    const policy = stack.getLogicalId(consumer().role.node.findChild('DefaultPolicy').node.defaultChild as never);
+    const elsewhere = identityStatements(template).filter(
+      (s) =>
+        s.owner !== policy && s.actions.some((a) => ['ecs:DescribeTasks', 'ec2:DescribeNetworkInterfaces'].includes(a)),
+    );
+    expect(elsewhere).toEqual([]);
+  });
+
+  it('tasks get a public IPv4: public subnets (routed to an internet gateway, public IP on launch) and assignPublicIp', () => {
+    const subnetIds = stack.fleet.vpc.publicSubnets.map((subnet) => idOf(subnet));
+    expect(subnetIds.length).toBeGreaterThanOrEqual(2);
+    for (const id of subnetIds) expect(resources[id].Properties.MapPublicIpOnLaunch).toBe(true);
+    const routes = Object.values(template.findResources('AWS::EC2::Route')).filter(
+      (route) => (route.Properties as Json).DestinationCidrBlock === '0.0.0.0/0',
+    );
+    expect(routes.length).toBe(subnetIds.length);
+    for (const route of routes) expect(JSON.stringify((route.Properties as Json).GatewayId)).toMatch(/IGW/);
+    expect(stack.fleet.vpc.privateSubnets).toEqual([]);
   });
 });
 
@@ -514,6 +567,63 @@ describe('cost bounds', () => {
   });
 });
 
+describe('configuration PUT: a task definition per configuration (issue 10, point 5)', () => {
+  const putConfiguration = () => stack.routeFunctions.get('putGameConfiguration')!;
+
+  it('may describe and register task definitions, and pass exactly the execution role to ECS tasks', () => {
+    const statements = statementsOf(template, stack, putConfiguration());
+    const register = withAction(statements, 'ecs:RegisterTaskDefinition');
+    expect(register).toHaveLength(1);
+    expect(register[0]!.actions.filter((a) => a.startsWith('ecs:')).sort()).toEqual([
+      'ecs:DescribeTaskDefinition',
+      'ecs:RegisterTaskDefinition',
+    ]);
+    const passRole = withAction(statements, 'iam:PassRole');
+    expect(passRole).toHaveLength(1);
+    expect(passRole[0]!.resources.map(render)).toEqual([render(taskDefinition().ExecutionRoleArn)]);
+    expect(passRole[0]!.condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } });
+    // It registers; it never runs tasks.
+    expect(withAction(statements, 'ecs:RunTask')).toEqual([]);
+  });
+
+  it('knows the template revision (ECS_TASK_DEFINITION), and no other function may register', () => {
+    const config = parseConfig(renderedEnvironment(template, logicalId(stack, putConfiguration())));
+    expect(config.ecs.taskDefinition).toBe(`\${${idOf(stack.fleet.taskDefinition)}}`);
+    const policy = stack.getLogicalId(
+      putConfiguration().role.node.findChild('DefaultPolicy').node.defaultChild as never,
+    );
+    const elsewhere = identityStatements(template).filter(
+      (s) => s.owner !== policy && s.actions.some((a) => a.endsWith('TaskDefinition')),
+    );
+    expect(elsewhere).toEqual([]);
+  });
+});
+
+describe('spawn timing and port capacity (issue 10, points 4 and 5)', () => {
+  it("every function gets Fargate's spawn timing and the fleet's port count, which is what the security group opens", () => {
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([, fn]) =>
+      JSON.stringify(fn.Properties.Environment ?? {}).includes('TABLE_NAME'),
+    );
+    expect(functions.length).toBeGreaterThan(10);
+    for (const [id] of functions) {
+      const config = parseConfig(renderedEnvironment(template, id));
+      expect([id, config.createWaitS, config.fleet]).toEqual([
+        id,
+        ecsSpawnTiming.createWaitS,
+        // A public game image: no private ECR repository to pull from (configurations' images are checked).
+        { maxPorts: defaultPorts, defaultSpawnTimeoutS: ecsSpawnTiming.defaultSpawnTimeoutS, ecrRepositories: [] },
+      ]);
+    }
+    const open = openIngress();
+    for (const rule of open) expect(rule.to - rule.from + 1).toBe(defaultPorts);
+  });
+
+  it('the numbers: a spawn deadline of twice a mid-size Fargate start (50–60 s), a create wait well under one', () => {
+    expect(ecsSpawnTiming.defaultSpawnTimeoutS).toBeGreaterThanOrEqual(2 * 60);
+    expect(ecsSpawnTiming.createWaitS).toBeLessThan(15);
+  });
+});
+
 describe('network', () => {
   it('the game server rule is the only ingress open to the internet: game ports, UDP and TCP', () => {
     const groupId = idOf(stack.fleet.securityGroup);
@@ -550,9 +660,11 @@ describe('network', () => {
 });
 
 describe('context: gameImage and gamePorts', () => {
-  it('-c gameImage=<private ECR image> -c gamePorts=6: the image, its pull permission, ports and open range', () => {
+  it('-c gameImage=<private ECR image> -c gamePorts=6 (+ gameServerEgress): the image, its pull permission, ports, open range, capacity and egress', () => {
     const image = '123456789012.dkr.ecr.eu-west-1.amazonaws.com/studio/arena:1.2.0';
-    const custom = addRoomkeeper(newApp({ stage: 'custom', ...auth, gameImage: image, gamePorts: '6' }));
+    const custom = addRoomkeeper(newApp({ stage: 'custom', ...auth, gameImage: image, gamePorts: '6' }), {
+      gameServerEgress: [ec2.Port.udp(3478)],
+    });
     const stderr = jest.spyOn(console, 'error');
     const customTemplate = Template.fromStack(custom);
     // No warning at all: neither the placeholder nor CDK's "ECR image without pull policy".
@@ -581,6 +693,22 @@ describe('context: gameImage and gamePorts', () => {
       ]),
     });
     expect(Annotations.fromStack(custom).findWarning('*', Match.stringLikeRegexp('No gameImage'))).toEqual([]);
+    // Issue 10, point 5: configurations are refused beyond the 6 ports this fleet opens; games get their extra egress.
+    const createRoomId = custom.getLogicalId(
+      custom.routeFunctions.get('createRoom')!.function.node.defaultChild as never,
+    );
+    expect(parseConfig(renderedEnvironment(customTemplate, createRoomId)).fleet).toMatchObject({
+      maxPorts: 6,
+      // The repository the execution role may pull from: configurations' private images must be in it.
+      ecrRepositories: ['123456789012.dkr.ecr.eu-west-1.amazonaws.com/studio/arena'],
+    });
+    const group = Object.values(customTemplate.findResources('AWS::EC2::SecurityGroup')).find((g) =>
+      JSON.stringify(g.Properties.GroupDescription).includes('game servers'),
+    )!;
+    expect(group.Properties.SecurityGroupEgress).toEqual([
+      expect.objectContaining({ CidrIp: '0.0.0.0/0', IpProtocol: 'tcp', FromPort: 443, ToPort: 443 }),
+      expect.objectContaining({ CidrIp: '0.0.0.0/0', IpProtocol: 'udp', FromPort: 3478, ToPort: 3478 }),
+    ]);
   });
 
   it.each(['0', '17', 'four', 2.5])('refuses gamePorts=%p', (ports) => {

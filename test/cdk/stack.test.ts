@@ -316,7 +316,7 @@ describe('IAM (RELIABILITY.md item 14)', () => {
     expect(wildcards).toEqual([]);
   });
 
-  it('only X-Ray and the ECR login of the task execution role (no resource-level permissions) are on "*"', () => {
+  it('only X-Ray, the ECR login of the task execution role and the ENI read of the controller consumer (no resource-level permissions) are on "*"', () => {
     const onStar = identityStatements(template).filter((s) => s.resources.includes('*'));
     const executionPolicy = stack.getLogicalId(
       stack.fleet.executionRole.node.findChild('DefaultPolicy').node.defaultChild as never,
@@ -331,6 +331,11 @@ describe('IAM (RELIABILITY.md item 14)', () => {
     expect([...new Set(others.flatMap((s) => s.actions))].sort()).toEqual([
       'ecs:ListTasks',
       'sqs:ListQueues',
+      // A task's public IPv4 (issue 10, point 1): the controller consumer only (test/cdk/game-servers.test.ts).
+      'ec2:DescribeNetworkInterfaces',
+      // A configuration's task definition (issue 10, point 5): the configuration PUT only.
+      'ecs:DescribeTaskDefinition',
+      'ecs:RegisterTaskDefinition',
       'xray:PutTelemetryRecords',
       'xray:PutTraceSegments',
     ]);

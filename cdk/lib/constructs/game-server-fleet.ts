@@ -9,6 +9,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { repoRoot } from '../paths';
+import { ecrRepositoryOf } from '../../../core/gameservers/fleet-fit';
 import type { ProjectQueue } from './project-queue';
 
 /**
@@ -24,6 +25,17 @@ export const fleetContract = {
   /** The task volume both containers mount: the directory of the ZeroMQ ipc socket. */
   socketVolume: { name: 'zmq', containerPath: '/zmq' },
 } as const;
+
+/**
+ * Fargate start times (docs/ecs-fleet.md "Spawn times"): a mid-size image (300 MB–1 GB) starts
+ * in 50–60 s, a small one with a SOCI index in 20–30 s, and a slow start of a large image
+ * passes 90 s. So configurations that set no `spawnTimeoutS` get 120 s (2× the typical
+ * mid-size start) instead of the local 30 s; and a create holds its caller only 5 s instead of
+ * 25 s: no Fargate task is up that fast, while every waiting create holds a Lambda execution
+ * (at RunTask's 20/s, 25 s of waiting is 500 concurrent executions, 5 s is 100). The caller
+ * gets 202 and polls GET, as it must handle anyway.
+ */
+export const ecsSpawnTiming = { defaultSpawnTimeoutS: 120, createWaitS: 5 } as const;
 
 /**
  * Tasks run on x86-64, what most game server builds target; the controller image is built for
@@ -72,6 +84,12 @@ export interface GameServerFleetProps {
   readonly gameImage: string;
   /** How many ports (from 7777) a game server may use; the task maps and the security group opens them. */
   readonly gamePorts: number;
+  /**
+   * What game servers may reach beyond HTTPS (which the sidecar needs), to any IPv4 address:
+   * a game's own backend, a UDP relay. Each port is one more way out for a compromised game.
+   * @default none
+   */
+  readonly extraEgress?: readonly ec2.Port[];
   readonly logRetention: logs.RetentionDays;
   /** Fargate task size. @default 512 (0.5 vCPU) */
   readonly cpu?: number;
@@ -101,6 +119,8 @@ export class GameServerFleet extends Construct {
   readonly gamePorts: readonly number[];
   readonly clusterName: string;
   readonly family: string;
+  /** Private ECR repositories the execution role may pull (the game image's): configurations' images must be in one, or public. */
+  readonly pullableRepositories: string[] = [];
 
   constructor(scope: Construct, id: string, props: GameServerFleetProps) {
     super(scope, id);
@@ -159,6 +179,9 @@ export class GameServerFleet extends Construct {
       ec2.Port.tcp(443),
       'HTTPS to AWS APIs (SQS, ECR, CloudWatch Logs)',
     );
+    for (const port of props.extraEgress ?? []) {
+      this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), port, `Game server egress (${port.toString()})`);
+    }
     Validations.of(this.securityGroup).acknowledge({
       id: 'AwsSolutions-EC23',
       reason:
@@ -254,6 +277,8 @@ export class GameServerFleet extends Construct {
    * (a public registry).
    */
   private gameImage(name: string): ecs.ContainerImage {
+    const pullable = ecrRepositoryOf(name);
+    if (pullable) this.pullableRepositories.push(pullable);
     const match =
       /^(\d{12})\.dkr\.ecr\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?\/([a-z0-9._/-]+?)(?::([\w][\w.-]{0,127})|@(sha256:[a-f0-9]{64}))?$/.exec(
         name,
@@ -334,6 +359,16 @@ export class GameServerFleet extends Construct {
     return role;
   }
 
+  /** Spawn timing for Fargate and the ports each server may use (core/infra/config.ts), for every function. */
+  get limitsEnvironment(): Readonly<Record<string, string>> {
+    return {
+      CREATE_WAIT_S: String(ecsSpawnTiming.createWaitS),
+      DEFAULT_SPAWN_TIMEOUT_S: String(ecsSpawnTiming.defaultSpawnTimeoutS),
+      FLEET_GAME_PORTS: String(this.gamePorts.length),
+      FLEET_ECR_REPOSITORIES: this.pullableRepositories.join(','),
+    };
+  }
+
   /** What the spawner reads (core/infra/config.ts): cluster, task definition, network, controller container. */
   get spawnerEnvironment(): Readonly<Record<string, string>> {
     return {
@@ -344,6 +379,64 @@ export class GameServerFleet extends Construct {
       [env.securityGroups]: this.securityGroup.securityGroupId,
       [env.controllerContainer]: fleetContract.controllerContainer,
     };
+  }
+
+  /**
+   * May register a task definition revision per configuration (core/gameservers/ecs-task-definitions.ts):
+   * ecs:DescribeTaskDefinition and ecs:RegisterTaskDefinition (neither supports resource-level
+   * permissions), and iam:PassRole on exactly the execution role, to ECS tasks only (the
+   * revisions keep it; tasks have no task role). Sets ECS_TASK_DEFINITION, the template revision.
+   */
+  grantTaskDefinitions(role: iam.Role): Readonly<Record<string, string>> {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['ecs:DescribeTaskDefinition', 'ecs:RegisterTaskDefinition'],
+        resources: ['*'],
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [this.executionRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
+      }),
+    );
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'ecs:DescribeTaskDefinition and ecs:RegisterTaskDefinition support no resource-level permissions; the ' +
+        "revisions registered copy the fleet's task definition and may only pass its execution role.",
+    });
+    return { [env.taskDefinition]: this.taskDefinition.taskDefinitionArn };
+  }
+
+  /**
+   * May find where players reach a task (core/gameservers/ecs-task-address.ts): ecs:DescribeTasks
+   * on tasks of this cluster, and ec2:DescribeNetworkInterfaces (for the task ENI's public IPv4),
+   * which supports no resource-level permissions. Sets ECS_CLUSTER.
+   */
+  grantServerLookup(role: iam.Role): Readonly<Record<string, string>> {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['ecs:DescribeTasks'],
+        resources: [this.tasksArn],
+        conditions: { ArnEquals: { 'ecs:cluster': this.cluster.clusterArn } },
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['ec2:DescribeNetworkInterfaces'], resources: ['*'] }),
+    );
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'ec2:DescribeNetworkInterfaces supports no resource-level permissions; it is read-only and used to learn a ' +
+        "game server task's public IPv4.",
+    });
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(this.tasksArn)}]`,
+      reason: `Describes game server tasks, whose ids are only known at run time, of the ${this.clusterName} cluster only.`,
+    });
+    return { [env.cluster]: this.cluster.clusterName };
   }
 
   /**

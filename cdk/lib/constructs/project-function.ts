@@ -246,6 +246,27 @@ export class ProjectFunction extends Construct {
     return this;
   }
 
+  /** The fleet's spawn timing and port capacity (CREATE_WAIT_S, DEFAULT_SPAWN_TIMEOUT_S, FLEET_GAME_PORTS). */
+  bindFleetLimits(fleet: GameServerFleet): this {
+    for (const [name, value] of Object.entries(fleet.limitsEnvironment)) this.function.addEnvironment(name, value);
+    return this;
+  }
+
+  /** May register a task definition revision per configuration (its own image and ports). */
+  bindTaskDefinitions(fleet: GameServerFleet): this {
+    for (const [name, value] of Object.entries(fleet.grantTaskDefinitions(this.role))) {
+      this.function.addEnvironment(name, value);
+    }
+    return this;
+  }
+
+  /** May find a game server task's public IPv4 (at `inited`: a room is ready to players only with it). */
+  bindServerLookup(fleet: GameServerFleet): this {
+    for (const [name, value] of Object.entries(fleet.grantServerLookup(this.role)))
+      this.function.addEnvironment(name, value);
+    return this;
+  }
+
   /** May issue room-scoped sessions of the fleet's sidecar role (at spawn, and on renewal). */
   bindSidecarCredentials(fleet: GameServerFleet): this {
     for (const [name, value] of Object.entries(fleet.grantSidecarCredentials(this.role))) {

@@ -7,6 +7,7 @@ import { gameServerConfigurationBodySchema } from '../../../core/gameservers/sch
 export function aConfiguration(overrides: Partial<GameServerConfiguration> = {}): GameServerConfiguration {
   return {
     ...gameServerConfigurationBodySchema.parse({ binary: '/games/arena', maxPlayers: 4 }),
+    spawnTimeoutS: 30,
     gameId: `g-${randomUUID().slice(0, 8)}`,
     version: '1',
     updatedAt: '2026-01-01T00:00:00.000Z',

@@ -24,7 +24,7 @@ import {
   sidecarKeysFromRoomKey,
   type SidecarKeys,
 } from '../../../core/protocol/sidecar-channel';
-import { platform as lambdaPlatform } from '../../../lambdas/dependencies';
+import { configurePlatform, platform as lambdaPlatform } from '../../../lambdas/dependencies';
 import { processControllerEvents } from '../../../lambdas/queue/controller-events';
 import { controllerQueueEvent } from '../../helpers/sidecar-channel';
 import { aRoom } from '../../helpers/factories';
@@ -127,10 +127,13 @@ async function spawningRoomWithCreator(
     spawnDeadline?: string;
     serverScopes?: string[];
     memberScopes?: string[];
+    /** Where the spawner said the server is: by default one that knew at once (the local fleet). */
+    host?: string;
   } = {},
 ) {
   const room = aRoom({
     state: 'spawning',
+    placement: { taskId: 'arn:aws:ecs:us-east-1:1:task/c/t', host: options.host ?? '127.0.0.1', ports: [7777] },
     players: 1,
     spawnDeadline: options.spawnDeadline ?? inFuture(30),
     serverScopes: options.serverScopes ?? ['play', 'chat', 'trade'],
@@ -180,6 +183,68 @@ describe('inited', () => {
     const [, retried, bare] = await replies(3);
     expect([retried, bare].map((r) => r?.type === 'reply' && r.result)).toEqual([{ status: 'OK' }, { status: 'OK' }]);
     expect(await rooms.get(room.roomId)).toEqual(before);
+  });
+
+  it('a room whose address is not known yet stays spawning: inited is handed back unanswered, and the redelivery readies it once the address is known', async () => {
+    let located: string | undefined;
+    configurePlatform({ locateServer: () => () => Promise.resolve(located) });
+    try {
+      const { room } = await spawningRoomWithCreator({ host: 'pending' });
+      const request = rpc(room.roomId, 'inited', { settings: { map: 'desert' } });
+      const first = await deliver(request);
+      // Not answered (the sidecar would take an error as a refusal and end the game): retried.
+      expect(first.batchItemFailures).toHaveLength(1);
+      const stored = await rooms.get(room.roomId);
+      expect([stored.state, stored.address, stored.settings]).toEqual(['spawning', undefined, aRoom().settings]);
+
+      located = '203.0.113.7';
+      const second = await deliverAttempt(2, request);
+      expect(second.batchItemFailures).toEqual([]);
+      const [answer] = await replies(1);
+      expect(answer?.type === 'reply' && answer.result).toEqual({ status: 'OK' });
+      expect(await rooms.get(room.roomId)).toMatchObject({
+        state: 'ready',
+        address: '203.0.113.7',
+        settings: { map: 'desert' },
+      });
+    } finally {
+      configurePlatform({ locateServer: undefined });
+    }
+  });
+
+  it('an address never found fails the room on the last delivery, never readies it', async () => {
+    configurePlatform({ locateServer: () => () => Promise.resolve(undefined) });
+    try {
+      const { room } = await spawningRoomWithCreator({ host: 'pending' });
+      const { maxReceiveCount } = queueDefinitions.controllerRequests.deadLetter;
+      const outcome = await deliverAttempt(maxReceiveCount, rpc(room.roomId, 'inited', {}));
+      expect(outcome.batchItemFailures).toHaveLength(1);
+      const [answer] = await replies(1);
+      expect(answer?.type === 'reply' && answer.error?.code).toBe(rpcErrorCodes.roomClosed);
+      expect(await rooms.get(room.roomId)).toMatchObject({ state: 'failed', failureReason: 'platform-error' });
+    } finally {
+      configurePlatform({ locateServer: undefined });
+    }
+  });
+
+  it('becomes ready with the located public address (the ECS task ENI), which players then get', async () => {
+    const asked: (string | undefined)[] = [];
+    configurePlatform({
+      locateServer: () => (room) => {
+        asked.push(room.placement?.taskId);
+        return Promise.resolve('203.0.113.7');
+      },
+    });
+    try {
+      const { room } = await spawningRoomWithCreator({ host: 'pending' });
+      await deliver(rpc(room.roomId, 'inited', {}));
+      const [answer] = await replies(1);
+      expect(answer?.type === 'reply' && answer.result).toEqual({ status: 'OK' });
+      expect(asked).toEqual([room.placement?.taskId]);
+      expect(await rooms.get(room.roomId)).toMatchObject({ state: 'ready', address: '203.0.113.7' });
+    } finally {
+      configurePlatform({ locateServer: undefined });
+    }
   });
 
   it('refuses a late inited and fails the room', async () => {

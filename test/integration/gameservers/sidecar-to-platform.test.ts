@@ -96,6 +96,8 @@ async function spawningRoom() {
     players: 1,
     serverScopes: ['play'],
     spawnDeadline: new Date(Date.now() + 120_000).toISOString(),
+    // Placed by a spawner that knew the address (the local fleet): `inited` can make it ready.
+    placement: { taskId: 'local:test', host: '127.0.0.1', ports: [38999] },
   });
   const key = generateRegistrationKey();
   const expiresAt = new Date(Date.now() + 120_000).toISOString();

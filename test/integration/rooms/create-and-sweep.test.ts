@@ -115,6 +115,45 @@ describe('createRoom', () => {
   });
 });
 
+/**
+ * ECS as the spawner sees it: RunTask answers before the task has a public IP (`pending`);
+ * the address arrives with `inited` (here: written as the controller consumer does).
+ */
+class EcsLikeSpawner implements Spawner {
+  async spawn(request: SpawnRequest) {
+    setTimeout(() => {
+      void rooms.markReady(request.roomId, { address: '203.0.113.7', initedBy: 'inited-1', now: new Date() });
+    }, 100);
+    return { taskId: `arn:aws:ecs:eu-west-1:1:task/c/${request.roomId}`, host: 'pending', ports: [7777, 7778] };
+  }
+  async stop() {}
+}
+
+describe('the address players get (issue 10, point 1)', () => {
+  it("a create answered ready (201) and every later join carry the server's address, never `pending`", async () => {
+    const created = await createRoom(command, deps(new EcsLikeSpawner(), 120, 5_000));
+    expect(created.state).toBe('Ready');
+    expect(created.reservation).toMatchObject({ host: '203.0.113.7', ports: [7777, 7778] });
+    const joined = await joinRoom(
+      { roomId: created.room.roomId, account: 'bob', scopes: [] },
+      {
+        sessions: members,
+        now: () => new Date(),
+        sleep: async () => undefined,
+        answerBy: new Date(),
+        heartbeatTimeoutS: 10,
+      },
+    );
+    expect(joined.reservation).toMatchObject({ host: '203.0.113.7', ports: [7777, 7778] });
+  });
+
+  it('a create answered while the room still spawns (202) says `pending`, the address is not known yet', async () => {
+    const result = await createRoom(command, deps(new EcsLikeSpawner(), 120, 20));
+    expect(result.state).toBe('Spawning');
+    expect(result.reservation.host).toBe('pending');
+  });
+});
+
 describe('sweepRooms', () => {
   it('frees the slots of expired reservations in live rooms, and only those', async () => {
     const room = aRoom({

@@ -208,8 +208,10 @@ describe('GET /v1/rooms', () => {
     });
     expect(patched.status).toBe(200);
     const read = await call('GET', `/v1/rooms/${room.roomId}`, { token: await tokenFor('listed-a') });
-    const { members, ...withoutMembers } = read.body.room;
+    // Members, and where the server takes them (issue 10, point 1), are for the room's members only.
+    const { members, server, ...withoutMembers } = read.body.room;
     expect(members).toHaveLength(1);
+    expect(server).toEqual({ host: '127.0.0.1', ports: [38999] });
     const listed = await call('GET', `/v1/rooms?gameId=${room.gameId}&version=${version}&region=eu-test`, {
       token: await tokenFor('lister'),
     });

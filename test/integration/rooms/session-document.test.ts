@@ -136,7 +136,9 @@ describe("a creator's reservation (pending while the room spawns)", () => {
     // 50 s of spawning (longer than the timeout) take nothing from the creator.
     expect(await sessions.find(room.roomId, 'creator')).toMatchObject({ state: 'reserved', pending: true });
     const readyAt = new Date();
-    expect((await rooms.markReady(room.roomId, { initedBy: 'inited-1', now: readyAt })).applied).toBe(true);
+    expect(
+      (await rooms.markReady(room.roomId, { address: '127.0.0.1', initedBy: 'inited-1', now: readyAt })).applied,
+    ).toBe(true);
     expect((await sessions.find(room.roomId, 'creator'))?.expiresAt).toBe(
       new Date(readyAt.getTime() + 30_000).toISOString(),
     );

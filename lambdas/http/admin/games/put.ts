@@ -1,4 +1,5 @@
 import { gameServerConfigurationBodySchema } from '../../../../core/gameservers/schema';
+import { configurationForFleet } from '../../../../core/gameservers/fleet-fit';
 import { platform } from '../../../dependencies';
 import { httpHandler } from '../../middleware';
 import { gameVersionParamsSchema } from './params';
@@ -6,8 +7,11 @@ import { gameVersionParamsSchema } from './params';
 export const handler = httpHandler(
   { auth: { scope: 'admin' }, params: gameVersionParamsSchema, body: gameServerConfigurationBodySchema },
   async ({ params, body }) => {
-    const { gameConfigurations, now } = platform();
-    const configuration = { ...body, ...params, updatedAt: now().toISOString() };
+    const { gameConfigurations, now, config, prepareConfiguration } = platform();
+    // Refused before anything is registered or stored; then ECS gets the configuration's task definition.
+    const configuration = await prepareConfiguration(
+      configurationForFleet(body, { ...params, updatedAt: now().toISOString() }, config.fleet),
+    );
     await gameConfigurations.put(configuration);
     return { status: 200, body: { configuration } };
   },

@@ -71,9 +71,10 @@ describe('EcsSpawner', () => {
       ],
     });
     const placement = await spawner().spawn(request);
+    // Never the private IP (no player reaches it): the public one is learnt at `inited`.
     expect(placement).toEqual({
       taskId: 'arn:aws:ecs:eu-west-1:1:task/games/abc',
-      host: '10.0.1.5',
+      host: 'pending',
       ports: [7777, 7778],
     });
 

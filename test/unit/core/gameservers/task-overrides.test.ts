@@ -210,7 +210,14 @@ async function overridesFor(configuration: GameServerConfiguration, settings: Re
 
 function configurationOf(body: Record<string, unknown>): GameServerConfiguration {
   const parsed = gameServerConfigurationBodySchema.parse({ ...baseBody, ...body });
-  return { ...parsed, gameId: longest('g', 64), version: longest('v', 64), updatedAt: '2026-01-01T00:00:00.000Z' };
+  return {
+    ...parsed,
+    // Filled at PUT from the fleet's default when left out; 3 digits at most (≤ 600).
+    spawnTimeoutS: parsed.spawnTimeoutS ?? 600,
+    gameId: longest('g', 64),
+    version: longest('v', 64),
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  };
 }
 
 describe('the budget', () => {

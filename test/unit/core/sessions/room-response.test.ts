@@ -40,6 +40,22 @@ describe('the room view at now', () => {
     ]);
   });
 
+  it("GET room gives live members the server's address once the room is ready with it, never while spawning (issue 10, point 1)", () => {
+    const placement = { taskId: 'arn:task/1', host: 'pending', ports: [7777, 7778] };
+    const d = doc({ alice: live });
+    const spawning = aRoom({ state: 'spawning', players: 1, constants: constants('open'), placement });
+    expect(sessionRoomView(spawning, d, new Date(t0), 'alice').server).toBeUndefined();
+    const ready = { ...spawning, state: 'ready' as const, address: '203.0.113.7' };
+    expect(sessionRoomView(ready, d, new Date(t0), 'alice').server).toEqual({
+      host: '203.0.113.7',
+      ports: [7777, 7778],
+    });
+    // Not a member: no address, even of an open room whose members anyone may list.
+    expect(sessionRoomView(ready, d, new Date(t0), 'bob').server).toBeUndefined();
+    // A ready room with only an unknown placement host (no address learnt) shows none.
+    expect(sessionRoomView({ ...ready, address: undefined }, d, new Date(t0), 'alice').server).toBeUndefined();
+  });
+
   it('private: readable only by live members', () => {
     const room = aRoom({ players: 1, constants: constants('private') });
     const d = doc({ alice: expiring });

@@ -425,14 +425,19 @@ describe('controller consumer: learns where players reach a task (issue 10, poin
     expect(describeEnis[0]!.resources).toEqual(['*']);
   });
 
-  it('knows the cluster (ECS_CLUSTER), and no other function may look up tasks or interfaces', () => {
+  it('knows the cluster (ECS_CLUSTER), and no other function may look up interfaces, nor tasks but the sweeper', () => {
     expect(renderedEnvironment(template, logicalId(stack, consumer())).ECS_CLUSTER).toBe(
       `\${${idOf(stack.fleet.cluster)}}`,
     );
-    const policy = stack.getLogicalId(consumer().role.node.findChild('DefaultPolicy').node.defaultChild as never);
+    const policyOf = (fn: ProjectFunction) =>
+      stack.getLogicalId(fn.role.node.findChild('DefaultPolicy').node.defaultChild as never);
+    const [policy, sweeper] = [consumer(), stack.sweeper].map(policyOf);
     const elsewhere = identityStatements(template).filter(
       (s) =>
-        s.owner !== policy && s.actions.some((a) => ['ecs:DescribeTasks', 'ec2:DescribeNetworkInterfaces'].includes(a)),
+        s.owner !== policy &&
+        s.actions.some(
+          (a) => a === 'ec2:DescribeNetworkInterfaces' || (a === 'ecs:DescribeTasks' && s.owner !== sweeper),
+        ),
     );
     expect(elsewhere).toEqual([]);
   });

@@ -326,19 +326,21 @@ describe('IAM (RELIABILITY.md item 14)', () => {
       onStar.filter((s) => s.owner !== executionPolicy),
     ];
     expect(ecrLogin.flatMap((s) => s.actions)).toEqual(['ecr:GetAuthorizationToken']);
-    // Besides X-Ray, the sweeper's two listings (docs/cost-bounds.md): ListQueues has no resource
-    // type, ListTasks is limited by its ecs:cluster condition instead.
-    expect([...new Set(others.flatMap((s) => s.actions))].sort()).toEqual([
-      'ecs:ListTasks',
-      'sqs:ListQueues',
-      // A task's public IPv4 (issue 10, point 1): the controller consumer only (test/cdk/game-servers.test.ts).
-      'ec2:DescribeNetworkInterfaces',
-      // A configuration's task definition (issue 10, point 5): the configuration PUT only.
-      'ecs:DescribeTaskDefinition',
-      'ecs:RegisterTaskDefinition',
-      'xray:PutTelemetryRecords',
-      'xray:PutTraceSegments',
-    ]);
+    expect([...new Set(others.flatMap((s) => s.actions))].sort()).toEqual(
+      [
+        // The sweeper's two listings (docs/cost-bounds.md): ListQueues has no resource type,
+        // ListTasks is limited by its ecs:cluster condition instead.
+        'ecs:ListTasks',
+        'sqs:ListQueues',
+        // A task's public IPv4 (issue 10, point 1): the controller consumer only (test/cdk/game-servers.test.ts).
+        'ec2:DescribeNetworkInterfaces',
+        // A configuration's task definition (issue 10, point 5): the configuration PUT only.
+        'ecs:DescribeTaskDefinition',
+        'ecs:RegisterTaskDefinition',
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ].sort(),
+    );
     for (const listing of others.filter((s) => s.actions.includes('ecs:ListTasks'))) {
       expect(listing.condition).toEqual({ ArnEquals: { 'ecs:cluster': expect.anything() } });
     }

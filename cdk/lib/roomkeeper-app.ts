@@ -76,7 +76,7 @@ function contextCostBounds(app: App): CostBoundSettings {
   return bounds;
 }
 
-const costBoundContextKeys = [
+export const costBoundContextKeys = [
   'emptyRoomGraceS',
   'maxLifetimeS',
   'maxRunningServers',

@@ -24,9 +24,12 @@ function section(markdown: string, heading: string): string {
   return markdown.slice(start, next < 0 ? undefined : next);
 }
 
+import { costBoundContextKeys } from '../../../cdk/lib/roomkeeper-app';
+
 describe('README: Deploying to AWS', () => {
   const deploy = section(read('README.md'), 'Deploying to AWS');
-  const keys = contextKeys(read('cdk/lib/roomkeeper-app.ts'));
+  // Plus the cost bounds, read from the context by a list rather than one call each.
+  const keys = [...contextKeys(read('cdk/lib/roomkeeper-app.ts')), ...costBoundContextKeys];
 
   it('finds the context parameters of the app', () => {
     expect(keys).toEqual(expect.arrayContaining(['authAudience', 'authIssuer', 'authJwksUrl', 'gameImage', 'stage']));

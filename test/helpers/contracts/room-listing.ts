@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { RequestInvalidError } from '../../../core/errors';
 import type { RoomListing } from '../../../core/rooms/list-store';
-import type { Room } from '../../../core/rooms/model';
+import { listedRoomFields, type Room } from '../../../core/rooms/model';
 import { aRoom } from '../factories';
+import { listedPartOf } from '../fakes/room-listing';
 
 /** A listing under test and the way to arrange rooms in it, as the room store writes them. */
 export interface RoomListingSubject {
@@ -43,8 +44,11 @@ export function roomListingContract(subject: () => RoomListingSubject): void {
     const page = await listing.listOpen(query, undefined, 25);
 
     expect(page.rooms.map((r) => r.roomId)).toEqual([older.roomId, newer.roomId]);
-    // The stored document holds more (its members, constants); every field of the room is as seeded.
-    expect(page.rooms[0]).toMatchObject(older);
+    // Every listed field as seeded (the store adds the default template's constants), and
+    // nothing else: the index copies neither the members map nor the room's bookkeeping.
+    expect(page.rooms[0]).toMatchObject(listedPartOf(older));
+    const listed: readonly string[] = listedRoomFields;
+    expect(Object.keys(page.rooms[0] ?? {}).filter((field) => !listed.includes(field))).toEqual([]);
     expect(page.nextToken).toBeUndefined();
   });
 

@@ -1,6 +1,6 @@
 import { keys } from '../../../core/infra/keys';
 import type { RoomListing, RoomListingQuery, RoomPage } from '../../../core/rooms/list-store';
-import { isLive, type Room } from '../../../core/rooms/model';
+import { isLive, listedRoomFields, type ListedRoom, type Room } from '../../../core/rooms/model';
 import { decodePageToken, encodePageToken } from '../../../core/rooms/page-token';
 
 /**
@@ -42,7 +42,8 @@ export class InMemoryRoomListing implements RoomListing {
         (room) =>
           (room.constants?.visibility ?? 'open') === 'open' && (room.properties?.joinability ?? 'open') === 'open',
       )
-      .map((room) => structuredClone(room));
+      // The index copies only the listed fields (core/infra/table.ts), so the fake hands back no more.
+      .map((room) => listedPartOf(structuredClone(room)));
     const last = examined.at(-1);
     return examined.length === limit && last ? { rooms, nextToken: encodePageToken(last.key) } : { rooms };
   }
@@ -57,4 +58,10 @@ export class InMemoryRoomListing implements RoomListing {
       })
       .sort((a, b) => (a.key.gsi2sk < b.key.gsi2sk ? -1 : a.key.gsi2sk > b.key.gsi2sk ? 1 : 0));
   }
+}
+
+export function listedPartOf(room: Room): ListedRoom {
+  return Object.fromEntries(
+    listedRoomFields.filter((field) => room[field] !== undefined).map((field) => [field, room[field]]),
+  ) as unknown as ListedRoom;
 }

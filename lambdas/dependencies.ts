@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { EC2Client } from '@aws-sdk/client-ec2';
 import { ECSClient } from '@aws-sdk/client-ecs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -242,11 +243,10 @@ function ecsSpawner(
 function ecsLocator(settings: PlatformConfig): ServerLocator {
   const { cluster } = settings.ecs;
   if (!cluster) return () => Promise.resolve(undefined);
-  const ecs = new ECSClient({ region: settings.region });
   return ecsTaskLocator(
-    ecs,
+    new ECSClient({ region: settings.region }),
     cluster,
-    ec2PublicIpLookup({ region: settings.region, credentials: () => ecs.config.credentials() }),
+    ec2PublicIpLookup(new EC2Client({ region: settings.region })),
   );
 }
 

@@ -1,5 +1,5 @@
 /**
- * The error codes of the HTTP contract (API.md) and the status each one answers with.
+ * The error codes of the HTTP contract (docs/api.md) and the status each one answers with.
  * Every failure a caller can cause is a `PlatformError` with one of these codes; anything
  * else is a bug and answers a generic 500 without detail.
  */

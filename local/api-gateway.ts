@@ -57,7 +57,7 @@ function errorBody(code: string, message: string): string {
   return JSON.stringify({ error: { code, message } });
 }
 
-/** What the gateway answers when a handler (or its own route) runs out of time: API.md's 503 UNAVAILABLE. */
+/** What the gateway answers when a handler (or its own route) runs out of time: docs/api.md's 503 UNAVAILABLE. */
 function timedOut(): HttpResult {
   return {
     statusCode: 503,

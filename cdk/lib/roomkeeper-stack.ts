@@ -72,7 +72,7 @@ export function replyQueuePrefix(namePrefix: string): string {
 /** The Lambda function the room sweeper schedule runs every minute. */
 export const sweeperEntry = 'lambdas/schedule/room-sweeper.ts';
 
-/** The only paths that may skip the JWT authorizer (RELIABILITY.md, item 14). */
+/** The only paths that may skip the JWT authorizer: a liveness probe, nothing with player data. */
 export const publicPaths: ReadonlySet<string> = new Set(['/health']);
 
 /** Local cloud helpers (dev tokens…) live here; nothing under it may ever be deployed. */

@@ -11,7 +11,7 @@ export interface GameLaunch {
 }
 
 /**
- * How the game is started, exactly as GAME_SERVER_PROTOCOL.md says:
+ * How the game is started, exactly as docs/game-server-protocol.md says:
  * `<binary> <zeromq endpoint> <ports> <other…>`, with the protocol's variables, the
  * configuration's own, and PATH/HOME/LANG. Nothing else of the sidecar's environment (its
  * AWS credentials, queue URLs, endpoints) reaches the game.

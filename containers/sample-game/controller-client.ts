@@ -27,7 +27,7 @@ interface Waiting {
 }
 
 /**
- * The game's end of the controller socket (GAME_SERVER_PROTOCOL.md): a PAIR socket
+ * The game's end of the controller socket (docs/game-server-protocol.md): a PAIR socket
  * connected to the endpoint from argv, JSON-RPC both ways. Calls `inited`/`joined`/`left`
  * and answers the controller's requests with the handlers registered by method name.
  */

@@ -1,5 +1,5 @@
 /**
- * The sample game server: a tiny chat room that follows GAME_SERVER_PROTOCOL.md.
+ * The sample game server: a tiny chat room that follows docs/game-server-protocol.md.
  *
  *   sample-game <zeromq endpoint> <ports> [other…]
  *

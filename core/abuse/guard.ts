@@ -37,7 +37,7 @@ export const banCacheMs = banSnapshotMaxAgeMs;
  * Keeps one account from hurting the others: bans, and per-account rate limits on joining
  * and creating rooms. Handlers call an `assert…Allowed` method first thing after
  * validation, before any room is read or written; it returns nothing or throws a
- * `PlatformError` that the HTTP middleware maps to the API.md body:
+ * `PlatformError` that the HTTP middleware maps to the docs/api.md body:
  *
  * - `AccountBannedError`: 403 `BANNED`, message says until when (if the ban expires);
  * - `JoinRateLimitedError` / `CreateRateLimitedError`: 429 `RATE_LIMITED` with `Retry-After`

@@ -23,7 +23,7 @@ const environmentName = z
   .refine((name) => !reservedJsonKeys.has(name), { message: 'is a reserved key name' });
 
 /**
- * A game server configuration (API.md): how to start one version of a game. Rooms are
+ * A game server configuration (docs/api.md): how to start one version of a game. Rooms are
  * always created from exactly one configuration.
  */
 export const gameServerConfigurationBodySchema = z

@@ -60,7 +60,7 @@ export function sidecarEnvironment(
 }
 
 /**
- * The environment of the game process, exactly as GAME_SERVER_PROTOCOL.md lists it: the
+ * The environment of the game process, exactly as docs/game-server-protocol.md lists it: the
  * protocol's variables and the configuration's own, nothing of the platform's.
  */
 export function gameProcessEnvironment(options: {

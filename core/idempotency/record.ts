@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { IdempotencyKeyInvalidError } from './errors';
 
 /**
- * The rules of `Idempotency-Key` (API.md), as pure functions of the request and `now`.
+ * The rules of `Idempotency-Key` (docs/api.md), as pure functions of the request and `now`.
  *
  * ```
  *  first request        duplicates                                  10 min after the first

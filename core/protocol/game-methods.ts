@@ -5,7 +5,7 @@ import { storableJsonObjectSchema } from './storable-json';
 const maxSettingsBytes = 4 * 1024;
 
 /**
- * The game ↔ controller methods of GAME_SERVER_PROTOCOL.md: params and results, one
+ * The game ↔ controller methods of docs/game-server-protocol.md: params and results, one
  * source for the sidecar, the controller-events consumer and the sample game.
  */
 /** What a game may hand back as room settings: stored exactly, or refused with -32602. */

@@ -62,7 +62,7 @@ export interface Room {
   readonly readyAt?: string;
   /** The template's constants (immutable). Absent on older rooms: the default template. */
   readonly constants?: SessionConstants;
-  /** Room properties members write (API.md "Session documents"). */
+  /** Room properties members write (docs/api.md "Session documents"). */
   readonly properties?: { readonly joinability?: Joinability; readonly custom?: Record<string, unknown> };
   /** The template the session was made from; null or absent: the configuration's default template. */
   readonly template?: string | null;

@@ -28,7 +28,7 @@ export class TemplateConfigurationNotFoundError extends PlatformError {
   }
 }
 
-/** Constants are fixed when a session is created (API.md): any write to them answers 403. */
+/** Constants are fixed when a session is created (docs/api.md): any write to them answers 403. */
 export class SessionConstantsImmutableError extends PlatformError {
   override readonly name = 'SessionConstantsImmutableError';
   readonly code = 'FORBIDDEN';
@@ -55,7 +55,7 @@ export class SessionPreconditionFailedError extends PlatformError {
   }
 }
 
-/** Only a session's live members write it (API.md): anyone else, authenticated, gets 403. */
+/** Only a session's live members write it (docs/api.md): anyone else, authenticated, gets 403. */
 export class SessionMembersOnlyError extends PlatformError {
   override readonly name = 'SessionMembersOnlyError';
   readonly code = 'FORBIDDEN';

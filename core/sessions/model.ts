@@ -1,5 +1,5 @@
 /**
- * The session document's vocabulary (API.md, "Session documents"): what a template fixes for
+ * The session document's vocabulary (docs/api.md, "Session documents"): what a template fixes for
  * every session made from it, and what members may change afterwards.
  */
 
@@ -51,7 +51,7 @@ export const sessionCustomLimits = {
   memberPropertiesBytes: 512,
 } as const;
 
-/** The most members a session holds (API.md: maxMembers 1–100). */
+/** The most members a session holds (docs/api.md: maxMembers 1–100). */
 export const maxSessionMembers = 100;
 
 /** Shorter names the session document's rules use. */

@@ -5,7 +5,7 @@ import { formatETag } from './if-match';
 import type { Hosting } from './member-transitions';
 import { constantsOf, type MemberState, type SessionConstants, type SessionProperties } from './model';
 
-/** The room view of API.md with its session document (`sessionRoomViewSchema`). */
+/** The room view of docs/api.md with its session document (`sessionRoomViewSchema`). */
 export interface SessionRoomView extends RoomView {
   readonly template: string | null;
   readonly constants: SessionConstants;
@@ -128,7 +128,7 @@ export function roomOnlyView(room: ListedRoom): SessionRoomView {
   };
 }
 
-/** Every room response carries the change number as its entity tag (API.md). */
+/** Every room response carries the change number as its entity tag (docs/api.md). */
 export function roomResponse<B extends { readonly room: Pick<RoomView, 'changeNumber'> }>(
   status: number,
   body: B,

@@ -47,7 +47,7 @@ export const templateConstantsSchema = z
   .meta({ id: 'SessionTemplateConstants' });
 
 /**
- * `PUT /v1/admin/templates/{template}` (API.md, "Session documents"). `gameId` and `version`
+ * `PUT /v1/admin/templates/{template}` (docs/api.md, "Session documents"). `gameId` and `version`
  * name a game server configuration (a dedicated server per session); both omitted make a
  * peer-hosted template, whose sessions have no server.
  */

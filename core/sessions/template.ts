@@ -4,7 +4,7 @@ import type { SessionConstants, SessionTimeout, SessionTimeouts } from './model'
 import type { TemplateBody } from './template-schema';
 
 /**
- * A session template (API.md, "Session documents"): what every session made from it shares.
+ * A session template (docs/api.md, "Session documents"): what every session made from it shares.
  * `dedicated` templates name a game server configuration; `peerHosted` ones have no server.
  */
 export interface SessionTemplate {

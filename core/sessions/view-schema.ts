@@ -40,7 +40,7 @@ export const sessionMemberViewSchema = z
   .meta({ id: 'SessionMember' });
 
 /**
- * The room view of API.md with its session document: what every room response returns
+ * The room view of docs/api.md with its session document: what every room response returns
  * (with `ETag: "<changeNumber>"`). `members` is there for members, and for anyone when the
  * visibility is `open`.
  */
@@ -74,7 +74,7 @@ export const sessionReservationSchema = z
 
 /**
  * `PATCH /v1/rooms/{roomId}`: a member writes the room's properties. `constants` is named
- * only so that a write to it is a 403 (API.md), not a 400 for an unknown key.
+ * only so that a write to it is a 403 (docs/api.md), not a 400 for an unknown key.
  */
 export const patchRoomRequestSchema = z
   .strictObject({

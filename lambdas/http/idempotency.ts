@@ -15,7 +15,7 @@ import type { HttpRequest, HttpResponse } from './middleware';
 const pollIntervalMs = 100;
 
 /**
- * Makes a route's action honour `Idempotency-Key` (API.md): the same key from the same account
+ * Makes a route's action honour `Idempotency-Key` (docs/api.md): the same key from the same account
  * within 10 minutes gets the first answer again and changes nothing more. Wraps the action
  * after authentication and validation, before the abuse guard, so a replay spends no allowance.
  *
@@ -74,7 +74,7 @@ async function runClaimed(claim: IdempotencyClaim, run: () => Promise<HttpRespon
   return response;
 }
 
-/** The API.md error body the middleware would answer for `error`, to replay it byte for byte. */
+/** The docs/api.md error body the middleware would answer for `error`, to replay it byte for byte. */
 function errorAnswer(error: PlatformError): StoredResponse {
   return {
     status: error.status,

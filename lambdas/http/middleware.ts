@@ -67,7 +67,7 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   };
 }
 
-/** Maps every failure to the API.md error body. Only our typed errors show their message. */
+/** Maps every failure to the docs/api.md error body. Only our typed errors show their message. */
 function errorResponses(): MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext> {
   return {
     onError: (request) => {

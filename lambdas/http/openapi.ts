@@ -31,7 +31,7 @@ const errorSchema = z
   .meta({ id: 'Error' });
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
-/** Every answer that carries one room carries its change number as the entity tag (API.md). */
+/** Every answer that carries one room carries its change number as the entity tag (docs/api.md). */
 const etagHeader = z.object({
   etag: z.string().describe('The room\'s change number, quoted ("12"): send it back as If-Match.'),
 });

@@ -308,7 +308,7 @@ describe('Lambda functions', () => {
   });
 });
 
-describe('IAM (RELIABILITY.md item 14)', () => {
+describe('IAM: least privilege', () => {
   it('no statement allows "*" or a whole service ("dynamodb:*", "sqs:*")', () => {
     const statements = identityStatements(template).filter((s) => s.effect === 'Allow');
     expect(statements.length).toBeGreaterThan(0);

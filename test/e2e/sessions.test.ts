@@ -2,7 +2,7 @@ import { jsonClient } from '../helpers/http';
 import { fixtureGame, startTestCloud, type TestCloud } from '../helpers/local-cloud';
 
 /**
- * Session documents on the local cloud (API.md "Session documents"): a dedicated room made
+ * Session documents on the local cloud (docs/api.md "Session documents"): a dedicated room made
  * from a template with a real game server, and a peer-hosted session with no server at all.
  */
 let test: TestCloud;

@@ -22,7 +22,7 @@ export async function until(
   }
 }
 
-/** API.md's answer while a dependency is down: 503 UNAVAILABLE, a sentence, and Retry-After. */
+/** docs/api.md's answer while a dependency is down: 503 UNAVAILABLE, a sentence, and Retry-After. */
 export function expectUnavailable(response: JsonResponse): void {
   expect([response.status, response.body?.error?.code]).toEqual([503, 'UNAVAILABLE']);
   expect(typeof response.body.error.message).toBe('string');

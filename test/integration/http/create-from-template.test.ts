@@ -3,7 +3,7 @@ import { configurePlatform } from '../../../lambdas/dependencies';
 import { startTestApi, type TestApi } from '../../helpers/platform';
 
 /**
- * `POST /v1/rooms` with a `template` (API.md, "Session documents"), over real HTTP on DynamoDB
+ * `POST /v1/rooms` with a `template` (docs/api.md, "Session documents"), over real HTTP on DynamoDB
  * Local. The spawner records spawns and never starts a server, so creates answer 202.
  */
 let api: TestApi;

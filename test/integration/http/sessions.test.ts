@@ -4,7 +4,7 @@ import { configurePlatform } from '../../../lambdas/dependencies';
 import { startTestApi, type TestApi } from '../../helpers/platform';
 
 /**
- * The session routes of API.md ("Session documents") over real HTTP on DynamoDB Local: room
+ * The session routes of docs/api.md ("Session documents") over real HTTP on DynamoDB Local: room
  * views with ETag, visibility, PATCH conditions and races, member states, timeouts judged at
  * the platform's clock (moved by `offsetMs`), peer-hosted sessions. The spawner records spawns
  * and never starts a server, so dedicated rooms stay spawning (202).

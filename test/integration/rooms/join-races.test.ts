@@ -159,7 +159,7 @@ describe('DELETE /v1/rooms/{roomId}/members/me', () => {
         'settings',
         'state',
         'version',
-        // The session document (API.md): no key or token in any of it.
+        // The session document (docs/api.md): no key or token in any of it.
         'template',
         'constants',
         'properties',

@@ -73,7 +73,7 @@ describe('patchMemberRequestSchema', () => {
 });
 
 describe('sessionRoomViewSchema', () => {
-  it('describes the room of API.md with its session document', () => {
+  it('describes the room of docs/api.md with its session document', () => {
     const room = {
       roomId: 'r1',
       gameId: 'arena',

@@ -9,6 +9,8 @@ const common = {
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
   setupFiles: ['<rootDir>/test/helpers/quiet-logs.ts'],
+  // `npm run synth` writes bundled copies of the project there (each asset has a package.json).
+  modulePathIgnorePatterns: ['<rootDir>/cdk.out/'],
 };
 
 module.exports = {

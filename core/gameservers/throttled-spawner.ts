@@ -17,6 +17,14 @@ export const runTaskRate = { ratePerS: 20, burst: 100 } as const;
  */
 export const runTaskBackoff: BackoffPolicy = { baseMs: 100, capMs: 3_200 };
 
+/**
+ * How long a create may keep retrying a throttled RunTask, from the request's start: API
+ * Gateway answers 504 at 29 s, and the create still has to record the placement and answer
+ * (202 when the server is not up yet). 22 s at 20 starts/s queues 440 creations beyond a full
+ * bucket of 100.
+ */
+export const runTaskQueueMs = 22_000;
+
 /** A StopTask ECS throttled is retried this long; the sweeper stops whatever is still left. */
 const stopBudgetMs = 5_000;
 

@@ -48,6 +48,12 @@ export interface CreateRoomDependencies {
   /** When to stop holding the caller and answer "still spawning" (API Gateway stops at 30 s). */
   readonly answerBy: Date;
   /**
+   * How long a start ECS throttles keeps its place (retrying with backoff): the request's whole
+   * budget, not only the caller's wait, so a burst past RunTask's rate is started late rather
+   * than refused. Absent: `answerBy`.
+   */
+  readonly spawnQueueBy?: Date;
+  /**
    * Cost bounds (docs/cost-bounds.md): the running-server caps, and the lifetime and
    * empty-room grace the room is created with. Absent: no caps, the deployment's bounds apply.
    */
@@ -150,8 +156,13 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
       roomSettings: command.settings,
       maxPlayers,
       loginAccessToken: await deps.mintServerToken(roomId),
-      // A throttled start waits no longer than the caller is held, nor past the spawn deadline.
-      startBy: new Date(Math.min(spawnDeadline.getTime(), deps.answerBy.getTime())),
+      // A throttled start keeps its place for the request's budget, never past the spawn deadline.
+      startBy: new Date(
+        Math.min(
+          spawnDeadline.getTime(),
+          Math.max(deps.answerBy.getTime(), (deps.spawnQueueBy ?? deps.answerBy).getTime()),
+        ),
+      ),
     });
   } catch (error) {
     await deps.rooms.markFailed(roomId, 'spawn-failed', deps.now());

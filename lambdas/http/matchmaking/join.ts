@@ -5,6 +5,7 @@ import { resolveRegion } from '../../../core/placement/region';
 import { createRoom } from '../../../core/rooms/create';
 import { joinRoom } from '../../../core/rooms/join';
 import { matchmakingRequestSchema } from '../../../core/rooms/schema';
+import { runTaskQueueMs } from '../../../core/gameservers/throttled-spawner';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
@@ -19,7 +20,8 @@ export const handler = httpHandler(
     // The room this may create gets these settings; refused before any pointer moves.
     assertRoomSettingsFitTask({ ...body.settings, ...body.criteria });
     await p.abuse.assertJoinAllowed(principal.account, p.now());
-    const answerBy = new Date(p.now().getTime() + p.config.createWaitS * 1000);
+    const started = p.now().getTime();
+    const answerBy = new Date(started + p.config.createWaitS * 1000);
     const configuration = await p.gameConfigurations.get(body.gameId, body.version);
     const region = resolveRegion(body, [p.config.roomRegion], p.config.roomRegion);
     const bucket = bucketOf({ gameId: body.gameId, version: body.version, region, criteria: body.criteria });
@@ -59,6 +61,7 @@ export const handler = httpHandler(
             mintServerToken: serverTokenMinter(p, configuration),
             sleep,
             answerBy,
+            spawnQueueBy: new Date(started + runTaskQueueMs),
             costs: p.costs,
           },
         );

@@ -4,6 +4,7 @@ import { resolveRegion } from '../../../core/placement/region';
 import { createRoom } from '../../../core/rooms/create';
 import { createRoomRequestSchema } from '../../../core/rooms/schema';
 import { roomResponse } from '../../../core/sessions/room-response';
+import { runTaskQueueMs } from '../../../core/gameservers/throttled-spawner';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
@@ -16,7 +17,8 @@ export const handler = httpHandler(
     const p = platform();
     await p.abuse.assertCreateAllowed(principal.account, p.now());
     // The caller's wait counts from the request, not from the spawn: the gateway's 30 s include both.
-    const answerBy = new Date(p.now().getTime() + p.config.createWaitS * 1000);
+    const started = p.now().getTime();
+    const answerBy = new Date(started + p.config.createWaitS * 1000);
     const session = await resolveCreateRequest(body, { templates: p.templates, configurations: p.gameConfigurations });
     const region = resolveRegion(body, [p.config.roomRegion], p.config.roomRegion);
     const stored = { template: session.template, constants: session.constants, properties: session.properties };
@@ -58,6 +60,7 @@ export const handler = httpHandler(
         mintServerToken: serverTokenMinter(p, configuration),
         sleep: (ms) => p.clock.sleep(ms),
         answerBy,
+        spawnQueueBy: new Date(started + runTaskQueueMs),
         costs: p.costs,
       },
     );

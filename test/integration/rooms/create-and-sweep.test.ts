@@ -77,17 +77,21 @@ describe('createRoom', () => {
     expect(result.reservation.key).toHaveLength(43);
   });
 
-  it("bounds a throttled start (startBy) by the earlier of the spawn deadline and the caller's wait", async () => {
+  it("bounds a throttled start (startBy) by the request's queue budget (at least the caller's wait), never past the spawn deadline", async () => {
     const waiting = new SilentSpawner();
     // The caller's wait ends first.
     const shortWait = deps(waiting, 30, 300);
     await createRoom(command, shortWait);
     expect(waiting.spawned[0]!.startBy).toEqual(shortWait.answerBy);
+    // The request's queue budget outlasts the caller's wait: a throttled start keeps its place.
+    const queued = { ...deps(waiting, 30, 300), spawnQueueBy: new Date(Date.now() + 10_000) };
+    await createRoom(command, queued);
+    expect(waiting.spawned.at(-1)!.startBy).toEqual(queued.spawnQueueBy);
     // The spawn deadline comes first (the create then fails it: SPAWN_TIMEOUT).
     const roomId = `room-deadline-${Date.now()}`;
     const outcome = createRoom(command, { ...deps(waiting, 1, 20_000), newRoomId: () => roomId });
     await expect(outcome).rejects.toBeInstanceOf(SpawnTimeoutError);
-    expect(waiting.spawned[1]!.startBy?.toISOString()).toBe((await rooms.get(roomId)).spawnDeadline);
+    expect(waiting.spawned.at(-1)!.startBy?.toISOString()).toBe((await rooms.get(roomId)).spawnDeadline);
   });
 
   it('refuses room settings that would not fit the game server task (400) before writing the room or spawning', async () => {

@@ -1,10 +1,10 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+
 /**
- * Custom CloudWatch metrics in the Embedded Metric Format: one JSON line on stdout that the
- * Lambda log pipeline turns into metric data points, with no API call and no extra latency.
- * It is the format @aws-lambda-powertools/metrics writes (that package is not a dependency
- * of this project yet; the namespace and `service` dimension follow its POWERTOOLS_*
- * variables, so switching to it changes no alarm). Written straight to stdout, not through
- * `console`, which the JSON log format would wrap (and so hide from the extraction).
+ * Custom CloudWatch metrics through Powertools metrics: one Embedded Metric Format line on
+ * stdout per event, which the Lambda log pipeline turns into a data point, with no API call
+ * and no extra latency. Namespace and `service` dimension follow Powertools' variables
+ * (POWERTOOLS_METRICS_NAMESPACE, POWERTOOLS_SERVICE_NAME).
  *
  * Off outside Lambda (the local cloud and tests print nothing), and with
  * POWERTOOLS_METRICS_DISABLED=true.
@@ -21,63 +21,41 @@ export const spawnMetrics = {
 } as const;
 export type SpawnMetric = (typeof spawnMetrics)[keyof typeof spawnMetrics];
 
-export interface MetricPoint {
-  readonly namespace: string;
-  readonly service: string;
-  readonly name: string;
-  readonly value: number;
-  readonly unit: 'Count';
-  readonly timestamp: number;
-}
-
-export type MetricSink = (line: string) => void;
-
 function enabledByEnvironment(env: NodeJS.ProcessEnv): boolean {
   if (env.POWERTOOLS_METRICS_DISABLED?.toLowerCase() === 'true') return false;
   return env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
 }
 
-let sink: MetricSink | undefined = (line) => process.stdout.write(`${line}\n`);
 let forced = false;
 
-/** Tests capture the lines here; `undefined` restores stdout. */
-export function setMetricSink(next: MetricSink | undefined, options: { force?: boolean } = {}): void {
-  sink = next ?? ((line) => process.stdout.write(`${line}\n`));
-  forced = options.force ?? false;
+/** Tests emit outside Lambda too (and read the lines from stdout). */
+export function forceMetrics(on: boolean): void {
+  forced = on;
 }
 
-/** The EMF document of one data point, with the `service` dimension (as Powertools writes it). */
-export function emfLine(point: MetricPoint): string {
-  return JSON.stringify({
-    _aws: {
-      Timestamp: point.timestamp,
-      CloudWatchMetrics: [
-        {
-          Namespace: point.namespace,
-          Dimensions: [['service']],
-          Metrics: [{ Name: point.name, Unit: point.unit }],
-        },
-      ],
-    },
-    service: point.service,
-    [point.name]: point.value,
-  });
+/** One single-metric publisher per namespace and service: each event is flushed at once. */
+const publishers = new Map<string, Metrics>();
+
+function publisherFor(namespace: string, serviceName: string): Metrics {
+  const key = `${namespace}\u0000${serviceName}`;
+  let metrics = publishers.get(key);
+  if (!metrics) {
+    metrics = new Metrics({ namespace, serviceName, singleMetric: true });
+    publishers.set(key, metrics);
+  }
+  return metrics;
 }
 
 /** Counts one event of `name`. Never throws: a metric must not fail the request it describes. */
 export function countMetric(name: string, now: Date = new Date(), env: NodeJS.ProcessEnv = process.env): void {
   if (!forced && !enabledByEnvironment(env)) return;
   try {
-    sink?.(
-      emfLine({
-        namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? defaultMetricsNamespace,
-        service: env.POWERTOOLS_SERVICE_NAME ?? 'roomkeeper',
-        name,
-        value: 1,
-        unit: 'Count',
-        timestamp: now.getTime(),
-      }),
+    const metrics = publisherFor(
+      env.POWERTOOLS_METRICS_NAMESPACE ?? defaultMetricsNamespace,
+      env.POWERTOOLS_SERVICE_NAME ?? 'roomkeeper',
     );
+    metrics.setTimestamp(now);
+    metrics.addMetric(name, MetricUnit.Count, 1);
   } catch {
     // Best effort by design.
   }

@@ -1,6 +1,6 @@
 import type { GameServerConfiguration } from '../../../../core/gameservers/configuration';
 import { SpawnFailedError, SpawnTimeoutError } from '../../../../core/gameservers/errors';
-import { countMetric, emfLine, setMetricSink, spawnMetrics } from '../../../../core/infra/metrics';
+import { countMetric, forceMetrics, spawnMetrics } from '../../../../core/infra/metrics';
 import { createRoom } from '../../../../core/rooms/create';
 import type { RoomStore, TransitionResult } from '../../../../core/rooms/store';
 import { sweepRooms } from '../../../../core/rooms/sweep';
@@ -9,9 +9,9 @@ import { InMemoryLiveRooms } from '../../../helpers/fakes/live-rooms';
 import { testSweepPolicy } from '../../../helpers/sweep-policy';
 
 /**
- * Issue 10, point 9: spawn failures and timeouts reach CloudWatch as custom metrics (EMF on
- * stdout, the format Powertools metrics writes), which the Spawn-Failures and Spawn-Timeouts
- * alarms watch (cdk/lib/constructs/operations.ts).
+ * Issue 10, point 9: spawn failures and timeouts reach CloudWatch as custom metrics, written
+ * by Powertools metrics as EMF lines on stdout, which the Spawn-Failures and Spawn-Timeouts
+ * alarms watch (cdk/lib/constructs/operations.ts). The lines are read from stdout here.
  */
 const now = new Date('2026-01-01T00:10:00.000Z');
 const configuration: GameServerConfiguration = {
@@ -32,11 +32,20 @@ const configuration: GameServerConfiguration = {
 };
 
 let lines: string[];
+let stdout: jest.SpiedFunction<typeof process.stdout.write>;
 beforeEach(() => {
   lines = [];
-  setMetricSink((line) => lines.push(line), { force: true });
+  stdout = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    const text = String(chunk).trim();
+    if (text.includes('"_aws"')) lines.push(text);
+    return true;
+  });
+  forceMetrics(true);
 });
-afterEach(() => setMetricSink(undefined));
+afterEach(() => {
+  forceMetrics(false);
+  stdout.mockRestore();
+});
 
 const metricsIn = (emitted: string[]) =>
   emitted.map((line) => {
@@ -154,7 +163,7 @@ describe('spawn metrics', () => {
 
 describe('countMetric', () => {
   it('writes nothing outside Lambda (the local cloud) and nothing when POWERTOOLS_METRICS_DISABLED=true', () => {
-    setMetricSink((line) => lines.push(line));
+    forceMetrics(false);
     countMetric('SpawnFailures', now, {});
     countMetric('SpawnFailures', now, { AWS_LAMBDA_FUNCTION_NAME: 'fn', POWERTOOLS_METRICS_DISABLED: 'true' });
     expect(lines).toEqual([]);
@@ -164,17 +173,20 @@ describe('countMetric', () => {
   });
 
   it('an EMF document CloudWatch accepts: timestamp, namespace, dimension set and the value under the metric name', () => {
-    expect(
-      JSON.parse(
-        emfLine({ namespace: 'Ns', service: 'svc', name: 'M', value: 1, unit: 'Count', timestamp: now.getTime() }),
-      ),
-    ).toEqual({
-      _aws: {
-        Timestamp: now.getTime(),
-        CloudWatchMetrics: [{ Namespace: 'Ns', Dimensions: [['service']], Metrics: [{ Name: 'M', Unit: 'Count' }] }],
-      },
-      service: 'svc',
-      M: 1,
+    countMetric('M', now, {
+      AWS_LAMBDA_FUNCTION_NAME: 'fn',
+      POWERTOOLS_METRICS_NAMESPACE: 'Ns',
+      POWERTOOLS_SERVICE_NAME: 'svc',
     });
+    expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual([
+      {
+        _aws: {
+          Timestamp: now.getTime(),
+          CloudWatchMetrics: [{ Namespace: 'Ns', Dimensions: [['service']], Metrics: [{ Name: 'M', Unit: 'Count' }] }],
+        },
+        service: 'svc',
+        M: 1,
+      },
+    ]);
   });
 });

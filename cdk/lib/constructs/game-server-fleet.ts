@@ -381,6 +381,17 @@ export class GameServerFleet extends Construct {
     };
   }
 
+  /** Lets `role` hand the tasks' execution role to ECS, and to nothing else. */
+  private grantPassExecutionRole(role: iam.Role): void {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [this.executionRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
+      }),
+    );
+  }
+
   /**
    * May register a task definition revision per configuration (core/gameservers/ecs-task-definitions.ts):
    * ecs:DescribeTaskDefinition and ecs:RegisterTaskDefinition (neither supports resource-level
@@ -394,13 +405,7 @@ export class GameServerFleet extends Construct {
         resources: ['*'],
       }),
     );
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['iam:PassRole'],
-        resources: [this.executionRole.roleArn],
-        conditions: { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
-      }),
-    );
+    this.grantPassExecutionRole(role);
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
@@ -464,13 +469,7 @@ export class GameServerFleet extends Construct {
           conditions: { StringEquals: { 'ecs:CreateAction': 'RunTask' } },
         }),
       );
-      role.addToPrincipalPolicy(
-        new iam.PolicyStatement({
-          actions: ['iam:PassRole'],
-          resources: [this.executionRole.roleArn],
-          conditions: { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
-        }),
-      );
+      this.grantPassExecutionRole(role);
       Validations.of(role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::${nagArn(this.taskDefinitionFamilyArn)}]`,
         reason:

@@ -25,7 +25,7 @@ import { ThrottledSpawner } from '../core/gameservers/throttled-spawner';
 import { ec2PublicIpLookup, ecsTaskLocator } from '../core/gameservers/ecs-task-address';
 import { ecsTaskDefinitions } from '../core/gameservers/ecs-task-definitions';
 import type { GameServerConfiguration } from '../core/gameservers/configuration';
-import type { ServerLocator } from '../core/gameservers/server-address';
+import { locatePausesMs, patientLocator, type ServerLocator } from '../core/gameservers/server-address';
 import { stsSidecarCredentials } from '../core/gameservers/sidecar-credentials';
 import type { SidecarPlatformSettings } from '../core/gameservers/sidecar-launch';
 import type { Spawner } from '../core/gameservers/spawner';
@@ -243,10 +243,14 @@ function ecsSpawner(
 function ecsLocator(settings: PlatformConfig): ServerLocator {
   const { cluster } = settings.ecs;
   if (!cluster) return () => Promise.resolve(undefined);
-  return ecsTaskLocator(
-    new ECSClient({ region: settings.region }),
-    cluster,
-    ec2PublicIpLookup(new EC2Client({ region: settings.region })),
+  return patientLocator(
+    ecsTaskLocator(
+      new ECSClient({ region: settings.region }),
+      cluster,
+      ec2PublicIpLookup(new EC2Client({ region: settings.region })),
+    ),
+    locatePausesMs,
+    (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   );
 }
 

@@ -26,6 +26,31 @@ export function playerAddress(room: Pick<Room, 'address' | 'placement'>): string
 export type ServerLocator = (room: Pick<Room, 'roomId' | 'placement'>) => Promise<string | undefined>;
 
 /**
+ * Asks `locate` again after each of `pausesMs` while it knows no address. An `inited` whose
+ * address is not readable yet is otherwise handed back to the queue and redelivered only after
+ * the queue's visibility timeout (60 s), holding the room's other messages meanwhile; a few
+ * seconds' patience here covers the short lag between a task running and its ENI's public IP.
+ */
+export function patientLocator(
+  locate: ServerLocator,
+  pausesMs: readonly number[],
+  sleep: (ms: number) => Promise<void>,
+): ServerLocator {
+  return async (room) => {
+    let found = await locate(room);
+    for (const pause of pausesMs) {
+      if (found !== undefined) break;
+      await sleep(pause);
+      found = await locate(room);
+    }
+    return found;
+  };
+}
+
+/** 3.75 s in all, well inside the controller consumer's 10 s timeout. */
+export const locatePausesMs = [250, 500, 1_000, 2_000] as const;
+
+/**
  * The rule of `inited`: a spawning room becomes ready to players only together with an
  * address they can reach. Without one, `inited` is answered "try again" while the spawn
  * deadline runs, and a room that never gets one times out like any other spawn.

@@ -1,5 +1,6 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, retryOnContention } from '../infra/dependency-errors';
+import { keys, type ItemKey } from '../infra/keys';
 import { NoHealthyHostError } from './errors';
 
 /**
@@ -13,11 +14,11 @@ import { NoHealthyHostError } from './errors';
  * The partition takes one write per create and per end: far below DynamoDB's per-partition
  * 1,000 WCU/s at the RunTask rate (20/s).
  */
-const partition = 'SERVERS';
-const globalCounter = { pk: partition, sk: 'COUNT#*' };
-const configurationCounter = (gameId: string, version: string) => ({ pk: partition, sk: `COUNT#${gameId}#${version}` });
-const leaseKey = (roomId: string) => ({ pk: partition, sk: `ROOM#${roomId}` });
-const leasePrefix = 'ROOM#';
+const partition = keys.serverSlotPartition;
+const globalCounter = keys.runningServers();
+const configurationCounter = keys.runningServersOf;
+const leaseKey = keys.serverLease;
+const leasePrefix = keys.serverLeasePrefix;
 /** Parallel creates conflict on the counters: transactions that lose are retried, not refused. */
 const acquireAttempts = 25;
 
@@ -53,7 +54,7 @@ export class ServerSlotStore implements ServerSlots {
   ) {}
 
   async acquire(lease: ServerLease, caps: ServerCaps): Promise<void> {
-    const increment = (key: Record<string, string>, cap: number) => ({
+    const increment = (key: ItemKey, cap: number) => ({
       Update: {
         TableName: this.tableName,
         Key: key,
@@ -99,7 +100,7 @@ export class ServerSlotStore implements ServerSlots {
       new GetCommand({ TableName: this.tableName, Key: leaseKey(roomId), ConsistentRead: true }),
     );
     if (!Item) return false;
-    const decrement = (key: Record<string, string>) => ({
+    const decrement = (key: ItemKey) => ({
       Update: {
         TableName: this.tableName,
         Key: key,

@@ -14,6 +14,9 @@
  * | rate limiter log       | ACCOUNT#<account>      | RATE#<action>#<limit> |
  * | idempotency record     | ACCOUNT#<account>      | IDEMPOTENCY#<sha256(key)> |
  * | sweeper's memory       | SWEEPER                | STATE              |
+ * | running servers, total | SERVERS                | COUNT#*            |
+ * | … of a configuration   | SERVERS                | COUNT#<gameId>#<version> |
+ * | a room's server lease  | SERVERS                | ROOM#<roomId>      |
  *
  * Index keys of a live room (written at create, REMOVEd by the write that fails or closes it):
  *
@@ -105,6 +108,18 @@ export const keys = {
     pk: `ACCOUNT#${account}`,
     sk: `RATE#${action}#${limit}`,
   }),
+  /**
+   * Running-server caps (core/gameservers/server-slot-store.ts): the deployment's counter, one
+   * per configuration, and one lease per room holding a server, all in one partition.
+   */
+  serverSlotPartition: 'SERVERS',
+  runningServers: (): ItemKey => ({ pk: 'SERVERS', sk: 'COUNT#*' }),
+  runningServersOf: (gameId: string, version: string): ItemKey => ({
+    pk: 'SERVERS',
+    sk: `COUNT#${gameId}#${version}`,
+  }),
+  serverLease: (roomId: string): ItemKey => ({ pk: 'SERVERS', sk: `ROOM#${roomId}` }),
+  serverLeasePrefix: 'ROOM#',
   /** A request made with an `Idempotency-Key`, by account and the key's hash. */
   idempotencyRecord: (account: string, keyHash: string): ItemKey => ({
     pk: `ACCOUNT#${account}`,

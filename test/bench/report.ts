@@ -2,13 +2,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, hostname, totalmem } from 'node:os';
 import { join } from 'node:path';
-import type { CreateToReadyResult } from './scenarios/create-to-ready';
-import type { HotRoomResult } from './scenarios/hot-room';
-import type { JoinLatencyResult } from './scenarios/join-latency';
+import { renderBarChart } from './charts';
+import { describeTarget, formatMs, formatRatio, meets } from './stats';
+import type { HeadlineRow, ScenarioSummary } from './summary';
 import type { WarmupResult } from './warmup';
-import { describeTarget, formatMs, formatRatio, type LatencySummary } from './stats';
 
-export type ScenarioResult = JoinLatencyResult | HotRoomResult | CreateToReadyResult;
+/** A scenario's raw measurements (kept in the JSON) and what it tells a reader. */
+export interface ScenarioOutcome {
+  readonly summary: ScenarioSummary;
+  readonly result: unknown;
+}
 
 export interface BenchReport {
   readonly date: string;
@@ -25,10 +28,11 @@ export interface BenchReport {
   readonly loadAverage: { readonly before: number; readonly after: number };
   readonly commit: string | undefined;
   readonly warmup: WarmupResult | undefined;
-  readonly results: ScenarioResult[];
+  readonly results: ScenarioOutcome[];
 }
 
-export const resultsDir = join(__dirname, '../../bench/results');
+export const resultsDir = join(__dirname, '../../bench/results/latest');
+export const reportsDir = join(__dirname, '../../bench/reports');
 
 export function describeMachine(): BenchReport['machine'] {
   const cpu = cpus();
@@ -52,77 +56,45 @@ export function currentCommit(): string | undefined {
   }
 }
 
-const latency = (s: LatencySummary) => `p50 ${formatMs(s.p50)}  p90 ${formatMs(s.p90)}  p99 ${formatMs(s.p99)}`;
-const verdict = (meets: boolean) => (meets ? 'meets target' : 'MISSES target');
-const errorsLine = (errors: number, statuses: Record<string, number>) =>
-  errors === 0 ? '0' : `${errors} ${JSON.stringify(statuses)}`;
-
-/** The lines a scenario prints on stdout and puts in the Markdown summary. */
-export function describeResult(result: ScenarioResult): string[] {
-  switch (result.scenario) {
-    case 'join':
-      return [
-        `join latency: ${result.joins} sequential joins over HTTP, rooms of 100 filled one after another (${result.rooms} rooms)`,
-        `  POST /v1/rooms/{id}/join       ${latency(result.join)}   ${result.throughputPerSecond.toFixed(0)} joins/s   errors ${errorsLine(result.errors, result.errorStatuses)}`,
-        `  conditional UpdateItem         ${latency(result.baseline.update)}`,
-        `  loopback HTTP echo             ${latency(result.baseline.echo)}`,
-        `  UpdateItem + echo (baseline)   ${latency(result.baseline.sum)}   (interleaved, same run)`,
-        `  RATIO join p50 / baseline p50  ${formatRatio(result.ratio)}   target ${describeTarget(result.target)}   ${verdict(result.meetsTarget)}`,
-      ];
-    case 'hot-room':
-      return [
-        `hot room: ${result.players} concurrent players filling ${result.rooms} rooms of 100 one after another`,
-        `  successful joins               ${result.joins} in ${(result.elapsedMs / 1000).toFixed(2)} s = ${result.joinsPerSecond.toFixed(0)} joins/s   ${latency(result.join)}`,
-        `  last answer (late ROOM_FULLs)  after ${(result.drainedMs / 1000).toFixed(2)} s`,
-        `  ROOM_FULL at room ends         ${result.fullAnswers}   errors ${errorsLine(result.errors, result.errorStatuses)}`,
-        `  raw conditional ADD, 1 item    ${result.baseline.perSecond.toFixed(0)} /s from ${result.players} callers (before ${result.baseline.before.perSecond.toFixed(0)}, after ${result.baseline.after.perSecond.toFixed(0)})`,
-        `  this process's CPU while filling ${result.processCpu.msPerJoin.toFixed(2)} ms per join, ${(100 * result.processCpu.shareOfOneCore).toFixed(0)} % of one core (client + API + handlers)`,
-        `  RATIO joins/s / raw updates/s  ${formatRatio(result.ratio)}   target ${describeTarget(result.target)}   ${verdict(result.meetsTarget)}`,
-        `  the claim alone, no API        ${result.documentFill.sample.perSecond.toFixed(0)} claims/s filling the same rooms = ${formatRatio(result.documentFill.ratio)} of raw (the ceiling here); joins reach ${(100 * result.documentFill.reached).toFixed(0)} % of it`,
-        `  exactness                      over-fill ${result.exactness.overfill}, ${result.exactness.exact ? 'every room: 99 winners for 99 free slots, players = 100 = members' : `NOT EXACT: ${result.exactness.problems.slice(0, 5).join('; ')}`}`,
-      ];
-    case 'create':
-      return [
-        `create-to-ready: ${result.rounds} rooms of the sample game, one after another`,
-        `  POST /v1/rooms → 201 (ready)   ${latency(result.create)}`,
-        `  game start → inited (alone)    ${latency(result.gameAlone)}   (baseline, same run)`,
-        `  platform share                 ${formatMs(result.platformShareMs)}   RATIO create p50 / game p50 ${formatRatio(result.ratio)}`,
-      ];
-  }
+/** Where a run's report goes: `latest` (git-ignored) or a dated directory that is committed. */
+export function reportDirectory(publish: boolean, date: string): string {
+  return publish ? join(reportsDir, date.slice(0, 10)) : resultsDir;
 }
 
-export function writeReport(report: BenchReport): { json: string; markdown: string } {
-  mkdirSync(resultsDir, { recursive: true });
-  const json = join(resultsDir, 'latest.json');
-  const markdown = join(resultsDir, 'latest.md');
+export function writeReport(report: BenchReport, dir: string): { json: string; markdown: string } {
+  const chartsDir = join(dir, 'charts');
+  mkdirSync(chartsDir, { recursive: true });
+  const json = join(dir, 'results.json');
+  const markdown = join(dir, 'README.md');
   writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
+  for (const { summary } of report.results)
+    for (const chart of summary.charts) writeFileSync(join(chartsDir, `${chart.id}.svg`), renderBarChart(chart));
   writeFileSync(markdown, toMarkdown(report));
   return { json, markdown };
 }
 
+const mark = (row: HeadlineRow) => (row.target === undefined ? '' : meets(row.ratio, row.target) ? '✅' : '❌');
+
 export function toMarkdown(report: BenchReport): string {
   const m = report.machine;
   const lines = [
-    `# Bench results${report.quick ? ' (quick)' : ''}`,
+    `# Roomkeeper bench results${report.quick ? ' (quick run)' : ''}`,
     '',
-    `${report.date} · commit ${report.commit ?? 'unknown'} · ${m.hostname}: ${m.cores} × ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node} (${m.platform}) · load average ${report.loadAverage.before.toFixed(1)} → ${report.loadAverage.after.toFixed(1)}`,
+    `Measured ${report.date.slice(0, 16).replace('T', ' ')} UTC at commit ${report.commit ?? 'unknown'} on ${m.cores} × ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node} (${m.platform}). Load average ${report.loadAverage.before.toFixed(1)} at the start, ${report.loadAverage.after.toFixed(1)} at the end.`,
     '',
-    'Each ratio compares the platform with raw parts measured in the same run, on the same DynamoDB Local and SDK client factory.',
+    "Every ratio compares Roomkeeper with raw parts (or a peer) measured in the same run on the same machine, the same way, so that the machine's own speed and load cancel out as far as they can. Absolute figures on another machine will differ; the ratios should hold roughly.",
     '',
   ];
-  const ratios = report.results.filter((r) => r.scenario !== 'create');
-  if (ratios.length > 0) {
-    lines.push('| scenario | figure | baseline | ratio | target | |', '| --- | --- | --- | --- | --- | --- |');
-    for (const r of ratios) {
-      if (r.scenario === 'join')
-        lines.push(
-          `| join | p50 ${formatMs(r.join.p50)} | UpdateItem + echo p50 ${formatMs(r.baseline.sum.p50)} | ${formatRatio(r.ratio)} | ${describeTarget(r.target)} | ${r.meetsTarget ? '✅' : '❌'} |`,
-        );
-      else
-        lines.push(
-          `| hot room, ${r.players} players | ${r.joinsPerSecond.toFixed(0)} joins/s | ${r.baseline.perSecond.toFixed(0)} updates/s | ${formatRatio(r.ratio)} | ${describeTarget(r.target)} | ${r.meetsTarget ? '✅' : '❌'} |`,
-        );
-    }
+  const rows = report.results.flatMap((r) => r.summary.rows);
+  if (rows.length > 0) {
+    lines.push(
+      '| scenario | figure | compared with | ratio | reading | target | |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
+    );
+    for (const row of rows)
+      lines.push(
+        `| ${row.scenario} | ${row.figure} | ${row.baseline} | ${formatRatio(row.ratio)} | ${row.reading ?? ''} | ${row.target ? describeTarget(row.target) : ''} | ${mark(row)} |`,
+      );
     lines.push('');
   }
   if (report.warmup)
@@ -130,6 +102,10 @@ export function toMarkdown(report: BenchReport): string {
       `Warm-up: ${report.warmup.operations} mixed operations in ${(report.warmup.durationMs / 1000).toFixed(1)} s; UpdateItem p50 by second: ${report.warmup.updateP50BySecond.map((v) => formatMs(v)).join(', ')}.`,
       '',
     );
-  for (const r of report.results) lines.push('```', ...describeResult(r), '```', '');
+  for (const { summary } of report.results) {
+    lines.push(`## ${summary.title}`, '');
+    for (const chart of summary.charts) lines.push(`![${chart.title}](charts/${chart.id}.svg)`, '');
+    lines.push('```', ...summary.lines, '```', '');
+  }
   return `${lines.join('\n')}`;
 }

@@ -4,18 +4,19 @@ import { startBenchPlatform } from './bench-platform';
 import {
   currentCommit,
   describeMachine,
-  describeResult,
+  reportDirectory,
   writeReport,
   type BenchReport,
-  type ScenarioResult,
+  type ScenarioOutcome,
 } from './report';
-import { benchCreateToReady } from './scenarios/create-to-ready';
-import { benchHotRoom } from './scenarios/hot-room';
-import { benchJoinLatency } from './scenarios/join-latency';
+import { benchCreateToReady, summarizeCreateToReady } from './scenarios/create-to-ready';
+import { benchHotRoom, summarizeHotRoom } from './scenarios/hot-room';
+import { benchJoinLatency, summarizeJoinLatency } from './scenarios/join-latency';
+import type { ScenarioSummary } from './summary';
 import { warmUp, type WarmupResult } from './warmup';
 
 /**
- * `npm run bench [-- [--quick] [join] [hot-room] [create]]`: the chosen scenarios (all by
+ * `npm run bench [-- [--quick] [--publish] [join] [hot-room] [create]]`: the chosen scenarios (all by
  * default), each reported against a baseline measured in the same run. Results go to stdout,
  * progress to stderr, and everything to bench/results/latest.{json,md}.
  */
@@ -24,6 +25,8 @@ type ScenarioName = (typeof scenarioNames)[number];
 
 interface Plan {
   readonly quick: boolean;
+  /** Write the report to bench/reports/<date>/ (committed) instead of bench/results/latest/. */
+  readonly publish: boolean;
   readonly scenarios: ReadonlySet<ScenarioName>;
   readonly warmupMs: number;
   readonly joinSamples: number;
@@ -40,6 +43,7 @@ function plan(args: readonly string[]): Plan {
   const fromEnv = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
   return {
     quick,
+    publish: args.includes('--publish'),
     scenarios: new Set((named.length > 0 ? named : scenarioNames) as ScenarioName[]),
     warmupMs: fromEnv('BENCH_WARMUP_MS', quick ? 4_000 : 8_000),
     joinSamples: fromEnv('BENCH_JOINS', quick ? 150 : 500),
@@ -56,10 +60,11 @@ async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   const chosen = plan(process.argv.slice(2));
   const loadBefore = loadavg()[0] ?? Number.NaN;
-  const results: ScenarioResult[] = [];
-  const report = (result: ScenarioResult) => {
-    results.push(result);
-    process.stdout.write(`${describeResult(result).join('\n')}\n\n`);
+  const results: ScenarioOutcome[] = [];
+  const report = <R>(result: R, summarize: (result: R) => ScenarioSummary) => {
+    const summary = summarize(result);
+    results.push({ summary, result });
+    process.stdout.write(`${summary.lines.join('\n')}\n\n`);
   };
   let warmup: WarmupResult | undefined;
 
@@ -69,16 +74,17 @@ async function main(): Promise<void> {
     const baselines = await startBaselines(platform.cloud.dynamodb.endpoint);
     try {
       warmup = await warmUp(platform, baselines, chosen.warmupMs);
-      if (chosen.scenarios.has('join')) report(await benchJoinLatency(platform, baselines, chosen.joinSamples));
+      if (chosen.scenarios.has('join'))
+        report(await benchJoinLatency(platform, baselines, chosen.joinSamples), summarizeJoinLatency);
       if (chosen.scenarios.has('hot-room'))
         for (const players of chosen.hotRoom.players)
-          report(await benchHotRoom(platform, baselines, { ...chosen.hotRoom, players }));
+          report(await benchHotRoom(platform, baselines, { ...chosen.hotRoom, players }), summarizeHotRoom);
     } finally {
       await baselines.close();
       await platform.stop();
     }
   }
-  if (chosen.scenarios.has('create')) report(await benchCreateToReady(chosen.createRounds));
+  if (chosen.scenarios.has('create')) report(await benchCreateToReady(chosen.createRounds), summarizeCreateToReady);
 
   const full: BenchReport = {
     date: new Date().toISOString(),
@@ -90,7 +96,7 @@ async function main(): Promise<void> {
     warmup,
     results,
   };
-  const written = writeReport(full);
+  const written = writeReport(full, reportDirectory(chosen.publish, full.date));
   process.stdout.write(`results: ${written.json}, ${written.markdown}\n`);
 }
 

@@ -67,3 +67,12 @@ export function formatMs(value: number): string {
 export function formatRatio(value: number): string {
   return Number.isFinite(value) ? value.toFixed(value < 1 ? 3 : 2) : 'n/a';
 }
+
+export const describeLatency = (s: LatencySummary) =>
+  `p50 ${formatMs(s.p50)}  p90 ${formatMs(s.p90)}  p99 ${formatMs(s.p99)}`;
+
+export const verdict = (meetsTarget: boolean) => (meetsTarget ? 'meets target' : 'MISSES target');
+
+/** `0`, or the count and the statuses met (e.g. `3 {"503 UNAVAILABLE":3}`). */
+export const describeErrors = (errors: number, statuses: Record<string, number>) =>
+  errors === 0 ? '0' : `${errors} ${JSON.stringify(statuses)}`;

@@ -8,7 +8,8 @@ import { startLocalCloud } from '../../../local/cloud';
 import { freePort } from '../../../local/free-port';
 import { jsonClient } from '../../helpers/http';
 import { phase } from '../progress';
-import { ratio, summarize, type LatencySummary } from '../stats';
+import { describeLatency, formatMs, formatRatio, ratio, summarize, type LatencySummary } from '../stats';
+import type { ScenarioSummary } from '../summary';
 
 const sampleGame = join(__dirname, '../../../containers/sample-game/bin/sample-game');
 
@@ -103,4 +104,27 @@ export async function benchCreateToReady(rounds: number): Promise<CreateToReadyR
   } finally {
     await cloud.stop();
   }
+}
+
+export function summarizeCreateToReady(result: CreateToReadyResult): ScenarioSummary {
+  return {
+    id: 'create',
+    title: 'Create to ready',
+    lines: [
+      `create-to-ready: ${result.rounds} rooms of the sample game, one after another`,
+      `  POST /v1/rooms → 201 (ready)   ${describeLatency(result.create)}`,
+      `  game start → inited (alone)    ${describeLatency(result.gameAlone)}   (baseline, same run)`,
+      `  platform share                 ${formatMs(result.platformShareMs)}   RATIO create p50 / game p50 ${formatRatio(result.ratio)}`,
+    ],
+    rows: [
+      {
+        scenario: 'create to ready',
+        figure: `p50 ${formatMs(result.create.p50)}`,
+        baseline: `game start → inited p50 ${formatMs(result.gameAlone.p50)}`,
+        ratio: result.ratio,
+        reading: 'lower is better',
+      },
+    ],
+    charts: [],
+  };
 }

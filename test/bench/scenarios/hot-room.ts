@@ -2,7 +2,20 @@ import type { Baselines, RateSample } from '../baselines';
 import { roomSize, type BenchPlatform, type BenchRoom } from '../bench-platform';
 import { judgeExactness, type Exactness, type RoomCheck } from '../exactness';
 import { phase } from '../progress';
-import { meets, perSecond, ratio, summarize, type LatencySummary, type Target } from '../stats';
+import {
+  describeErrors,
+  describeLatency,
+  describeTarget,
+  formatRatio,
+  meets,
+  perSecond,
+  ratio,
+  summarize,
+  verdict,
+  type LatencySummary,
+  type Target,
+} from '../stats';
+import type { ScenarioSummary } from '../summary';
 
 export const hotRoomTarget: Target = { kind: 'atLeast', value: 0.35 };
 
@@ -165,5 +178,50 @@ export async function benchHotRoom(
       ratio: ratio(fill.perSecond, baselineRate),
       reached: ratio(joinsPerSecond, fill.perSecond),
     },
+  };
+}
+
+export function summarizeHotRoom(result: HotRoomResult): ScenarioSummary {
+  const fill = result.documentFill;
+  return {
+    id: `hot-room-${result.players}`,
+    title: `Hot room, ${result.players} players`,
+    lines: [
+      `hot room: ${result.players} concurrent players filling ${result.rooms} rooms of 100 one after another`,
+      `  successful joins               ${result.joins} in ${(result.elapsedMs / 1000).toFixed(2)} s = ${result.joinsPerSecond.toFixed(0)} joins/s   ${describeLatency(result.join)}`,
+      `  last answer (late ROOM_FULLs)  after ${(result.drainedMs / 1000).toFixed(2)} s`,
+      `  ROOM_FULL at room ends         ${result.fullAnswers}   errors ${describeErrors(result.errors, result.errorStatuses)}`,
+      `  raw conditional ADD, 1 item    ${result.baseline.perSecond.toFixed(0)} /s from ${result.players} callers (before ${result.baseline.before.perSecond.toFixed(0)}, after ${result.baseline.after.perSecond.toFixed(0)})`,
+      `  this process's CPU while filling ${result.processCpu.msPerJoin.toFixed(2)} ms per join, ${(100 * result.processCpu.shareOfOneCore).toFixed(0)} % of one core (client + API + handlers)`,
+      `  RATIO joins/s / raw updates/s  ${formatRatio(result.ratio)}   target ${describeTarget(result.target)}   ${verdict(result.meetsTarget)}`,
+      `  the claim alone, no API        ${fill.sample.perSecond.toFixed(0)} claims/s filling the same rooms = ${formatRatio(fill.ratio)} of raw (the ceiling here); joins reach ${(100 * fill.reached).toFixed(0)} % of it`,
+      `  exactness                      over-fill ${result.exactness.overfill}, ${result.exactness.exact ? 'every room: 99 winners for 99 free slots, players = 100 = members' : `NOT EXACT: ${result.exactness.problems.slice(0, 5).join('; ')}`}`,
+    ],
+    rows: [
+      {
+        scenario: `hot room, ${result.players} players`,
+        figure: `${result.joinsPerSecond.toFixed(0)} joins/s, over-fill ${result.exactness.overfill}`,
+        baseline: `${result.baseline.perSecond.toFixed(0)} raw updates/s (the bare claim: ${formatRatio(fill.ratio)} of it)`,
+        ratio: result.ratio,
+        target: result.target,
+        reading: 'higher is better',
+      },
+    ],
+    charts: [
+      {
+        id: `hot-room-${result.players}`,
+        title: `Hot room, ${result.players} players: throughput vs raw writes (same run)`,
+        unit: '/s',
+        marker: {
+          label: `target: ${describeTarget(result.target)} × raw`,
+          value: result.target.value * result.baseline.perSecond,
+        },
+        bars: [
+          { label: 'joins/s through the API', value: result.joinsPerSecond, series: 'roomkeeper' },
+          { label: 'the claim alone, no API', value: fill.sample.perSecond, series: 'ceiling' },
+          { label: 'raw conditional updates, 1 small item', value: result.baseline.perSecond, series: 'baseline' },
+        ],
+      },
+    ],
   };
 }

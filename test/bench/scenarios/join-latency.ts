@@ -1,7 +1,22 @@
 import type { Baselines } from '../baselines';
 import { roomSize, type BenchPlatform } from '../bench-platform';
 import { phase } from '../progress';
-import { meets, pairwiseSum, perSecond, ratio, summarize, type LatencySummary, type Target } from '../stats';
+import {
+  describeErrors,
+  describeLatency,
+  describeTarget,
+  formatMs,
+  formatRatio,
+  meets,
+  pairwiseSum,
+  perSecond,
+  ratio,
+  summarize,
+  verdict,
+  type LatencySummary,
+  type Target,
+} from '../stats';
+import type { ScenarioSummary } from '../summary';
 
 export const joinLatencyTarget: Target = { kind: 'atMost', value: 2.0 };
 
@@ -88,5 +103,49 @@ export async function benchJoinLatency(
     ratio: value,
     target: joinLatencyTarget,
     meetsTarget: meets(value, joinLatencyTarget),
+  };
+}
+
+export function summarizeJoinLatency(result: JoinLatencyResult): ScenarioSummary {
+  return {
+    id: 'join',
+    title: 'Join latency',
+    lines: [
+      `join latency: ${result.joins} sequential joins over HTTP, rooms of 100 filled one after another (${result.rooms} rooms)`,
+      `  POST /v1/rooms/{id}/join       ${describeLatency(result.join)}   ${result.throughputPerSecond.toFixed(0)} joins/s   errors ${describeErrors(result.errors, result.errorStatuses)}`,
+      `  conditional UpdateItem         ${describeLatency(result.baseline.update)}`,
+      `  loopback HTTP echo             ${describeLatency(result.baseline.echo)}`,
+      `  UpdateItem + echo (baseline)   ${describeLatency(result.baseline.sum)}   (interleaved, same run)`,
+      `  RATIO join p50 / baseline p50  ${formatRatio(result.ratio)}   target ${describeTarget(result.target)}   ${verdict(result.meetsTarget)}`,
+    ],
+    rows: [
+      {
+        scenario: 'join latency',
+        figure: `p50 ${formatMs(result.join.p50)}`,
+        baseline: `UpdateItem + echo p50 ${formatMs(result.baseline.sum.p50)}`,
+        ratio: result.ratio,
+        target: result.target,
+        reading: 'lower is better',
+      },
+    ],
+    charts: [
+      {
+        id: 'join-latency',
+        title: 'Sequential join latency vs its raw parts (same run)',
+        unit: 'ms',
+        marker: {
+          label: `target: ${describeTarget(result.target)} × baseline p50`,
+          value: result.target.value * result.baseline.sum.p50,
+        },
+        bars: [
+          { label: 'join p50', value: result.join.p50, series: 'roomkeeper' },
+          { label: 'join p90', value: result.join.p90, series: 'roomkeeper' },
+          { label: 'join p99', value: result.join.p99, series: 'roomkeeper' },
+          { label: 'UpdateItem + echo p50', value: result.baseline.sum.p50, series: 'baseline' },
+          { label: 'UpdateItem + echo p90', value: result.baseline.sum.p90, series: 'baseline' },
+          { label: 'UpdateItem + echo p99', value: result.baseline.sum.p99, series: 'baseline' },
+        ],
+      },
+    ],
   };
 }

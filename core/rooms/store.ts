@@ -65,15 +65,7 @@ export class RoomStore {
     }
     const write = new PutCommand({
       TableName: this.tableName,
-      Item: {
-        ...keys.room(room.roomId),
-        type: 'room',
-        ...room,
-        constants,
-        members,
-        gone: {},
-        ...keys.roomIndexes(room),
-      },
+      Item: roomItem(room, members),
       ConditionExpression: 'attribute_not_exists(pk)',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
@@ -218,6 +210,19 @@ export class RoomStore {
 }
 
 /** The room fields of a room item (its members are read through core/sessions/store.ts). */
+/** A room's whole item as `createWithMember` writes it: its session document and its index keys. */
+export function roomItem(room: Room, members: Readonly<Record<string, StoredMember>>): Record<string, unknown> {
+  return {
+    ...keys.room(room.roomId),
+    type: 'room',
+    ...room,
+    constants: constantsOf(room),
+    members,
+    gone: {},
+    ...keys.roomIndexes(room),
+  };
+}
+
 export function roomOf(item: Record<string, unknown>): Room {
   const {
     pk: _pk,

@@ -27,6 +27,11 @@ export interface Baselines {
   /** Successful conditional updates per second on the one item from `clients` concurrent callers. */
   updateRate(clients: number, durationMs: number, onOperation?: () => void): Promise<RateSample>;
   /**
+   * `clients` callers each send one conditional update at once: the time until the last
+   * succeeds is what placing as many players would take if each needed exactly one write.
+   */
+  updateBurst(clients: number): Promise<{ readonly elapsedMs: number; readonly errors: number }>;
+  /**
    * The join's own write with nothing around it: `clients` concurrent callers send the claim
    * the platform sends (`claimUpdate`, `UPDATED_NEW`, `ALL_OLD` on failure) straight to
    * DynamoDB Local, filling `rooms` session documents of `roomSize` one after another, as the
@@ -130,6 +135,12 @@ export async function startBaselines(dynamodbEndpoint: string): Promise<Baseline
       );
       const elapsedMs = performance.now() - started;
       return { clients, operations, errors, elapsedMs, perSecond: perSecond(operations, elapsedMs) };
+    },
+    updateBurst: async (clients) => {
+      let errors = 0;
+      const started = performance.now();
+      await Promise.all(Array.from({ length: clients }, () => conditionalAdd(db).catch(() => void errors++)));
+      return { elapsedMs: performance.now() - started, errors };
     },
     documentFill: async (clients, rooms, roomSize, onClaim) => {
       let operations = 0;

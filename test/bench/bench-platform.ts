@@ -17,6 +17,8 @@ export interface BenchPlatform {
   readonly call: (method: string, path: string, init?: { token?: string; body?: unknown }) => Promise<JsonResponse>;
   /** Player tokens for fresh accounts, minted by the local `POST /v1/dev/tokens`. */
   tokens(prefix: string, count: number): Promise<string[]>;
+  /** Registers another version of the bench game whose rooms hold `maxPlayers`. */
+  configureVersion(version: string, maxPlayers: number): Promise<void>;
   /** A ready room of `roomSize` slots, created by its own account (which holds one slot). */
   createRoom(): Promise<BenchRoom>;
   /** What the platform says is in the room, read back after a run. */
@@ -60,18 +62,22 @@ export async function startBenchPlatform(): Promise<BenchPlatform> {
       return response.body.access_token as string;
     };
     const admin = await mint('bench-admin', ['admin']);
-    const configured = await call('PUT', `/v1/admin/games/${benchGame.gameId}/versions/${benchGame.version}`, {
-      token: admin,
-      body: { binary: sampleGame, maxPlayers: roomSize, spawnTimeoutS: 30, reservationTimeoutS: 3_600 },
-    });
-    if (configured.status !== 200)
-      throw new Error(`bench configuration answered ${configured.status}: ${JSON.stringify(configured.body)}`);
+    const configureVersion = async (version: string, maxPlayers: number) => {
+      const configured = await call('PUT', `/v1/admin/games/${benchGame.gameId}/versions/${version}`, {
+        token: admin,
+        body: { binary: sampleGame, maxPlayers, spawnTimeoutS: 30, reservationTimeoutS: 3_600 },
+      });
+      if (configured.status !== 200)
+        throw new Error(`bench configuration answered ${configured.status}: ${JSON.stringify(configured.body)}`);
+    };
+    await configureVersion(benchGame.version, roomSize);
     // The session document itself, read directly: the exactness check counts its members map.
     const db = createDocumentClient({ region: 'us-east-1', dynamodbEndpoint: cloud.dynamodb.endpoint });
 
     return {
       cloud,
       call,
+      configureVersion,
       tokens: async (prefix, count) => {
         const tokens = new Array<string>(count);
         await forEachLimited(

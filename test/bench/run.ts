@@ -10,8 +10,10 @@ import {
   type ScenarioOutcome,
 } from './report';
 import { benchCreateToReady, summarizeCreateToReady } from './scenarios/create-to-ready';
+import { benchDiscovery, summarizeDiscovery } from './scenarios/discovery';
 import { benchHotRoom, summarizeHotRoom } from './scenarios/hot-room';
 import { benchJoinLatency, summarizeJoinLatency } from './scenarios/join-latency';
+import { benchStampede, summarizeStampede } from './scenarios/stampede';
 import type { ScenarioSummary } from './summary';
 import { warmUp, type WarmupResult } from './warmup';
 
@@ -20,7 +22,9 @@ import { warmUp, type WarmupResult } from './warmup';
  * default), each reported against a baseline measured in the same run. Results go to stdout,
  * progress to stderr, and everything to bench/results/latest.{json,md}.
  */
-const scenarioNames = ['join', 'hot-room', 'create'] as const;
+const scenarioNames = ['join', 'hot-room', 'stampede', 'discovery', 'create'] as const;
+/** The scenarios played against one local cloud, started (and warmed) once for them all. */
+const onThePlatform: readonly ScenarioName[] = ['join', 'hot-room', 'stampede', 'discovery'];
 type ScenarioName = (typeof scenarioNames)[number];
 
 interface Plan {
@@ -32,6 +36,8 @@ interface Plan {
   readonly joinSamples: number;
   readonly hotRoom: { readonly players: readonly number[]; readonly rooms: number; readonly baselineMs: number };
   readonly createRounds: number;
+  readonly stampede: { readonly players: number; readonly roomSize: number };
+  readonly discovery: { readonly small: number; readonly large: number; readonly samples: number };
 }
 
 function plan(args: readonly string[]): Plan {
@@ -53,6 +59,12 @@ function plan(args: readonly string[]): Plan {
       baselineMs: quick ? 1_000 : 3_000,
     },
     createRounds: fromEnv('BENCH_ROUNDS', quick ? 3 : 20),
+    stampede: { players: fromEnv('BENCH_STAMPEDE', quick ? 200 : 1_000), roomSize: 10 },
+    discovery: {
+      small: 100,
+      large: fromEnv('BENCH_DISCOVERY_ROOMS', quick ? 10_000 : 100_000),
+      samples: quick ? 100 : 300,
+    },
   };
 }
 
@@ -68,7 +80,7 @@ async function main(): Promise<void> {
   };
   let warmup: WarmupResult | undefined;
 
-  if (chosen.scenarios.has('join') || chosen.scenarios.has('hot-room')) {
+  if (onThePlatform.some((name) => chosen.scenarios.has(name))) {
     process.stderr.write('starting the local cloud…\n');
     const platform = await startBenchPlatform();
     const baselines = await startBaselines(platform.cloud.dynamodb.endpoint);
@@ -79,6 +91,11 @@ async function main(): Promise<void> {
       if (chosen.scenarios.has('hot-room'))
         for (const players of chosen.hotRoom.players)
           report(await benchHotRoom(platform, baselines, { ...chosen.hotRoom, players }), summarizeHotRoom);
+      if (chosen.scenarios.has('stampede'))
+        report(await benchStampede(platform, baselines, chosen.stampede), summarizeStampede);
+      // Last on this platform: it leaves the table with a hundred thousand rooms.
+      if (chosen.scenarios.has('discovery'))
+        report(await benchDiscovery(platform, chosen.discovery), summarizeDiscovery);
     } finally {
       await baselines.close();
       await platform.stop();

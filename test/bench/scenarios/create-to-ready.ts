@@ -1,11 +1,23 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { Pair } from 'zeromq';
+import type { GameServerConfiguration } from '../../../core/gameservers/configuration';
+import { gameServerConfigurationBodySchema } from '../../../core/gameservers/schema';
+import { createSqsClient } from '../../../core/infra/aws-clients';
 import { bundle } from '../../../containers/build';
 import { startLocalCloud } from '../../../local/cloud';
+import type { LocalFleet } from '../../../local/fleet';
 import { freePort } from '../../../local/free-port';
+import { startBaselines } from '../baselines';
 import { jsonClient } from '../../helpers/http';
 import { phase } from '../progress';
 import { describeLatency, formatMs, formatRatio, ratio, summarize, type LatencySummary } from '../stats';
@@ -20,10 +32,21 @@ export interface CreateToReadyResult {
   readonly create: LatencySummary;
   /** The sample game's own start-up to `inited`, alone, same run. */
   readonly gameAlone: LatencySummary;
+  /** Each raw part of a create, timed alone in the same run. */
+  readonly parts: {
+    readonly sidecar: LatencySummary;
+    readonly game: LatencySummary;
+    readonly sqsRoundTrip: LatencySummary;
+    readonly conditionalWrite: LatencySummary;
+  };
+  /** The sum of the parts' p50s. */
+  readonly sumOfPartsMs: number;
   /** Median create-to-ready minus the game's own start: what the platform adds. */
   readonly platformShareMs: number;
-  /** create p50 ÷ game-alone p50. */
+  /** create p50 ÷ the sum of its parts' p50s. */
   readonly ratio: number;
+  /** create p50 ÷ game-alone p50. */
+  readonly gameRatio: number;
 }
 
 /**
@@ -60,6 +83,74 @@ async function gameStartToInited(): Promise<number> {
   }
 }
 
+/** A game that only says it started: it writes to `fifo`, then waits to be stopped. */
+function stubGame(dir: string, fifo: string): string {
+  const path = join(dir, 'stub-game.sh');
+  writeFileSync(path, `#!/bin/sh\nprintf started > '${fifo}'\nexec sleep 300\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+/**
+ * A controller sidecar's start, alone: the local fleet spawns the real sidecar (as it does
+ * for a room) for a game that only signals that it was started. From the spawn call until
+ * the game runs: the sidecar's process start, its reply queue and its bound socket, and the
+ * game's launch. No room exists, so its reports go nowhere.
+ */
+async function sidecarStart(fleet: LocalFleet, round: number, region: string): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'rk-bench-sidecar-'));
+  const fifo = join(dir, 'started');
+  execFileSync('mkfifo', [fifo]);
+  const configuration: GameServerConfiguration = {
+    ...gameServerConfigurationBodySchema.parse({ binary: stubGame(dir, fifo), maxPlayers: 8 }),
+    spawnTimeoutS: 30,
+    gameId: 'bench-sidecar',
+    version: '1.0.0',
+    updatedAt: new Date().toISOString(),
+  };
+  const signalled = new Promise<void>((resolve, reject) => {
+    const stream = createReadStream(fifo);
+    stream.once('data', () => {
+      stream.destroy();
+      resolve();
+    });
+    stream.once('error', reject);
+  });
+  const started = performance.now();
+  const placement = await fleet.spawn({
+    roomId: `bench-sidecar-${round}-${Date.now()}`,
+    region,
+    configuration,
+    roomSettings: {},
+    maxPlayers: 8,
+    loginAccessToken: 'bench',
+  });
+  try {
+    await signalled;
+    return performance.now() - started;
+  } finally {
+    await fleet.stop(placement.taskId, 'bench: sidecar start measured');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One message sent to a queue of the same SQS emulator and received back. */
+async function sqsRoundTrip(sqs: SQSClient, queueUrl: string): Promise<number> {
+  const started = performance.now();
+  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: '{"bench":true}' }));
+  for (;;) {
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 5 }),
+    );
+    const [message] = Messages;
+    if (message) {
+      const elapsed = performance.now() - started;
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
+      return elapsed;
+    }
+  }
+}
+
 export async function benchCreateToReady(rounds: number): Promise<CreateToReadyResult> {
   await bundle('sample-game');
   const baseline = await phase('create: game start alone', rounds, async (progress) => {
@@ -72,12 +163,28 @@ export async function benchCreateToReady(rounds: number): Promise<CreateToReadyR
   });
 
   const cloud = await startLocalCloud({ port: 0, gameOutput: 'ignore', rateLimits: { createsPerMinute: 1000 } });
+  const baselines = await startBaselines(cloud.dynamodb.endpoint);
+  const sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: cloud.sqs.endpoint });
   try {
     const call = jsonClient(cloud.apiUrl);
     const token = (await call('POST', '/v1/dev/tokens', { body: { account: 'bench' } })).body.access_token;
     // One warm-up room: DynamoDB Local's JVM is slow for its first requests.
     await call('POST', '/v1/rooms', { token, body: { gameId: 'sample', version: '1.0.0' } });
     await cloud.fleet.stopAll('bench warm-up done');
+    const { QueueUrl: queueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'bench-round-trip' }));
+    if (!queueUrl) throw new Error('the SQS emulator returned no queue URL');
+    const parts = await phase('create: raw parts alone (sidecar, SQS, UpdateItem)', rounds, async (progress) => {
+      const sidecar: number[] = [];
+      const sqsTrips: number[] = [];
+      const updates: number[] = [];
+      for (let i = 0; i < rounds; i++) {
+        sidecar.push(await sidecarStart(cloud.fleet, i, cloud.config.region));
+        sqsTrips.push(await sqsRoundTrip(sqs, queueUrl));
+        updates.push(await baselines.update());
+        progress.add();
+      }
+      return { sidecar, sqsTrips, updates };
+    });
     const samples = await phase('create: rooms to ready', rounds, async (progress) => {
       const measured: number[] = [];
       for (let i = 0; i < rounds; i++) {
@@ -93,38 +200,67 @@ export async function benchCreateToReady(rounds: number): Promise<CreateToReadyR
     });
     const create = summarize(samples);
     const gameAlone = summarize(baseline);
+    const sidecar = summarize(parts.sidecar);
+    const sqsRoundTrips = summarize(parts.sqsTrips);
+    const conditionalWrite = summarize(parts.updates);
+    const sumOfParts = sidecar.p50 + gameAlone.p50 + sqsRoundTrips.p50 + conditionalWrite.p50;
     return {
       scenario: 'create',
       rounds,
       create,
       gameAlone,
+      parts: { sidecar, game: gameAlone, sqsRoundTrip: sqsRoundTrips, conditionalWrite },
+      sumOfPartsMs: sumOfParts,
       platformShareMs: create.p50 - gameAlone.p50,
-      ratio: ratio(create.p50, gameAlone.p50),
+      ratio: ratio(create.p50, sumOfParts),
+      gameRatio: ratio(create.p50, gameAlone.p50),
     };
   } finally {
+    sqs.destroy();
+    await baselines.close();
     await cloud.stop();
   }
 }
 
 export function summarizeCreateToReady(result: CreateToReadyResult): ScenarioSummary {
+  const { parts } = result;
   return {
     id: 'create',
-    title: 'Create to ready',
+    title: 'Spawn: create to ready',
     lines: [
       `create-to-ready: ${result.rounds} rooms of the sample game, one after another`,
       `  POST /v1/rooms → 201 (ready)   ${describeLatency(result.create)}`,
-      `  game start → inited (alone)    ${describeLatency(result.gameAlone)}   (baseline, same run)`,
-      `  platform share                 ${formatMs(result.platformShareMs)}   RATIO create p50 / game p50 ${formatRatio(result.ratio)}`,
+      `  parts, each alone (same run):`,
+      `    sidecar start → game launched ${describeLatency(parts.sidecar)}`,
+      `    game start → first ZeroMQ msg ${describeLatency(parts.game)}`,
+      `    SQS send + receive            ${describeLatency(parts.sqsRoundTrip)}`,
+      `    conditional UpdateItem        ${describeLatency(parts.conditionalWrite)}`,
+      `    sum of p50s                   ${formatMs(result.sumOfPartsMs)}`,
+      `  RATIO create p50 / sum of parts ${formatRatio(result.ratio)}   (create p50 / game alone ${formatRatio(result.gameRatio)}; the platform adds ${formatMs(result.platformShareMs)} to the game's own start)`,
     ],
     rows: [
       {
-        scenario: 'create to ready',
+        scenario: 'spawn: create to ready',
         figure: `p50 ${formatMs(result.create.p50)}`,
-        baseline: `game start → inited p50 ${formatMs(result.gameAlone.p50)}`,
+        baseline: `sum of its raw parts ${formatMs(result.sumOfPartsMs)}`,
         ratio: result.ratio,
-        reading: 'lower is better',
+        reading: 'lower is better; 1 = no overhead beyond the parts',
       },
     ],
-    charts: [],
+    charts: [
+      {
+        id: 'create',
+        title: 'Create to ready vs its raw parts, each timed alone (p50, same run)',
+        unit: 'ms',
+        bars: [
+          { label: 'POST /v1/rooms → ready', value: result.create.p50, series: 'roomkeeper' },
+          { label: 'sum of the parts', value: result.sumOfPartsMs, series: 'baseline' },
+          { label: 'sidecar start → game launched', value: parts.sidecar.p50, series: 'baseline' },
+          { label: 'game start → first ZeroMQ message', value: parts.game.p50, series: 'baseline' },
+          { label: 'SQS send + receive', value: parts.sqsRoundTrip.p50, series: 'baseline' },
+          { label: 'conditional UpdateItem', value: parts.conditionalWrite.p50, series: 'baseline' },
+        ],
+      },
+    ],
   };
 }

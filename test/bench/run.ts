@@ -10,6 +10,7 @@ import {
   type ScenarioOutcome,
 } from './report';
 import { benchCreateToReady, summarizeCreateToReady } from './scenarios/create-to-ready';
+import { benchBridge, summarizeBridge } from './scenarios/bridge';
 import { benchDiscovery, summarizeDiscovery } from './scenarios/discovery';
 import { benchHotRoom, summarizeHotRoom } from './scenarios/hot-room';
 import { benchJoinLatency, summarizeJoinLatency } from './scenarios/join-latency';
@@ -22,9 +23,9 @@ import { warmUp, type WarmupResult } from './warmup';
  * default), each reported against a baseline measured in the same run. Results go to stdout,
  * progress to stderr, and everything to bench/results/latest.{json,md}.
  */
-const scenarioNames = ['join', 'hot-room', 'stampede', 'discovery', 'create'] as const;
+const scenarioNames = ['join', 'hot-room', 'bridge', 'stampede', 'discovery', 'create'] as const;
 /** The scenarios played against one local cloud, started (and warmed) once for them all. */
-const onThePlatform: readonly ScenarioName[] = ['join', 'hot-room', 'stampede', 'discovery'];
+const onThePlatform: readonly ScenarioName[] = ['join', 'hot-room', 'bridge', 'stampede', 'discovery'];
 type ScenarioName = (typeof scenarioNames)[number];
 
 interface Plan {
@@ -37,6 +38,7 @@ interface Plan {
   readonly hotRoom: { readonly players: readonly number[]; readonly rooms: number; readonly baselineMs: number };
   readonly createRounds: number;
   readonly stampede: { readonly players: number; readonly roomSize: number };
+  readonly bridgeSamples: number;
   readonly discovery: { readonly small: number; readonly large: number; readonly samples: number };
 }
 
@@ -59,6 +61,7 @@ function plan(args: readonly string[]): Plan {
       baselineMs: quick ? 1_000 : 3_000,
     },
     createRounds: fromEnv('BENCH_ROUNDS', quick ? 3 : 20),
+    bridgeSamples: fromEnv('BENCH_BRIDGE', quick ? 40 : 99),
     stampede: { players: fromEnv('BENCH_STAMPEDE', quick ? 200 : 1_000), roomSize: 10 },
     discovery: {
       small: 100,
@@ -91,6 +94,8 @@ async function main(): Promise<void> {
       if (chosen.scenarios.has('hot-room'))
         for (const players of chosen.hotRoom.players)
           report(await benchHotRoom(platform, baselines, { ...chosen.hotRoom, players }), summarizeHotRoom);
+      if (chosen.scenarios.has('bridge'))
+        report(await benchBridge(platform, baselines, chosen.bridgeSamples), summarizeBridge);
       if (chosen.scenarios.has('stampede'))
         report(await benchStampede(platform, baselines, chosen.stampede), summarizeStampede);
       // Last on this platform: it leaves the table with a hundred thousand rooms.

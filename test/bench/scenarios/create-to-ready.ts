@@ -2,13 +2,6 @@ import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  CreateQueueCommand,
-  DeleteMessageCommand,
-  ReceiveMessageCommand,
-  SendMessageCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
 import { Pair } from 'zeromq';
 import type { GameServerConfiguration } from '../../../core/gameservers/configuration';
 import { gameServerConfigurationBodySchema } from '../../../core/gameservers/schema';
@@ -18,6 +11,7 @@ import { startLocalCloud } from '../../../local/cloud';
 import type { LocalFleet } from '../../../local/fleet';
 import { freePort } from '../../../local/free-port';
 import { startBaselines } from '../baselines';
+import { startSqsRoundTrips } from '../raw-parts';
 import { jsonClient } from '../../helpers/http';
 import { phase } from '../progress';
 import { describeLatency, formatMs, formatRatio, ratio, summarize, type LatencySummary } from '../stats';
@@ -134,23 +128,6 @@ async function sidecarStart(fleet: LocalFleet, round: number, region: string): P
   }
 }
 
-/** One message sent to a queue of the same SQS emulator and received back. */
-async function sqsRoundTrip(sqs: SQSClient, queueUrl: string): Promise<number> {
-  const started = performance.now();
-  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: '{"bench":true}' }));
-  for (;;) {
-    const { Messages = [] } = await sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 5 }),
-    );
-    const [message] = Messages;
-    if (message) {
-      const elapsed = performance.now() - started;
-      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
-      return elapsed;
-    }
-  }
-}
-
 export async function benchCreateToReady(rounds: number): Promise<CreateToReadyResult> {
   await bundle('sample-game');
   const baseline = await phase('create: game start alone', rounds, async (progress) => {
@@ -171,15 +148,14 @@ export async function benchCreateToReady(rounds: number): Promise<CreateToReadyR
     // One warm-up room: DynamoDB Local's JVM is slow for its first requests.
     await call('POST', '/v1/rooms', { token, body: { gameId: 'sample', version: '1.0.0' } });
     await cloud.fleet.stopAll('bench warm-up done');
-    const { QueueUrl: queueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'bench-round-trip' }));
-    if (!queueUrl) throw new Error('the SQS emulator returned no queue URL');
+    const sqsRoundTrip = await startSqsRoundTrips(sqs, 'bench-create-round-trip');
     const parts = await phase('create: raw parts alone (sidecar, SQS, UpdateItem)', rounds, async (progress) => {
       const sidecar: number[] = [];
       const sqsTrips: number[] = [];
       const updates: number[] = [];
       for (let i = 0; i < rounds; i++) {
         sidecar.push(await sidecarStart(cloud.fleet, i, cloud.config.region));
-        sqsTrips.push(await sqsRoundTrip(sqs, queueUrl));
+        sqsTrips.push(await sqsRoundTrip());
         updates.push(await baselines.update());
         progress.add();
       }

@@ -12,6 +12,7 @@ import {
 import { benchCreateToReady, summarizeCreateToReady } from './scenarios/create-to-ready';
 import { benchBridge, summarizeBridge } from './scenarios/bridge';
 import { benchDiscovery, summarizeDiscovery } from './scenarios/discovery';
+import { benchFootprint, summarizeFootprint } from './scenarios/footprint';
 import { benchHotRoom, summarizeHotRoom } from './scenarios/hot-room';
 import { benchJoinLatency, summarizeJoinLatency } from './scenarios/join-latency';
 import { benchStampede, summarizeStampede } from './scenarios/stampede';
@@ -23,9 +24,9 @@ import { warmUp, type WarmupResult } from './warmup';
  * default), each reported against a baseline measured in the same run. Results go to stdout,
  * progress to stderr, and everything to bench/results/latest.{json,md}.
  */
-const scenarioNames = ['join', 'hot-room', 'bridge', 'stampede', 'discovery', 'create'] as const;
+const scenarioNames = ['join', 'hot-room', 'bridge', 'footprint', 'stampede', 'discovery', 'create'] as const;
 /** The scenarios played against one local cloud, started (and warmed) once for them all. */
-const onThePlatform: readonly ScenarioName[] = ['join', 'hot-room', 'bridge', 'stampede', 'discovery'];
+const onThePlatform: readonly ScenarioName[] = ['join', 'hot-room', 'bridge', 'footprint', 'stampede', 'discovery'];
 type ScenarioName = (typeof scenarioNames)[number];
 
 interface Plan {
@@ -39,6 +40,7 @@ interface Plan {
   readonly createRounds: number;
   readonly stampede: { readonly players: number; readonly roomSize: number };
   readonly bridgeSamples: number;
+  readonly footprint: { readonly servers: number; readonly playersPerRoom: number; readonly starts: number };
   readonly discovery: { readonly small: number; readonly large: number; readonly samples: number };
 }
 
@@ -62,6 +64,7 @@ function plan(args: readonly string[]): Plan {
     },
     createRounds: fromEnv('BENCH_ROUNDS', quick ? 3 : 20),
     bridgeSamples: fromEnv('BENCH_BRIDGE', quick ? 40 : 99),
+    footprint: { servers: 50, playersPerRoom: 4, starts: quick ? 2 : 5 },
     stampede: { players: fromEnv('BENCH_STAMPEDE', quick ? 200 : 1_000), roomSize: 10 },
     discovery: {
       small: 100,
@@ -96,6 +99,8 @@ async function main(): Promise<void> {
           report(await benchHotRoom(platform, baselines, { ...chosen.hotRoom, players }), summarizeHotRoom);
       if (chosen.scenarios.has('bridge'))
         report(await benchBridge(platform, baselines, chosen.bridgeSamples), summarizeBridge);
+      if (chosen.scenarios.has('footprint'))
+        report(await benchFootprint(platform, chosen.footprint), summarizeFootprint);
       if (chosen.scenarios.has('stampede'))
         report(await benchStampede(platform, baselines, chosen.stampede), summarizeStampede);
       // Last on this platform: it leaves the table with a hundred thousand rooms.

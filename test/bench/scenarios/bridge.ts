@@ -113,6 +113,8 @@ export async function benchBridge(
     });
   } finally {
     for (const socket of sockets) socket.terminate();
+    // Let the game's `left` calls be answered before its sidecar stops and deletes its reply queue.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
     zeroMq.close();
     await webSocket.close();
     sqs.destroy();

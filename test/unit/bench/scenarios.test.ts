@@ -1,6 +1,7 @@
 import { keys } from '../../../core/infra/keys';
 import { roomItem, roomOf } from '../../../core/rooms/store';
 import { seededRoom, seededVersion } from '../../bench/scenarios/discovery';
+import { residentMb } from '../../bench/scenarios/footprint';
 import { judgeStampede } from '../../bench/scenarios/stampede';
 
 describe('stampede verdict', () => {
@@ -70,5 +71,12 @@ describe('discovery seeding', () => {
     const versions = Array.from({ length: 1000 }, (_, i) => seededVersion(i));
     expect(versions.filter((v) => v === '1.0.0-listed')).toHaveLength(100);
     expect(new Set(versions).size).toBeGreaterThan(10);
+  });
+});
+
+describe('footprint', () => {
+  it('reads resident memory from /proc status text, in MB', () => {
+    expect(residentMb('Name:\tnode\nVmPeak:\t 999 kB\nVmRSS:\t   92160 kB\nThreads:\t7\n')).toBe(90);
+    expect(residentMb('Name:\tzombie\n')).toBeUndefined();
   });
 });

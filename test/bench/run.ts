@@ -15,7 +15,8 @@ import { benchDiscovery, summarizeDiscovery } from './scenarios/discovery';
 import { benchFootprint, summarizeFootprint } from './scenarios/footprint';
 import { benchHotRoom, summarizeHotRoom } from './scenarios/hot-room';
 import { benchJoinLatency, summarizeJoinLatency } from './scenarios/join-latency';
-import { benchStampede, summarizeStampede } from './scenarios/stampede';
+import { benchPeer, summarizePeer, type OurFigures, type PeerOptions } from './scenarios/peer';
+import { benchStampede, summarizeStampede, type StampedeResult } from './scenarios/stampede';
 import type { ScenarioSummary } from './summary';
 import { warmUp, type WarmupResult } from './warmup';
 
@@ -24,7 +25,7 @@ import { warmUp, type WarmupResult } from './warmup';
  * default), each reported against a baseline measured in the same run. Results go to stdout,
  * progress to stderr, and everything to bench/results/latest.{json,md}.
  */
-const scenarioNames = ['join', 'hot-room', 'bridge', 'footprint', 'stampede', 'discovery', 'create'] as const;
+const scenarioNames = ['join', 'hot-room', 'bridge', 'footprint', 'stampede', 'discovery', 'create', 'peer'] as const;
 /** The scenarios played against one local cloud, started (and warmed) once for them all. */
 const onThePlatform: readonly ScenarioName[] = ['join', 'hot-room', 'bridge', 'footprint', 'stampede', 'discovery'];
 type ScenarioName = (typeof scenarioNames)[number];
@@ -41,6 +42,7 @@ interface Plan {
   readonly stampede: { readonly players: number; readonly roomSize: number };
   readonly bridgeSamples: number;
   readonly footprint: { readonly servers: number; readonly playersPerRoom: number; readonly starts: number };
+  readonly peer: PeerOptions;
   readonly discovery: { readonly small: number; readonly large: number; readonly samples: number };
 }
 
@@ -64,6 +66,12 @@ function plan(args: readonly string[]): Plan {
     },
     createRounds: fromEnv('BENCH_ROUNDS', quick ? 3 : 20),
     bridgeSamples: fromEnv('BENCH_BRIDGE', quick ? 40 : 99),
+    peer: {
+      hotRoomPlayers: [64, 200],
+      hotRoomRooms: fromEnv('BENCH_ROOMS', quick ? 2 : 10),
+      joins: fromEnv('BENCH_JOINS', quick ? 150 : 500),
+      stampede: { players: fromEnv('BENCH_STAMPEDE', quick ? 200 : 1_000), roomSize: 10 },
+    },
     footprint: { servers: 50, playersPerRoom: 4, starts: quick ? 2 : 5 },
     stampede: { players: fromEnv('BENCH_STAMPEDE', quick ? 200 : 1_000), roomSize: 10 },
     discovery: {
@@ -79,11 +87,16 @@ async function main(): Promise<void> {
   const chosen = plan(process.argv.slice(2));
   const loadBefore = loadavg()[0] ?? Number.NaN;
   const results: ScenarioOutcome[] = [];
-  const report = <R>(result: R, summarize: (result: R) => ScenarioSummary) => {
+  const report = <R>(result: R, summarize: (result: R) => ScenarioSummary): R => {
     const summary = summarize(result);
     results.push({ summary, result });
     process.stdout.write(`${summary.lines.join('\n')}\n\n`);
+    return result;
   };
+  // What the peer's figures are compared with: ours, from this same run.
+  const hotRoomJoinsPerSecond: Record<number, number> = {};
+  let joinP50Ms: number | undefined;
+  let stampede: StampedeResult | undefined;
   let warmup: WarmupResult | undefined;
 
   if (onThePlatform.some((name) => chosen.scenarios.has(name))) {
@@ -93,16 +106,20 @@ async function main(): Promise<void> {
     try {
       warmup = await warmUp(platform, baselines, chosen.warmupMs);
       if (chosen.scenarios.has('join'))
-        report(await benchJoinLatency(platform, baselines, chosen.joinSamples), summarizeJoinLatency);
+        joinP50Ms = report(await benchJoinLatency(platform, baselines, chosen.joinSamples), summarizeJoinLatency).join
+          .p50;
       if (chosen.scenarios.has('hot-room'))
         for (const players of chosen.hotRoom.players)
-          report(await benchHotRoom(platform, baselines, { ...chosen.hotRoom, players }), summarizeHotRoom);
+          hotRoomJoinsPerSecond[players] = report(
+            await benchHotRoom(platform, baselines, { ...chosen.hotRoom, players }),
+            summarizeHotRoom,
+          ).joinsPerSecond;
       if (chosen.scenarios.has('bridge'))
         report(await benchBridge(platform, baselines, chosen.bridgeSamples), summarizeBridge);
       if (chosen.scenarios.has('footprint'))
         report(await benchFootprint(platform, chosen.footprint), summarizeFootprint);
       if (chosen.scenarios.has('stampede'))
-        report(await benchStampede(platform, baselines, chosen.stampede), summarizeStampede);
+        stampede = report(await benchStampede(platform, baselines, chosen.stampede), summarizeStampede);
       // Last on this platform: it leaves the table with a hundred thousand rooms.
       if (chosen.scenarios.has('discovery'))
         report(await benchDiscovery(platform, chosen.discovery), summarizeDiscovery);
@@ -112,6 +129,14 @@ async function main(): Promise<void> {
     }
   }
   if (chosen.scenarios.has('create')) report(await benchCreateToReady(chosen.createRounds), summarizeCreateToReady);
+  if (chosen.scenarios.has('peer')) {
+    const ours: OurFigures = {
+      ...(Object.keys(hotRoomJoinsPerSecond).length > 0 ? { hotRoomJoinsPerSecond } : {}),
+      ...(joinP50Ms === undefined ? {} : { joinP50Ms }),
+      ...(stampede ? { stampede } : {}),
+    };
+    report(await benchPeer(chosen.peer, ours), summarizePeer);
+  }
 
   const full: BenchReport = {
     date: new Date().toISOString(),

@@ -1,0 +1,186 @@
+import { startPeer } from '../peer/processes';
+import {
+  peerHotRoom,
+  peerJoinLatency,
+  peerStampede,
+  type PeerHotRoom,
+  type PeerJoinLatency,
+  type PeerStampede,
+} from '../peer/scenarios';
+import { describeLatency, formatMs, formatRatio, ratio } from '../stats';
+import type { HeadlineRow, ScenarioSummary } from '../summary';
+import type { StampedeFigures } from './stampede';
+
+/** Roomkeeper's figures from the same run, which the peer's are divided into. */
+export interface OurFigures {
+  readonly hotRoomJoinsPerSecond?: Readonly<Record<number, number>>;
+  readonly joinP50Ms?: number;
+  readonly stampede?: StampedeFigures;
+}
+
+export interface PeerModeResult {
+  readonly mode: 'redis' | 'memory';
+  readonly processes: number;
+  readonly hotRoom: readonly PeerHotRoom[];
+  readonly join: PeerJoinLatency;
+  readonly stampede: PeerStampede;
+}
+
+export interface PeerResult {
+  readonly scenario: 'peer';
+  readonly modes: readonly PeerModeResult[];
+  readonly ours: OurFigures;
+}
+
+export interface PeerOptions {
+  readonly hotRoomPlayers: readonly number[];
+  readonly hotRoomRooms: number;
+  readonly joins: number;
+  readonly stampede: { readonly players: number; readonly roomSize: number };
+}
+
+/**
+ * Colyseus 0.18 through the same scenarios: scaled out the documented way (two processes
+ * sharing Redis through its Redis driver and presence), and as one in-memory process, the
+ * ceiling of a matchmaker that keeps nothing durable.
+ */
+export async function benchPeer(options: PeerOptions, ours: OurFigures): Promise<PeerResult> {
+  const modes: PeerModeResult[] = [];
+  for (const [mode, processes] of [
+    ['redis', 2],
+    ['memory', 1],
+  ] as const) {
+    const peer = await startPeer(mode, processes);
+    try {
+      const hotRoom: PeerHotRoom[] = [];
+      for (const players of options.hotRoomPlayers)
+        hotRoom.push(await peerHotRoom(peer, players, options.hotRoomRooms));
+      const join = await peerJoinLatency(peer, options.joins);
+      const stampede = await peerStampede(peer, options.stampede.players, options.stampede.roomSize);
+      modes.push({ mode, processes, hotRoom, join, stampede });
+    } finally {
+      await peer.stop();
+    }
+  }
+  return { scenario: 'peer', modes, ours };
+}
+
+const modeName = (m: PeerModeResult) =>
+  m.mode === 'redis' ? `Colyseus on Redis (${m.processes} processes)` : 'Colyseus in memory (1 process)';
+
+/** Rows of "ours ÷ theirs" for each figure both sides have. */
+export function peerComparisons(result: PeerResult): HeadlineRow[] {
+  const rows: HeadlineRow[] = [];
+  const { ours } = result;
+  for (const m of result.modes) {
+    const name = modeName(m);
+    for (const h of m.hotRoom) {
+      const mine = ours.hotRoomJoinsPerSecond?.[h.players];
+      if (mine !== undefined)
+        rows.push({
+          scenario: `vs ${name}: hot room, ${h.players} players`,
+          figure: `${mine.toFixed(0)} joins/s`,
+          baseline: `${h.joinsPerSecond.toFixed(0)} seats/s, over-fill ${h.overfill}`,
+          ratio: ratio(mine, h.joinsPerSecond),
+          reading: 'ours ÷ theirs, higher is better',
+        });
+    }
+    if (ours.joinP50Ms !== undefined)
+      rows.push({
+        scenario: `vs ${name}: sequential join`,
+        figure: `p50 ${formatMs(ours.joinP50Ms)}`,
+        baseline: `p50 ${formatMs(m.join.join.p50)}`,
+        ratio: ratio(ours.joinP50Ms, m.join.join.p50),
+        reading: 'ours ÷ theirs, lower is better',
+      });
+    if (ours.stampede && ours.stampede.players === m.stampede.players) {
+      rows.push(
+        {
+          scenario: `vs ${name}: stampede rooms created`,
+          figure: `${ours.stampede.roomsCreated} rooms (ideal ${ours.stampede.idealRooms}), over-fill ${ours.stampede.overfill}`,
+          baseline: `${m.stampede.roomsCreated} rooms, over-fill ${m.stampede.overfill}`,
+          ratio: ratio(ours.stampede.roomsCreated, m.stampede.roomsCreated),
+          reading: 'ours ÷ theirs, lower is better',
+        },
+        {
+          scenario: `vs ${name}: stampede time to place`,
+          figure: formatMs(ours.stampede.timeToPlaceMs),
+          baseline: formatMs(m.stampede.timeToPlaceMs),
+          ratio: ratio(ours.stampede.timeToPlaceMs, m.stampede.timeToPlaceMs),
+          reading: 'ours ÷ theirs, lower is better; ours starts a game server per room, theirs none',
+        },
+      );
+    }
+  }
+  return rows;
+}
+
+export function summarizePeer(result: PeerResult): ScenarioSummary {
+  const lines = ['peer: Colyseus 0.18 (@colyseus/core + ws-transport), clients through @colyseus/sdk'];
+  for (const m of result.modes) {
+    lines.push(`  ${modeName(m)}`);
+    for (const h of m.hotRoom)
+      lines.push(
+        `    hot room ${String(h.players).padStart(3)} players      ${h.joinsPerSecond.toFixed(0)} seats/s (${h.seats} in ${(h.elapsedMs / 1000).toFixed(2)} s)   ${describeLatency(h.join)}   over-fill ${h.overfill}   errors ${h.errors}`,
+      );
+    lines.push(
+      `    sequential join            ${describeLatency(m.join.join)}   errors ${m.join.errors}`,
+      `    stampede ${m.stampede.players} players      ${m.stampede.roomsCreated} rooms (ideal ${m.stampede.idealRooms}), all placed in ${formatMs(m.stampede.timeToPlaceMs)}   over-fill ${m.stampede.overfill}   errors ${m.stampede.errors}`,
+    );
+  }
+  const rows = peerComparisons(result);
+  for (const row of rows) lines.push(`  RATIO ${row.scenario}: ${formatRatio(row.ratio)} (${row.reading})`);
+  const ours = result.ours;
+  const charts = [
+    ...(ours.hotRoomJoinsPerSecond
+      ? Object.entries(ours.hotRoomJoinsPerSecond).map(([players, mine]) => ({
+          id: `peer-hot-room-${players}`,
+          title: `Hot room, ${players} players: joins/s, Roomkeeper vs Colyseus (same run)`,
+          unit: '/s',
+          bars: [
+            { label: 'Roomkeeper (DynamoDB, durable)', value: mine, series: 'roomkeeper' as const },
+            ...result.modes.map((m) => ({
+              label: modeName(m),
+              value: m.hotRoom.find((h) => h.players === Number(players))?.joinsPerSecond ?? Number.NaN,
+              series: 'peer' as const,
+            })),
+          ],
+        }))
+      : []),
+    ...(ours.joinP50Ms !== undefined
+      ? [
+          {
+            id: 'peer-join',
+            title: 'Sequential join p50, Roomkeeper vs Colyseus (same run)',
+            unit: 'ms',
+            bars: [
+              { label: 'Roomkeeper', value: ours.joinP50Ms, series: 'roomkeeper' as const },
+              ...result.modes.map((m) => ({ label: modeName(m), value: m.join.join.p50, series: 'peer' as const })),
+            ],
+          },
+        ]
+      : []),
+    ...(ours.stampede
+      ? [
+          {
+            id: 'peer-stampede',
+            title: `Stampede of ${ours.stampede.players}: time until all are placed (same run)`,
+            unit: 'ms',
+            bars: [
+              {
+                label: 'Roomkeeper (starts a server per room)',
+                value: ours.stampede.timeToPlaceMs,
+                series: 'roomkeeper' as const,
+              },
+              ...result.modes.map((m) => ({
+                label: modeName(m),
+                value: m.stampede.timeToPlaceMs,
+                series: 'peer' as const,
+              })),
+            ],
+          },
+        ]
+      : []),
+  ];
+  return { id: 'peer', title: 'Peer: Colyseus 0.18', lines, rows, charts };
+}

@@ -72,7 +72,7 @@ function plan(args: readonly string[]): Plan {
       joins: fromEnv('BENCH_JOINS', quick ? 150 : 500),
       stampede: { players: fromEnv('BENCH_STAMPEDE', quick ? 200 : 1_000), roomSize: 10 },
     },
-    footprint: { servers: 50, playersPerRoom: 4, starts: quick ? 2 : 5 },
+    footprint: { servers: quick ? 10 : 50, playersPerRoom: 4, starts: quick ? 1 : 5 },
     stampede: { players: fromEnv('BENCH_STAMPEDE', quick ? 200 : 1_000), roomSize: 10 },
     discovery: {
       small: 100,

@@ -1,0 +1,81 @@
+/**
+ * The soak's judgements, as pure functions of what it recorded: whether memory stayed flat,
+ * which answers were errors, and each requirement's verdict.
+ */
+
+export interface MemorySample {
+  /** Seconds since the traffic started. */
+  readonly atS: number;
+  readonly rssMb: number;
+}
+
+/**
+ * Memory is flat when the median RSS of the run's last third is at most `tolerance` above
+ * the median of its first third (after the warm-up samples are dropped). A leak of a few
+ * hundred bytes per request grows steadily with the requests; V8's heap breathing and the
+ * JIT move the RSS by a few percent either way.
+ */
+export function judgeMemory(
+  samples: readonly MemorySample[],
+  warmupS: number,
+  tolerance = 0.15,
+): { flat: boolean; firstMb: number; lastMb: number; growth: number } {
+  const kept = samples.filter((s) => s.atS >= warmupS);
+  const third = Math.max(1, Math.floor(kept.length / 3));
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
+  };
+  const firstMb = median(kept.slice(0, third).map((s) => s.rssMb));
+  const lastMb = median(kept.slice(-third).map((s) => s.rssMb));
+  const growth = lastMb / firstMb - 1;
+  return { flat: kept.length >= 3 && growth <= tolerance, firstMb, lastMb, growth };
+}
+
+/** A window of time (ms since the traffic started) during which a fault was in force. */
+export interface FaultWindow {
+  readonly name: string;
+  readonly fromMs: number;
+  /** When the platform was serving again (undefined: it never was). */
+  readonly untilMs: number | undefined;
+}
+
+export interface Answer {
+  readonly atMs: number;
+  /** The HTTP status, or 0 for a request that got no answer within the client's timeout. */
+  readonly status: number;
+  readonly code?: string;
+}
+
+/** 409 (full, not joinable, already ended) and 429 (rate limits) are answers the API owes players under load. */
+export function isExpected(answer: Answer): boolean {
+  return (answer.status >= 200 && answer.status < 300) || answer.status === 409 || answer.status === 429;
+}
+
+/** The answer fell into a fault's window, widened by `graceMs` after it (queued requests drain). */
+export function duringFault(answer: Answer, windows: readonly FaultWindow[], graceMs: number): FaultWindow | undefined {
+  return windows.find(
+    (w) => answer.atMs >= w.fromMs && answer.atMs <= (w.untilMs ?? Number.POSITIVE_INFINITY) + graceMs,
+  );
+}
+
+/** Unexpected answers outside every fault window, by status and code. */
+export function unexpectedOutsideFaults(
+  answers: readonly Answer[],
+  windows: readonly FaultWindow[],
+  graceMs: number,
+): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const answer of answers) {
+    if (isExpected(answer) || duringFault(answer, windows, graceMs)) continue;
+    const key = answer.status === 0 ? 'timeout' : `${answer.status} ${answer.code ?? ''}`.trim();
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
+export interface Requirement {
+  readonly name: string;
+  readonly pass: boolean;
+  readonly detail: string;
+}

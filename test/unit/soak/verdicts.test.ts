@@ -1,0 +1,44 @@
+import { parentOf } from '../../soak/process-tree';
+import { duringFault, isExpected, judgeMemory, unexpectedOutsideFaults } from '../../soak/verdicts';
+
+describe('soak verdicts', () => {
+  const samples = (values: number[]) => values.map((rssMb, i) => ({ atS: i * 10, rssMb }));
+
+  it('calls memory flat when the last third stays within 15 % of the first, after the warm-up', () => {
+    const flat = judgeMemory(samples([50, 200, 200, 210, 205, 215, 220, 212, 218]), 10);
+    expect(flat).toMatchObject({ flat: true, firstMb: 200 });
+    const leaking = judgeMemory(samples([200, 200, 210, 220, 240, 260, 280, 300, 320]), 0);
+    expect(leaking.flat).toBe(false);
+    expect(leaking.growth).toBeCloseTo(300 / 200 - 1, 5);
+  });
+
+  it('refuses to call memory flat on fewer than three samples', () => {
+    expect(judgeMemory(samples([100, 100]), 0).flat).toBe(false);
+  });
+
+  it('expects 2xx, 409 and 429 only', () => {
+    expect([200, 201, 204, 409, 429].every((status) => isExpected({ atMs: 0, status }))).toBe(true);
+    expect([0, 400, 401, 404, 500, 503].some((status) => isExpected({ atMs: 0, status }))).toBe(false);
+  });
+
+  it('excuses unexpected answers inside a fault window and its grace, and counts the rest by status and code', () => {
+    const windows = [
+      { name: 'db', fromMs: 1_000, untilMs: 2_000 },
+      { name: 'never back', fromMs: 9_000, untilMs: undefined },
+    ];
+    const answers = [
+      { atMs: 500, status: 503, code: 'UNAVAILABLE' },
+      { atMs: 1_500, status: 503, code: 'UNAVAILABLE' },
+      { atMs: 2_400, status: 0 },
+      { atMs: 3_000, status: 500, code: 'INTERNAL' },
+      { atMs: 4_000, status: 409, code: 'ROOM_FULL' },
+      { atMs: 50_000, status: 503 },
+    ];
+    expect(duringFault(answers[2] as (typeof answers)[number], windows, 500)?.name).toBe('db');
+    expect(unexpectedOutsideFaults(answers, windows, 500)).toEqual({ '503 UNAVAILABLE': 1, '500 INTERNAL': 1 });
+  });
+
+  it('reads the parent pid from /proc stat text whose command holds spaces and parentheses', () => {
+    expect(parentOf('4242 (node (a) b) S 17 4242 4242 0 -1')).toBe(17);
+  });
+});

@@ -11,7 +11,7 @@ import { summarize } from '../bench/stats';
 import { startPlatformProcess, type PlatformProcess } from './platform-process';
 import { descendants, dynamoDbJvm, gameOf, residentMb, sidecarOf } from './process-tree';
 import { soakMarkdown, type FaultOutcome, type SoakReport } from './report';
-import { newTrafficRecord, runTraffic, timedCall, type TrafficRecord } from './traffic';
+import { newTrafficRecord, runTraffic, timedCall, type Seat, type TrafficRecord } from './traffic';
 import {
   judgeMemory,
   unexpectedOutsideFaults,
@@ -104,6 +104,16 @@ async function main(): Promise<void> {
     },
     record,
   );
+  // Every 10 s: each seat the games confirmed and that is still held is a member of its room.
+  const lostMembers = new Set<string>();
+  let auditing = false;
+  const auditor = setInterval(() => {
+    if (auditing || stopping) return;
+    auditing = true;
+    void auditSeats(platform, record)
+      .then((lost) => lost.forEach((seat) => lostMembers.add(seat)))
+      .finally(() => (auditing = false));
+  }, 10_000);
   const faultRun = options.faults
     ? injectFaults(platform, record, { durationMs, sinceStart, windows, faults, brokenRooms })
     : Promise.resolve();
@@ -112,6 +122,7 @@ async function main(): Promise<void> {
   } finally {
     stopping = true;
     clearInterval(sampler);
+    clearInterval(auditor);
   }
 
   progress('traffic over: checking the rooms');
@@ -123,6 +134,7 @@ async function main(): Promise<void> {
     brokenRooms,
     durationMs,
     loadBefore,
+    lostMembers,
   });
   db.destroy();
   const exitCode = await platform.stop();
@@ -264,6 +276,38 @@ interface JudgeContext {
   readonly brokenRooms: Set<string>;
   readonly durationMs: number;
   readonly loadBefore: number;
+  /** Seats found missing from their ready room by the audits during the run. */
+  readonly lostMembers: Set<string>;
+}
+
+/**
+ * The seats held now whose player is not a member of their room although the room is
+ * ready (a room that failed or ended took its seats with it). A seat released while its
+ * room was read is not counted.
+ */
+async function auditSeats(platform: PlatformProcess, record: TrafficRecord): Promise<string[]> {
+  const api = { apiUrl: platform.apiUrl, requestTimeoutMs, startedAt: 0 };
+  const byRoom = new Map<string, Seat[]>();
+  for (const seat of record.seated.values()) byRoom.set(seat.roomId, [...(byRoom.get(seat.roomId) ?? []), seat]);
+  const lost: string[] = [];
+  for (const [roomId, seats] of byRoom) {
+    const read = await fetch(`${api.apiUrl}/v1/rooms/${roomId}`, {
+      headers: { authorization: `Bearer ${(seats[0] as Seat).token}` },
+      signal: AbortSignal.timeout(requestTimeoutMs),
+    }).then(
+      async (r) =>
+        r.status === 200
+          ? ((await r.json()) as { room: { state: string; members?: { account: string }[] } })
+          : undefined,
+      () => undefined,
+    );
+    if (!read || read.room.state !== 'ready') continue;
+    const members = new Set((read.room.members ?? []).map((m) => m.account));
+    for (const seat of seats)
+      if (!members.has(seat.account) && record.seated.get(seat.account) === seat)
+        lost.push(`${seat.account}@${roomId}`);
+  }
+  return lost;
 }
 
 async function judge(
@@ -294,21 +338,14 @@ async function judge(
       members: (room.members ?? []).map((m: { account: string }) => m.account),
     });
   }
-  const lost = [...record.seated.values()].filter((seat) => {
-    const room = roomsRead.get(seat.roomId);
-    return room && room.state === 'ready' && !room.members.includes(seat.account);
-  });
+  const lost = [
+    ...context.lostMembers,
+    ...(await auditSeats(platform, record)).filter((seat) => !context.lostMembers.has(seat)),
+  ];
   requirements.push({
     name: 'no confirmed member lost',
     pass: lost.length === 0,
-    detail: `${record.seated.size} seats held at the end, ${lost.length} missing from their ready room${
-      lost.length > 0
-        ? `: ${lost
-            .slice(0, 5)
-            .map((s) => `${s.account}@${s.roomId}`)
-            .join(', ')}`
-        : ''
-    }`,
+    detail: `seats checked every 10 s and at the end (${record.seated.size} held then): ${lost.length} missing from their ready room${lost.length > 0 ? `: ${lost.slice(0, 5).join(', ')}` : ''}`,
   });
 
   const overfilled: string[] = [];

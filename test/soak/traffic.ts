@@ -25,6 +25,8 @@ export interface TrafficRecord {
   readonly seated: Map<string, Seat>;
   /** Every room the traffic saw, with a token that may read it. */
   readonly rooms: Map<string, string>;
+  /** The rooms players still pick from: those not yet seen ended. */
+  readonly liveRooms: Set<string>;
   confirmed: number;
   left: number;
   refusedByGame: number;
@@ -45,7 +47,16 @@ interface Response {
 }
 
 export function newTrafficRecord(): TrafficRecord {
-  return { answers: [], latencies: {}, seated: new Map(), rooms: new Map(), confirmed: 0, left: 0, refusedByGame: 0 };
+  return {
+    answers: [],
+    latencies: {},
+    seated: new Map(),
+    rooms: new Map(),
+    liveRooms: new Set(),
+    confirmed: 0,
+    left: 0,
+    refusedByGame: 0,
+  };
 }
 
 /** One API call, timed and recorded; no answer within the timeout is status 0. */
@@ -74,6 +85,7 @@ export async function timedCall(
   }
   const elapsed = performance.now() - started;
   record.answers.push({
+    operation,
     atMs: performance.now() - options.startedAt,
     status: response.status,
     ...(response.body?.error?.code ? { code: response.body.error.code as string } : {}),
@@ -125,17 +137,19 @@ export async function runTraffic(options: TrafficOptions, record: TrafficRecord)
         await pause(500);
         continue;
       }
-      const liveRooms = [...record.rooms.keys()];
+      const liveRooms = [...record.liveRooms];
       const dice = randomInt(100);
       let answer: Response | undefined;
+      /** The room a join named by id: dropped from the live ones once it answers that it ended. */
+      let named: string | undefined;
       if (dice < 10 && liveRooms.length < options.maxRooms) {
         answer = await call('create', 'POST', '/v1/rooms', token, {
           gameId: soakGame.gameId,
           version: soakGame.version,
         });
       } else if (dice < 45 && liveRooms.length > 0) {
-        const roomId = liveRooms[randomInt(liveRooms.length)] as string;
-        answer = await call('join', 'POST', `/v1/rooms/${roomId}/join`, token, {});
+        named = liveRooms[randomInt(liveRooms.length)] as string;
+        answer = await call('join', 'POST', `/v1/rooms/${named}/join`, token, {});
       } else if (dice < 90) {
         answer = await call('find-or-create', 'POST', '/v1/matchmaking/join', token, {
           gameId: soakGame.gameId,
@@ -147,8 +161,12 @@ export async function runTraffic(options: TrafficOptions, record: TrafficRecord)
         continue;
       }
       const roomId = answer.body?.room?.roomId as string | undefined;
-      if (roomId && answer.body.room.state !== 'failed' && answer.body.room.state !== 'closed')
+      if (roomId && answer.body.room.state !== 'failed' && answer.body.room.state !== 'closed') {
         record.rooms.set(roomId, token);
+        record.liveRooms.add(roomId);
+      } else if (roomId) record.liveRooms.delete(roomId);
+      if (named && (answer.status === 404 || answer.body?.error?.code === 'NOT_JOINABLE'))
+        record.liveRooms.delete(named);
       if (answer.status < 200 || answer.status >= 300 || !roomId) {
         await pause(randomInt(100, 600));
         continue;
@@ -169,6 +187,8 @@ export async function runTraffic(options: TrafficOptions, record: TrafficRecord)
       record.seated.set(account, seat);
       await pause(randomInt(2_000, 12_000));
       if (!record.seated.has(account)) continue; // its room ended meanwhile
+      // At the end seats stay taken: the final checks look for them in their rooms.
+      if (options.stopAt()) return;
       record.seated.delete(account);
       // Half leave through the game (it calls `left`), half through the API.
       if (randomInt(2) === 0) socket.close();

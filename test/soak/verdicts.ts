@@ -41,16 +41,27 @@ export interface FaultWindow {
 }
 
 export interface Answer {
+  /** What the virtual player was doing: `join`, `find-or-create`, `check`, … */
+  readonly operation: string;
   readonly atMs: number;
   /** The HTTP status, or 0 for a request that got no answer within the client's timeout. */
   readonly status: number;
   readonly code?: string;
 }
 
-/** 409 (full, not joinable, already ended) and 429 (rate limits) are answers the API owes players under load. */
+/**
+ * 409 (full, not joinable, already ended) and 429 (rate limits) are answers the API owes
+ * players under load; so is 404 for a room asked for by id after it ended and was removed
+ * (the player's list of rooms was older than the room's end).
+ */
 export function isExpected(answer: Answer): boolean {
-  return (answer.status >= 200 && answer.status < 300) || answer.status === 409 || answer.status === 429;
+  if (answer.status >= 200 && answer.status < 300) return true;
+  if (answer.status === 409 || answer.status === 429) return true;
+  return answer.status === 404 && answer.code === 'NOT_FOUND' && byRoomId.has(answer.operation);
 }
+
+/** Operations that name a room by id. */
+const byRoomId = new Set(['join', 'leave', 'check', 'probe']);
 
 /** The answer fell into a fault's window, widened by `graceMs` after it (queued requests drain). */
 export function duringFault(answer: Answer, windows: readonly FaultWindow[], graceMs: number): FaultWindow | undefined {

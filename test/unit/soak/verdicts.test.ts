@@ -17,8 +17,16 @@ describe('soak verdicts', () => {
   });
 
   it('expects 2xx, 409 and 429 only', () => {
-    expect([200, 201, 204, 409, 429].every((status) => isExpected({ atMs: 0, status }))).toBe(true);
-    expect([0, 400, 401, 404, 500, 503].some((status) => isExpected({ atMs: 0, status }))).toBe(false);
+    expect([200, 201, 204, 409, 429].every((status) => isExpected({ operation: 'join', atMs: 0, status }))).toBe(true);
+    expect([0, 400, 401, 404, 500, 503].some((status) => isExpected({ operation: 'join', atMs: 0, status }))).toBe(
+      false,
+    );
+  });
+
+  it('expects a 404 only for a room named by id (it ended and was removed), never for other operations', () => {
+    expect(isExpected({ operation: 'join', atMs: 0, status: 404, code: 'NOT_FOUND' })).toBe(true);
+    expect(isExpected({ operation: 'find-or-create', atMs: 0, status: 404, code: 'NOT_FOUND' })).toBe(false);
+    expect(isExpected({ operation: 'join', atMs: 0, status: 404, code: 'GAME_NOT_FOUND' })).toBe(false);
   });
 
   it('excuses unexpected answers inside a fault window and its grace, and counts the rest by status and code', () => {
@@ -27,12 +35,12 @@ describe('soak verdicts', () => {
       { name: 'never back', fromMs: 9_000, untilMs: undefined },
     ];
     const answers = [
-      { atMs: 500, status: 503, code: 'UNAVAILABLE' },
-      { atMs: 1_500, status: 503, code: 'UNAVAILABLE' },
-      { atMs: 2_400, status: 0 },
-      { atMs: 3_000, status: 500, code: 'INTERNAL' },
-      { atMs: 4_000, status: 409, code: 'ROOM_FULL' },
-      { atMs: 50_000, status: 503 },
+      { operation: 'join', atMs: 500, status: 503, code: 'UNAVAILABLE' },
+      { operation: 'join', atMs: 1_500, status: 503, code: 'UNAVAILABLE' },
+      { operation: 'join', atMs: 2_400, status: 0 },
+      { operation: 'create', atMs: 3_000, status: 500, code: 'INTERNAL' },
+      { operation: 'join', atMs: 4_000, status: 409, code: 'ROOM_FULL' },
+      { operation: 'join', atMs: 50_000, status: 503 },
     ];
     expect(duringFault(answers[2] as (typeof answers)[number], windows, 500)?.name).toBe('db');
     expect(unexpectedOutsideFaults(answers, windows, 500)).toEqual({ '503 UNAVAILABLE': 1, '500 INTERNAL': 1 });

@@ -15,6 +15,12 @@ export function isLastDelivery(approximateReceiveCount: string | undefined, maxR
   return Number.isInteger(received) && received >= maxReceiveCount;
 }
 
+/** Whether SQS has handed this message out before (an unreadable count counts as a first delivery). */
+export function isRedelivery(approximateReceiveCount: string | undefined): boolean {
+  const received = Number(approximateReceiveCount);
+  return Number.isInteger(received) && received > 1;
+}
+
 export interface GiveUpDependencies {
   readonly rooms: RoomStore;
   readonly reply: (replyTo: string, reply: ControllerReply) => Promise<void>;

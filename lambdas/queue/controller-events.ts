@@ -5,7 +5,7 @@ import { openControllerMessage, sealControllerReply } from '../../core/gameserve
 import { handleControllerRequest } from '../../core/gameservers/controller-events';
 import { ServerAddressPendingError } from '../../core/gameservers/errors';
 import { childLogger } from '../../core/infra/logger';
-import { giveUpOnMessage, isLastDelivery, type GiveUpDependencies } from '../../core/gameservers/poison-messages';
+import { giveUpOnMessage, isLastDelivery, isRedelivery, type GiveUpDependencies } from '../../core/gameservers/poison-messages';
 import { queueDefinitions } from '../../core/infra/queues';
 import type { ControllerReply, ControllerRequest } from '../../core/protocol/controller-messages';
 import { isLive } from '../../core/rooms/model';
@@ -50,17 +50,19 @@ async function givenUp(
 export async function processControllerEvents(event: SQSEvent): Promise<SQSBatchResponse> {
   const p = platform();
   /** Replies are sealed for the room's sidecar: a reply carries player tokens. */
-  const replyFor = (roomId: string) => async (replyTo: string, message: ControllerReply) => {
+  const replyFor = (roomId: string, record: SQSRecord) => async (replyTo: string, message: ControllerReply) => {
     const body = sealControllerReply(await p.sidecarKeys(roomId), message);
     try {
       await p.sqs.send(new SendMessageCommand({ QueueUrl: replyTo, MessageBody: body }));
     } catch (error) {
       if (!(error instanceof QueueDoesNotExist)) throw error;
-      // A live room's sidecar recreates a queue that vanished (something else deleted it):
-      // retry, and the redelivered request gets the recorded answer. Once the room has ended
-      // its sidecar deleted the queue itself; nobody is left to answer.
+      // A live sidecar recreates a queue deleted under it (by something else) as soon as its
+      // next poll fails: the first delivery is retried, and the redelivery finds the queue.
+      // A queue still missing then was deleted by its sidecar as it ended, with this call in
+      // flight; retrying further would hold the room's group, its `exited` included, for
+      // every remaining delivery. Once the room has ended nobody is left to answer at all.
       const room = await p.rooms.find(roomId);
-      if (room && isLive(room.state)) throw error;
+      if (room && isLive(room.state) && !isRedelivery(record.attributes.ApproximateReceiveCount)) throw error;
       log.info('reply dropped: the sidecar is gone', {
         roomId,
         correlationId: message.type === 'reply' ? message.correlationId : undefined,
@@ -96,7 +98,7 @@ export async function processControllerEvents(event: SQSEvent): Promise<SQSBatch
             members: p.sessions,
             signToken: p.signToken,
             verifyServerToken: p.verifyPlatformToken,
-            reply: replyFor(opened.request.roomId),
+            reply: replyFor(opened.request.roomId, record),
             sidecarCredentials: p.sidecarCredentials,
             locateServer: p.locateServer,
             now: p.now,
@@ -113,7 +115,7 @@ export async function processControllerEvents(event: SQSEvent): Promise<SQSBatch
             });
             continue;
           }
-          const reply = request ? replyFor(request.roomId) : undefined;
+          const reply = request ? replyFor(request.roomId, record) : undefined;
           if (request && reply && (await givenUp(record, request, error, { rooms: p.rooms, reply, now: p.now }))) {
             // Bound for the dead-letter queue; the room is failed, so the rest of its group goes on.
             failures.push(record.messageId);

@@ -41,7 +41,12 @@ interface Plan {
   readonly createRounds: number;
   readonly stampede: { readonly players: number; readonly roomSize: number };
   readonly bridgeSamples: number;
-  readonly footprint: { readonly servers: number; readonly playersPerRoom: number; readonly starts: number };
+  readonly footprint: {
+    readonly servers: number;
+    readonly playersPerRoom: number;
+    readonly starts: number;
+    readonly reuseSynth: boolean;
+  };
   readonly peer: PeerOptions;
   readonly discovery: { readonly small: number; readonly large: number; readonly samples: number };
 }
@@ -72,7 +77,7 @@ function plan(args: readonly string[]): Plan {
       joins: fromEnv('BENCH_JOINS', quick ? 150 : 500),
       stampede: { players: fromEnv('BENCH_STAMPEDE', quick ? 200 : 1_000), roomSize: 10 },
     },
-    footprint: { servers: quick ? 10 : 50, playersPerRoom: 4, starts: quick ? 1 : 5 },
+    footprint: { servers: quick ? 10 : 50, playersPerRoom: 4, starts: quick ? 1 : 5, reuseSynth: quick },
     stampede: { players: fromEnv('BENCH_STAMPEDE', quick ? 200 : 1_000), roomSize: 10 },
     discovery: {
       small: 100,

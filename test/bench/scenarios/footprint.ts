@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
@@ -21,7 +21,8 @@ export interface FootprintResult {
   /** Players whose seat was confirmed through the sidecars while sampling. */
   readonly confirmed: number;
   readonly bundles:
-    { readonly synthSeconds: number; readonly sizes: readonly BundleSize[] } | { readonly error: string };
+    | { readonly synthSeconds: number; readonly sizes: readonly BundleSize[]; readonly fromCdkOut?: boolean }
+    | { readonly error: string };
   /** `npm start` until it says it is ready (DynamoDB Local, SQS emulator, table, queues, API). */
   readonly localStart: LatencySummary;
 }
@@ -100,6 +101,13 @@ async function timeLocalStart(): Promise<number> {
   }
 }
 
+/** The bundles of the last `npm run synth` (cdk.out), if there is one: quick runs skip a synth. */
+function lastSynthBundles(): FootprintResult['bundles'] | undefined {
+  const assembly = join(root, 'cdk.out');
+  if (!existsSync(join(assembly, 'Roomkeeper-dev.template.json'))) return undefined;
+  return { synthSeconds: Number.NaN, sizes: bundleSizes(assembly, 'Roomkeeper-dev.template.json'), fromCdkOut: true };
+}
+
 function synthesizeBundles(): FootprintResult['bundles'] {
   const outdir = mkdtempSync(join(tmpdir(), 'rk-bench-cdk-'));
   try {
@@ -126,7 +134,7 @@ function synthesizeBundles(): FootprintResult['bundles'] {
  */
 export async function benchFootprint(
   platform: BenchPlatform,
-  options: { servers: number; playersPerRoom: number; starts: number },
+  options: { servers: number; playersPerRoom: number; starts: number; reuseSynth: boolean },
 ): Promise<FootprintResult> {
   const rooms = await phase(`footprint: ${options.servers} rooms`, options.servers, async (progress) => {
     const created: BenchRoom[] = [];
@@ -162,7 +170,9 @@ export async function benchFootprint(
   await platform.releaseRooms();
   const bareNodeRssMb = await bareNodeRss();
 
-  const bundles = await phase('footprint: cdk synth for the bundle sizes', undefined, async () => synthesizeBundles());
+  const bundles =
+    (options.reuseSynth ? lastSynthBundles() : undefined) ??
+    (await phase('footprint: cdk synth for the bundle sizes', undefined, async () => synthesizeBundles()));
   const starts = await phase('footprint: npm start start-ups', options.starts, async (progress) => {
     const measured: number[] = [];
     for (let i = 0; i < options.starts; i++) {
@@ -197,7 +207,7 @@ export function summarizeFootprint(result: FootprintResult): ScenarioSummary {
       `  bare node process RSS          ${mb(result.bareNodeRssMb)}   (reference, same run: a sidecar is ${ratio(result.sidecarRssMb.p50, result.bareNodeRssMb).toFixed(2)} × that)`,
       'error' in result.bundles
         ? `  Lambda bundles                 not measured: ${result.bundles.error}`
-        : `  Lambda bundles                 ${sizes.length} functions from cdk synth (${result.bundles.synthSeconds.toFixed(1)} s): code median ${kb(code.p50)}, largest ${kb(code.max)} (${sizes[0]?.function ?? ''}), smallest ${kb(Math.min(...sizes.map((s) => s.codeBytes)))}`,
+        : `  Lambda bundles                 ${sizes.length} functions from ${result.bundles.fromCdkOut ? 'the last npm run synth (cdk.out)' : `cdk synth (${result.bundles.synthSeconds.toFixed(1)} s)`}: code median ${kb(code.p50)}, largest ${kb(code.max)} (${sizes[0]?.function ?? ''}), smallest ${kb(Math.min(...sizes.map((s) => s.codeBytes)))}`,
       `  npm start until ready          ${describeLatency(result.localStart)}`,
     ],
     rows: [

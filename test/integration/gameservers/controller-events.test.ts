@@ -807,6 +807,15 @@ describe('a reply queue that is gone', () => {
     expect(result.batchItemFailures).toHaveLength(1);
   });
 
+  it('is dropped on a redelivery of a live room: a sidecar that ended with the call in flight deleted it', async () => {
+    const { room } = await spawningRoomWithCreator();
+    const gone = await withMissingQueue();
+    const result = await deliverAttempt(2, { ...rpc(room.roomId, 'inited', {}), replyTo: gone } as ControllerRequest);
+    expect(result.batchItemFailures).toEqual([]);
+    // The call itself was applied: the room is ready, only its answer had nowhere to go.
+    expect((await rooms.get(room.roomId)).state).toBe('ready');
+  });
+
   it('is dropped once the room has ended: its sidecar deleted the queue itself', async () => {
     const { room } = await spawningRoomWithCreator();
     await deliver({

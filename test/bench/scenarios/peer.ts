@@ -103,6 +103,14 @@ export function peerComparisons(result: PeerResult): HeadlineRow[] {
           reading: 'ours ÷ theirs, lower is better',
         },
         {
+          // 0 ÷ 0 has no ratio (n/a): the counts themselves are the comparison, and both must be 0.
+          scenario: `vs ${name}: stampede over-fill`,
+          figure: `${ours.stampede.overfill} seats beyond capacity`,
+          baseline: `${m.stampede.overfill} seats beyond capacity (server-side ${m.stampede.serverOverfill}, seats held ${m.stampede.clientOverfill})`,
+          ratio: ratio(ours.stampede.overfill, m.stampede.overfill),
+          reading: 'ours ÷ theirs; both must be 0',
+        },
+        {
           scenario: `vs ${name}: stampede time to place`,
           figure: formatMs(ours.stampede.timeToPlaceMs),
           baseline: formatMs(m.stampede.timeToPlaceMs),
@@ -121,11 +129,11 @@ export function summarizePeer(result: PeerResult): ScenarioSummary {
     lines.push(`  ${modeName(m)}`);
     for (const h of m.hotRoom)
       lines.push(
-        `    hot room ${String(h.players).padStart(3)} players      ${h.joinsPerSecond.toFixed(0)} seats/s (${h.seats} in ${(h.elapsedMs / 1000).toFixed(2)} s)   ${describeLatency(h.join)}   over-fill ${h.overfill}   errors ${h.errors}`,
+        `    hot room ${String(h.players).padStart(3)} players      ${h.joinsPerSecond.toFixed(0)} seats/s (${h.seats} in ${(h.elapsedMs / 1000).toFixed(2)} s)   ${describeLatency(h.join)}   over-fill ${h.overfill} (server-side ${h.serverOverfill}, seats held ${h.clientOverfill})   errors ${h.errors}`,
       );
     lines.push(
       `    sequential join            ${describeLatency(m.join.join)}   errors ${m.join.errors}`,
-      `    stampede ${m.stampede.players} players      ${m.stampede.roomsCreated} rooms (ideal ${m.stampede.idealRooms}), all placed in ${formatMs(m.stampede.timeToPlaceMs)}   over-fill ${m.stampede.overfill}   errors ${m.stampede.errors}`,
+      `    stampede ${m.stampede.players} players      ${m.stampede.roomsCreated} rooms (ideal ${m.stampede.idealRooms}), all placed in ${formatMs(m.stampede.timeToPlaceMs)}   ${describeLatency(m.stampede.place)}   over-fill ${m.stampede.overfill} (server-side ${m.stampede.serverOverfill}, seats held ${m.stampede.clientOverfill})   errors ${m.stampede.errors}`,
     );
   }
   const rows = peerComparisons(result);

@@ -18,6 +18,8 @@ describe('peer comparison', () => {
           fullAnswers: 64,
           errors: 0,
           overfill: 0,
+          serverOverfill: 0,
+          clientOverfill: 0,
         },
       ],
       join: { joins: 10, join: summary(2), errors: 0 },
@@ -29,7 +31,9 @@ describe('peer comparison', () => {
         timeToPlaceMs: 400,
         placed: 200,
         place: summary(100),
-        overfill: 0,
+        overfill: 2,
+        serverOverfill: 2,
+        clientOverfill: 0,
         errors: 0,
       },
     },
@@ -57,6 +61,7 @@ describe('peer comparison', () => {
       ['vs Colyseus on Redis (2 processes): hot room, 64 players', 2.5],
       ['vs Colyseus on Redis (2 processes): sequential join', 2],
       ['vs Colyseus on Redis (2 processes): stampede rooms created', 0.8],
+      ['vs Colyseus on Redis (2 processes): stampede over-fill', 0],
       ['vs Colyseus on Redis (2 processes): stampede time to place', 5],
     ]);
   });

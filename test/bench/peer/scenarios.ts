@@ -29,6 +29,8 @@ export interface PeerHotRoom {
 
 export interface PeerJoinLatency {
   readonly joins: number;
+  /** Joins per second of join time (room creation and leaving between rooms left out). */
+  readonly joinsPerSecond: number;
   readonly join: LatencySummary;
   readonly errors: number;
 }
@@ -40,6 +42,8 @@ export interface PeerStampede {
   readonly idealRooms: number;
   readonly timeToPlaceMs: number;
   readonly placed: number;
+  /** Players placed per second, from the first request until the last seat. */
+  readonly placedPerSecond: number;
   readonly place: LatencySummary;
   /** The larger of the two counts below. */
   readonly overfill: number;
@@ -163,7 +167,8 @@ export async function peerJoinLatency(peer: PeerDeployment, joins: number): Prom
       }
     }
   });
-  return { joins, join: summarize(latencies), errors };
+  const joinMs = latencies.reduce((sum, ms) => sum + ms, 0);
+  return { joins, joinsPerSecond: perSecond(latencies.length, joinMs), join: summarize(latencies), errors };
 }
 
 export async function peerStampede(peer: PeerDeployment, players: number, size: number): Promise<PeerStampede> {
@@ -201,6 +206,7 @@ export async function peerStampede(peer: PeerDeployment, players: number, size: 
       idealRooms: Math.ceil(players / size),
       timeToPlaceMs: lastPlaced - started,
       placed: times.length,
+      placedPerSecond: perSecond(times.length, lastPlaced - started),
       place: summarize(times),
       overfill: Math.max(serverOverfill, clientOverfill),
       serverOverfill,

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { freePort } from '../../../local/free-port';
 
 /**
@@ -11,6 +12,8 @@ export interface PeerDeployment {
   readonly mode: 'redis' | 'memory';
   /** The HTTP/WebSocket endpoints of its server processes; clients spread over them. */
   readonly urls: readonly string[];
+  /** Clients seated beyond `maxClients`, summed over every room the servers have held, as they count it. */
+  serverOverfill(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -50,6 +53,27 @@ function stopAll(children: readonly ChildProcess[]): Promise<void> {
   ).then(() => undefined);
 }
 
+const overfillAnswer = z.object({ overfill: z.number().int().nonnegative() });
+
+/** Asks one Colyseus server process (over its IPC channel) for its server-side over-fill count. */
+function askOverfill(server: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      server.removeListener('message', onMessage);
+      reject(new Error('A Colyseus server did not report its over-fill within 5 s'));
+    }, 5_000);
+    const onMessage = (message: unknown) => {
+      const parsed = overfillAnswer.safeParse(message);
+      if (!parsed.success) return;
+      clearTimeout(timer);
+      server.removeListener('message', onMessage);
+      resolve(parsed.data.overfill);
+    };
+    server.on('message', onMessage);
+    server.send('overfill');
+  });
+}
+
 export function redisServerAvailable(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
@@ -67,7 +91,7 @@ export async function startPeer(mode: 'redis' | 'memory', processes: number): Pr
     if (mode === 'redis') {
       if (!redisServerAvailable())
         throw new Error(
-          'redis-server is not installed: the peer runs on Redis (Debian: apt-get install redis-server).',
+          'redis-server is not installed: the peer runs Colyseus on Redis. Install it with `sudo apt-get install redis-server`.',
         );
       const port = await freePort();
       const redis = spawn(
@@ -80,22 +104,24 @@ export async function startPeer(mode: 'redis' | 'memory', processes: number): Pr
       redisUrl = `redis://127.0.0.1:${port}`;
     }
     const urls: string[] = [];
+    const servers: ChildProcess[] = [];
     for (let i = 0; i < processes; i++) {
       const port = await freePort();
       const server = spawn(
         process.execPath,
         ['--import', 'tsx', serverEntry, String(port), ...(redisUrl ? [redisUrl] : [])],
-        {
-          stdio: 'ignore',
-        },
+        // The IPC channel carries only the over-fill question and its answer.
+        { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] },
       );
       children.push(server);
+      servers.push(server);
       await waitForPort(port, server, `Colyseus server ${i + 1}`);
       urls.push(`http://127.0.0.1:${port}`);
     }
     return {
       mode,
       urls,
+      serverOverfill: async () => (await Promise.all(servers.map(askOverfill))).reduce((sum, n) => sum + n, 0),
       stop: async () => {
         process.removeListener('exit', kill);
         await stopAll(children);

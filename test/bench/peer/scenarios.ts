@@ -1,6 +1,7 @@
 import { Client, type Room } from '@colyseus/sdk';
 import { phase } from '../progress';
 import { perSecond, summarize, type LatencySummary } from '../stats';
+import { overfillDuring, overfillOf, seatsPerRoom } from './overfill';
 import type { PeerDeployment } from './processes';
 
 /**
@@ -18,12 +19,18 @@ export interface PeerHotRoom {
   readonly join: LatencySummary;
   readonly fullAnswers: number;
   readonly errors: number;
-  /** Seats beyond each room's free slots, summed: must be 0. */
+  /** Seats beyond each room's capacity, summed: the larger of the two counts below. */
   readonly overfill: number;
+  /** Counted by the rooms themselves (their peak clients beyond `maxClients`). */
+  readonly serverOverfill: number;
+  /** Counted from the seats our clients hold, by room id. */
+  readonly clientOverfill: number;
 }
 
 export interface PeerJoinLatency {
   readonly joins: number;
+  /** Joins per second of join time (room creation and leaving between rooms left out). */
+  readonly joinsPerSecond: number;
   readonly join: LatencySummary;
   readonly errors: number;
 }
@@ -35,8 +42,13 @@ export interface PeerStampede {
   readonly idealRooms: number;
   readonly timeToPlaceMs: number;
   readonly placed: number;
+  /** Players placed per second, from the first request until the last seat. */
+  readonly placedPerSecond: number;
   readonly place: LatencySummary;
+  /** The larger of the two counts below. */
   readonly overfill: number;
+  readonly serverOverfill: number;
+  readonly clientOverfill: number;
   readonly errors: number;
 }
 
@@ -61,6 +73,7 @@ export async function peerHotRoom(peer: PeerDeployment, players: number, roomCou
   const clients = clientsOf(peer);
   const seats: Room[] = [];
   const label = `peer ${peer.mode}: hot-room ${players}`;
+  const serverBefore = await peer.serverOverfill();
   try {
     const rooms = await phase(`${label}: create rooms`, roomCount, async (progress) => {
       const created: string[] = [];
@@ -104,6 +117,12 @@ export async function peerHotRoom(peer: PeerDeployment, players: number, roomCou
       await Promise.all(Array.from({ length: players }, player));
     });
     const elapsedMs = lastSeat - started;
+    const serverOverfill = overfillDuring(serverBefore, await peer.serverOverfill());
+    // Each room's creator holds a seat too.
+    const clientOverfill = overfillOf(
+      winners.map((w) => w + 1),
+      roomSize,
+    );
     return {
       players,
       rooms: roomCount,
@@ -113,7 +132,9 @@ export async function peerHotRoom(peer: PeerDeployment, players: number, roomCou
       join: summarize(latencies),
       fullAnswers,
       errors,
-      overfill: winners.reduce((sum, w) => sum + Math.max(0, w - (roomSize - 1)), 0),
+      overfill: Math.max(serverOverfill, clientOverfill),
+      serverOverfill,
+      clientOverfill,
     };
   } finally {
     await leaveAll(seats);
@@ -146,16 +167,17 @@ export async function peerJoinLatency(peer: PeerDeployment, joins: number): Prom
       }
     }
   });
-  return { joins, join: summarize(latencies), errors };
+  const joinMs = latencies.reduce((sum, ms) => sum + ms, 0);
+  return { joins, joinsPerSecond: perSecond(latencies.length, joinMs), join: summarize(latencies), errors };
 }
 
 export async function peerStampede(peer: PeerDeployment, players: number, size: number): Promise<PeerStampede> {
   const clients = clientsOf(peer);
   const seats: Room[] = [];
-  const seatsByRoom = new Map<string, number>();
   const times: number[] = [];
   let errors = 0;
   let lastPlaced = Number.NaN;
+  const serverBefore = await peer.serverOverfill();
   const started = performance.now();
   try {
     await phase(`peer ${peer.mode}: stampede ${players} players`, players, async (progress) => {
@@ -165,7 +187,6 @@ export async function peerStampede(peer: PeerDeployment, players: number, size: 
           try {
             const seat = await (clients[i % clients.length] as Client).joinOrCreate(roomType, { maxClients: size });
             seats.push(seat);
-            seatsByRoom.set(seat.roomId, (seatsByRoom.get(seat.roomId) ?? 0) + 1);
             lastPlaced = performance.now();
             times.push(lastPlaced - mine);
             progress.add();
@@ -175,6 +196,9 @@ export async function peerStampede(peer: PeerDeployment, players: number, size: 
         }),
       );
     });
+    const seatsByRoom = seatsPerRoom(seats.map((seat) => seat.roomId));
+    const serverOverfill = overfillDuring(serverBefore, await peer.serverOverfill());
+    const clientOverfill = overfillOf(seatsByRoom.values(), size);
     return {
       players,
       roomSize: size,
@@ -182,8 +206,11 @@ export async function peerStampede(peer: PeerDeployment, players: number, size: 
       idealRooms: Math.ceil(players / size),
       timeToPlaceMs: lastPlaced - started,
       placed: times.length,
+      placedPerSecond: perSecond(times.length, lastPlaced - started),
       place: summarize(times),
-      overfill: [...seatsByRoom.values()].reduce((sum, n) => sum + Math.max(0, n - size), 0),
+      overfill: Math.max(serverOverfill, clientOverfill),
+      serverOverfill,
+      clientOverfill,
       errors,
     };
   } finally {

@@ -103,6 +103,14 @@ export function peerComparisons(result: PeerResult): HeadlineRow[] {
           reading: 'ours ÷ theirs, lower is better',
         },
         {
+          // 0 ÷ 0 has no ratio (n/a): the counts themselves are the comparison, and both must be 0.
+          scenario: `vs ${name}: stampede over-fill`,
+          figure: `${ours.stampede.overfill} seats beyond capacity`,
+          baseline: `${m.stampede.overfill} seats beyond capacity (server-side ${m.stampede.serverOverfill}, seats held ${m.stampede.clientOverfill})`,
+          ratio: ratio(ours.stampede.overfill, m.stampede.overfill),
+          reading: 'ours ÷ theirs; both must be 0',
+        },
+        {
           scenario: `vs ${name}: stampede time to place`,
           figure: formatMs(ours.stampede.timeToPlaceMs),
           baseline: formatMs(m.stampede.timeToPlaceMs),
@@ -121,11 +129,11 @@ export function summarizePeer(result: PeerResult): ScenarioSummary {
     lines.push(`  ${modeName(m)}`);
     for (const h of m.hotRoom)
       lines.push(
-        `    hot room ${String(h.players).padStart(3)} players      ${h.joinsPerSecond.toFixed(0)} seats/s (${h.seats} in ${(h.elapsedMs / 1000).toFixed(2)} s)   ${describeLatency(h.join)}   over-fill ${h.overfill}   errors ${h.errors}`,
+        `    hot room ${String(h.players).padStart(3)} players      ${h.joinsPerSecond.toFixed(0)} seats/s (${h.seats} in ${(h.elapsedMs / 1000).toFixed(2)} s)   ${describeLatency(h.join)}   over-fill ${h.overfill} (server-side ${h.serverOverfill}, seats held ${h.clientOverfill})   errors ${h.errors}`,
       );
     lines.push(
-      `    sequential join            ${describeLatency(m.join.join)}   errors ${m.join.errors}`,
-      `    stampede ${m.stampede.players} players      ${m.stampede.roomsCreated} rooms (ideal ${m.stampede.idealRooms}), all placed in ${formatMs(m.stampede.timeToPlaceMs)}   over-fill ${m.stampede.overfill}   errors ${m.stampede.errors}`,
+      `    sequential join            ${m.join.joinsPerSecond.toFixed(0)} joins/s   ${describeLatency(m.join.join)}   errors ${m.join.errors}`,
+      `    stampede ${m.stampede.players} players      ${m.stampede.roomsCreated} rooms (ideal ${m.stampede.idealRooms}), all placed in ${formatMs(m.stampede.timeToPlaceMs)} (${m.stampede.placedPerSecond.toFixed(0)} players/s)   ${describeLatency(m.stampede.place)}   over-fill ${m.stampede.overfill} (server-side ${m.stampede.serverOverfill}, seats held ${m.stampede.clientOverfill})   errors ${m.stampede.errors}`,
     );
   }
   const rows = peerComparisons(result);
@@ -163,6 +171,20 @@ export function summarizePeer(result: PeerResult): ScenarioSummary {
     ...(ours.stampede
       ? [
           {
+            id: 'peer-stampede-rooms',
+            title: `Stampede of ${ours.stampede.players} into rooms of ${ours.stampede.roomSize}: rooms created (ideal ${ours.stampede.idealRooms}, same run)`,
+            unit: 'rooms',
+            marker: { label: 'ideal', value: ours.stampede.idealRooms },
+            bars: [
+              { label: 'Roomkeeper', value: ours.stampede.roomsCreated, series: 'roomkeeper' as const },
+              ...result.modes.map((m) => ({
+                label: modeName(m),
+                value: m.stampede.players === ours.stampede?.players ? m.stampede.roomsCreated : Number.NaN,
+                series: 'peer' as const,
+              })),
+            ],
+          },
+          {
             id: 'peer-stampede',
             title: `Stampede of ${ours.stampede.players}: time until all are placed (same run)`,
             unit: 'ms',
@@ -174,7 +196,7 @@ export function summarizePeer(result: PeerResult): ScenarioSummary {
               },
               ...result.modes.map((m) => ({
                 label: modeName(m),
-                value: m.stampede.timeToPlaceMs,
+                value: m.stampede.players === ours.stampede?.players ? m.stampede.timeToPlaceMs : Number.NaN,
                 series: 'peer' as const,
               })),
             ],

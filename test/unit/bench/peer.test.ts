@@ -1,4 +1,4 @@
-import { peerComparisons, type PeerResult } from '../../bench/scenarios/peer';
+import { peerComparisons, summarizePeer, type PeerResult } from '../../bench/scenarios/peer';
 
 const summary = (p50: number) => ({ n: 10, p50, p90: p50, p99: p50, mean: p50, max: p50 });
 
@@ -18,9 +18,11 @@ describe('peer comparison', () => {
           fullAnswers: 64,
           errors: 0,
           overfill: 0,
+          serverOverfill: 0,
+          clientOverfill: 0,
         },
       ],
-      join: { joins: 10, join: summary(2), errors: 0 },
+      join: { joins: 10, joinsPerSecond: 500, join: summary(2), errors: 0 },
       stampede: {
         players: 200,
         roomSize: 10,
@@ -28,8 +30,11 @@ describe('peer comparison', () => {
         idealRooms: 20,
         timeToPlaceMs: 400,
         placed: 200,
+        placedPerSecond: 500,
         place: summary(100),
-        overfill: 0,
+        overfill: 2,
+        serverOverfill: 2,
+        clientOverfill: 0,
         errors: 0,
       },
     },
@@ -57,6 +62,7 @@ describe('peer comparison', () => {
       ['vs Colyseus on Redis (2 processes): hot room, 64 players', 2.5],
       ['vs Colyseus on Redis (2 processes): sequential join', 2],
       ['vs Colyseus on Redis (2 processes): stampede rooms created', 0.8],
+      ['vs Colyseus on Redis (2 processes): stampede over-fill', 0],
       ['vs Colyseus on Redis (2 processes): stampede time to place', 5],
     ]);
   });
@@ -78,5 +84,44 @@ describe('peer comparison', () => {
       },
     });
     expect(rows).toEqual([]);
+  });
+});
+
+describe('peer charts', () => {
+  it('draws Roomkeeper against each peer mode, and no stampede bar for a stampede of another size', () => {
+    const peerStampede = (players: number) => ({
+      players,
+      roomSize: 10,
+      roomsCreated: 30,
+      idealRooms: players / 10,
+      timeToPlaceMs: 400,
+      placed: players,
+      placedPerSecond: 500,
+      place: summary(100),
+      overfill: 0,
+      serverOverfill: 0,
+      clientOverfill: 0,
+      errors: 0,
+    });
+    const mode = (m: 'redis' | 'memory', players: number): PeerResult['modes'][number] => ({
+      mode: m,
+      processes: m === 'redis' ? 2 : 1,
+      hotRoom: [],
+      join: { joins: 10, joinsPerSecond: 500, join: summary(2), errors: 0 },
+      stampede: peerStampede(players),
+    });
+    const { charts } = summarizePeer({
+      scenario: 'peer',
+      modes: [mode('redis', 200), mode('memory', 1000)],
+      ours: { joinP50Ms: 4, stampede: { ...peerStampede(200), roomsCreated: 20 } },
+    });
+    const rooms = charts.find((c) => c.id === 'peer-stampede-rooms');
+    expect(rooms?.marker).toEqual({ label: 'ideal', value: 20 });
+    expect(rooms?.bars.map((b) => [b.series, b.value])).toEqual([
+      ['roomkeeper', 20],
+      ['peer', 30],
+      ['peer', Number.NaN],
+    ]);
+    expect(charts.find((c) => c.id === 'peer-join')?.bars.map((b) => b.series)).toEqual(['roomkeeper', 'peer', 'peer']);
   });
 });

@@ -31,7 +31,7 @@ export interface BenchReport {
   readonly results: ScenarioOutcome[];
 }
 
-export const resultsDir = join(__dirname, '../../bench/results/latest');
+export const resultsDir = join(__dirname, '../../bench/results');
 export const reportsDir = join(__dirname, '../../bench/reports');
 
 export function describeMachine(): BenchReport['machine'] {
@@ -56,16 +56,28 @@ export function currentCommit(): string | undefined {
   }
 }
 
-/** Where a run's report goes: `latest` (git-ignored) or a dated directory that is committed. */
-export function reportDirectory(publish: boolean, date: string): string {
-  return publish ? join(reportsDir, date.slice(0, 10)) : resultsDir;
+export interface ReportPlace {
+  readonly dir: string;
+  readonly json: string;
+  readonly markdown: string;
 }
 
-export function writeReport(report: BenchReport, dir: string): { json: string; markdown: string } {
-  const chartsDir = join(dir, 'charts');
+/**
+ * Where a run's report goes: `bench/results/latest.{json,md}` (git-ignored), or with
+ * `--publish` a dated directory under bench/reports/ that is meant to be committed.
+ * Charts go to `charts/` beside the Markdown, which links them relatively.
+ */
+export function reportPlace(publish: boolean, date: string): ReportPlace {
+  if (!publish)
+    return { dir: resultsDir, json: join(resultsDir, 'latest.json'), markdown: join(resultsDir, 'latest.md') };
+  const dir = join(reportsDir, date.slice(0, 10));
+  return { dir, json: join(dir, 'results.json'), markdown: join(dir, 'README.md') };
+}
+
+export function writeReport(report: BenchReport, place: ReportPlace): { json: string; markdown: string } {
+  const chartsDir = join(place.dir, 'charts');
   mkdirSync(chartsDir, { recursive: true });
-  const json = join(dir, 'results.json');
-  const markdown = join(dir, 'README.md');
+  const { json, markdown } = place;
   writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
   for (const { summary } of report.results)
     for (const chart of summary.charts) writeFileSync(join(chartsDir, `${chart.id}.svg`), renderBarChart(chart));

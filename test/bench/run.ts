@@ -4,7 +4,7 @@ import { startBenchPlatform } from './bench-platform';
 import {
   currentCommit,
   describeMachine,
-  reportDirectory,
+  reportPlace,
   writeReport,
   type BenchReport,
   type ScenarioOutcome,
@@ -32,7 +32,7 @@ type ScenarioName = (typeof scenarioNames)[number];
 
 interface Plan {
   readonly quick: boolean;
-  /** Write the report to bench/reports/<date>/ (committed) instead of bench/results/latest/. */
+  /** Write the report to bench/reports/<date>/ (committed) instead of bench/results/latest.{json,md}. */
   readonly publish: boolean;
   readonly scenarios: ReadonlySet<ScenarioName>;
   readonly warmupMs: number;
@@ -153,7 +153,7 @@ async function main(): Promise<void> {
     warmup,
     results,
   };
-  const written = writeReport(full, reportDirectory(chosen.publish, full.date));
+  const written = writeReport(full, reportPlace(chosen.publish, full.date));
   process.stdout.write(`results: ${written.json}, ${written.markdown}\n`);
 }
 

@@ -9,6 +9,7 @@ import {
   describeLatency,
   formatMs,
   formatRatio,
+  perSecond,
   ratio,
   summarize,
   type LatencySummary,
@@ -20,6 +21,8 @@ export interface BridgeResult {
   readonly confirmations: number;
   /** Registration key sent on an open WebSocket → the game's `welcome`, which it sends once `joined` was answered. */
   readonly joined: LatencySummary;
+  /** Confirmations per second of time spent confirming (one after another). */
+  readonly throughputPerSecond: number;
   readonly errors: number;
   readonly errorStatuses: Record<string, number>;
   readonly parts: {
@@ -133,6 +136,10 @@ export async function benchBridge(
     scenario: 'bridge',
     confirmations: joined.length,
     joined: joinedSummary,
+    throughputPerSecond: perSecond(
+      joined.length,
+      joined.reduce((sum, ms) => sum + ms, 0),
+    ),
     errors,
     errorStatuses,
     parts: summarized,
@@ -148,7 +155,7 @@ export function summarizeBridge(result: BridgeResult): ScenarioSummary {
     title: 'Bridge: a joined round trip',
     lines: [
       `bridge: ${result.confirmations} seats confirmed one after another (player → game → sidecar → SQS → platform → DynamoDB → back)`,
-      `  key sent → welcome             ${describeLatency(result.joined)}   errors ${describeErrors(result.errors, result.errorStatuses)}`,
+      `  key sent → welcome             ${describeLatency(result.joined)}   ${result.throughputPerSecond.toFixed(0)}/s   errors ${describeErrors(result.errors, result.errorStatuses)}`,
       `  parts, each alone (same run, interleaved):`,
       `    WebSocket message + echo     ${describeLatency(parts.webSocket)}`,
       `    ZeroMQ round trip (ipc)      ${describeLatency(parts.zeroMq)}`,

@@ -30,8 +30,12 @@ export interface StampedeResult extends StampedeFigures {
   readonly scenario: 'stampede';
   /** Each player's time from its first request to its seat, retries included. */
   readonly place: LatencySummary;
-  /** Requests answered with something to retry (e.g. 503) and tried again. */
+  /** Requests answered with something to retry (e.g. 503), or not answered at all, and tried again. */
   readonly retries: number;
+  /** Answers that asked to retry, by status and code. */
+  readonly retryStatuses: Record<string, number>;
+  /** Requests that got no HTTP answer (the connection failed), by cause. */
+  readonly transportErrors: Record<string, number>;
   readonly errors: number;
   readonly errorStatuses: Record<string, number>;
   /** Rooms whose read-back count disagrees with its members map or the seats handed out. */
@@ -94,6 +98,8 @@ export async function benchStampede(
   const tokenOfRoom = new Map<string, string>();
   const placeTimes: number[] = [];
   const errorStatuses: Record<string, number> = {};
+  const transportErrors: Record<string, number> = {};
+  const retryStatuses: Record<string, number> = {};
   let errors = 0;
   let retries = 0;
   let lastPlaced = Number.NaN;
@@ -103,10 +109,21 @@ export async function benchStampede(
       tokens.map(async (token) => {
         const mine = performance.now();
         while (performance.now() - mine < playerDeadlineMs) {
-          const response = await platform.call('POST', '/v1/matchmaking/join', {
-            token,
-            body: { gameId: benchGame.gameId, version },
-          });
+          let response;
+          try {
+            response = await platform.call('POST', '/v1/matchmaking/join', {
+              token,
+              body: { gameId: benchGame.gameId, version },
+            });
+          } catch (error) {
+            // No HTTP answer at all (the connection failed): counted, and tried again as a client would.
+            const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+            const key = `no answer: ${cause?.code ?? cause?.message ?? (error as Error).message}`;
+            transportErrors[key] = (transportErrors[key] ?? 0) + 1;
+            retries++;
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            continue;
+          }
           if (response.status === 200 || response.status === 201 || response.status === 202) {
             const roomId = response.body.room.roomId as string;
             seatsByRoom.set(roomId, (seatsByRoom.get(roomId) ?? 0) + 1);
@@ -119,6 +136,7 @@ export async function benchStampede(
           const status = `${response.status} ${response.body?.error?.code ?? ''}`.trim();
           if (retryable.has(response.status)) {
             retries++;
+            retryStatuses[status] = (retryStatuses[status] ?? 0) + 1;
             await new Promise((resolve) => setTimeout(resolve, 100));
             continue;
           }
@@ -136,7 +154,16 @@ export async function benchStampede(
   const readBack = await phase('stampede: read rooms back', seatsByRoom.size, async (progress) => {
     const seen = new Map<string, { players: number; maxPlayers: number; members: number | undefined }>();
     for (const [roomId, token] of tokenOfRoom) {
-      seen.set(roomId, await platform.occupancy({ roomId, creatorToken: token }));
+      // A platform still busy with the stampede may ask to retry (503): the read is tried again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          seen.set(roomId, await platform.occupancy({ roomId, creatorToken: token }));
+          break;
+        } catch (error) {
+          if (attempt >= 10) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      }
       progress.add();
     }
     return seen;
@@ -152,6 +179,8 @@ export async function benchStampede(
     placed: placeTimes.length,
     place: summarize(placeTimes),
     retries,
+    transportErrors,
+    retryStatuses,
     errors,
     errorStatuses,
     baseline,
@@ -169,7 +198,7 @@ export function summarizeStampede(result: StampedeResult): ScenarioSummary {
       `  placed                         ${result.placed}/${result.players} in ${formatMs(result.timeToPlaceMs)}   each: ${describeLatency(result.place)}`,
       `  rooms created                  ${result.roomsCreated} (ideal ${result.idealRooms}) = ${formatRatio(roomsRatio)} of ideal`,
       `  over-fill                      ${result.overfill}${result.problems.length > 0 ? `   PROBLEMS: ${result.problems.slice(0, 5).join('; ')}` : ''}`,
-      `  retries                        ${result.retries}   errors ${describeErrors(result.errors, result.errorStatuses)}`,
+      `  retries                        ${result.retries}${result.retries > 0 ? ` ${JSON.stringify({ ...result.retryStatuses, ...result.transportErrors })}` : ''}   errors ${describeErrors(result.errors, result.errorStatuses)}`,
       `  ${result.players} single conditional updates at once: ${formatMs(result.baseline.elapsedMs)} (baseline, same run)`,
       `  RATIO time to place / baseline ${formatRatio(result.ratio)}`,
     ],

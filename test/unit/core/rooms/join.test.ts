@@ -1,5 +1,5 @@
 import { DependencyUnavailableError } from '../../../../core/errors';
-import { joinRoom, type JoinRoomDependencies } from '../../../../core/rooms/join';
+import { joinRoom, SharedRoomReads, type JoinRoomDependencies } from '../../../../core/rooms/join';
 import { RoomFullError } from '../../../../core/rooms/join-errors';
 import { RoomConstantsCache } from '../../../../core/sessions/room-cache';
 import type { ClaimResult, SessionRead } from '../../../../core/sessions/store';
@@ -97,5 +97,40 @@ describe('joinRoom', () => {
     await joinRoom(command, shared);
     await joinRoom({ ...command, account: 'bob' }, shared);
     expect(reads).toHaveBeenCalledTimes(1);
+  });
+
+  it('shares the reads of a spawning room among its waiters: a stampede does not multiply them', async () => {
+    const spawning = aRoom({ state: 'spawning', maxPlayers: 100 });
+    const ready = { ...spawning, state: 'ready' as const, placement: { taskId: 't', host: 'h', ports: [1] } };
+    let reads = 0;
+    let clock = t0.getTime();
+    const sessions: JoinRoomDependencies['sessions'] = {
+      // The first read is the claim's; the server is ready from the fifth read on.
+      read: async () => ({ room: ++reads >= 5 ? ready : spawning, doc: { members: {}, gone: {} } }),
+      claim: async () => ({ state: 'Claimed', roomState: 'spawning', players: 2, changeNumber: 2 }),
+      reclaimAndClaim: async () => ({ state: 'Full' }),
+      reissueKey: async () => 'Reissued',
+      undoClaim: async () => undefined,
+      settleClaim: async () => undefined,
+    };
+    const shared: JoinRoomDependencies = {
+      sessions,
+      cache: new RoomConstantsCache(),
+      now: () => new Date(clock),
+      // Every waiter's pause moves the one clock a little: they wake close together, as in a stampede.
+      sleep: async () => {
+        clock += 1;
+        await new Promise((resolve) => setImmediate(resolve));
+      },
+      answerBy: new Date(t0.getTime() + 60_000),
+      heartbeatTimeoutS: 10,
+      spawningReads: new SharedRoomReads(50),
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => joinRoom({ roomId: spawning.roomId, account: `p${i}`, scopes: [] }, shared)),
+    );
+    expect(answers.every((a) => a.room.state === 'ready' && !a.spawning)).toBe(true);
+    // Each of the 50 waiters polling alone needs at least 50 × 4 reads.
+    expect(reads).toBeLessThan(20);
   });
 });

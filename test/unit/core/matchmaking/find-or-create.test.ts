@@ -1,0 +1,41 @@
+import { findOrCreate, racerPause, type FindOrCreateDependencies } from '../../../../core/matchmaking/find-or-create';
+import type { FillingRoomStore } from '../../../../core/matchmaking/store';
+import { aRoom } from '../../../helpers/factories';
+
+describe('racerPause', () => {
+  it('stays under a cap that doubles from 10 ms to 250 ms, and is never 0', () => {
+    expect([0, 1, 2, 3, 4, 5, 9].map((wait) => racerPause(wait, () => 0.999999))).toEqual([
+      9, 19, 39, 79, 159, 249, 249,
+    ]);
+    expect(racerPause(0, () => 0)).toBe(1);
+  });
+});
+
+describe('findOrCreate under a race it loses', () => {
+  it('pauses, with growing jittered pauses, while the winner writes the room it pointed to', async () => {
+    const room = aRoom({ state: 'spawning', maxPlayers: 10 });
+    let reads = 0;
+    const pauses: number[] = [];
+    const pointers = {
+      get: async () => ({ roomId: room.roomId, since: new Date().toISOString() }),
+      move: async () => false,
+      roomsWithFreeSlots: async () => [],
+    } as unknown as FillingRoomStore;
+    const deps: FindOrCreateDependencies = {
+      pointers,
+      // The winner's room appears on the fourth look.
+      findRoom: async () => (++reads >= 4 ? room : undefined),
+      join: async () => ({ room, spawning: true, created: false }),
+      create: async () => {
+        throw new Error('a racer that lost the pointer must not create');
+      },
+      newRoomId: () => 'next',
+      now: () => new Date(),
+      sleep: async (ms) => void pauses.push(ms),
+    };
+    const joined = await findOrCreate('bucket', {}, deps);
+    expect(joined.room.roomId).toBe(room.roomId);
+    expect(pauses).toHaveLength(3);
+    expect(pauses.every((ms, i) => ms >= 1 && ms < 10 * 2 ** i)).toBe(true);
+  });
+});

@@ -5,7 +5,12 @@ import { openControllerMessage, sealControllerReply } from '../../core/gameserve
 import { handleControllerRequest } from '../../core/gameservers/controller-events';
 import { ServerAddressPendingError } from '../../core/gameservers/errors';
 import { childLogger } from '../../core/infra/logger';
-import { giveUpOnMessage, isLastDelivery, isRedelivery, type GiveUpDependencies } from '../../core/gameservers/poison-messages';
+import {
+  giveUpOnMessage,
+  isLastDelivery,
+  isRedelivery,
+  type GiveUpDependencies,
+} from '../../core/gameservers/poison-messages';
 import { queueDefinitions } from '../../core/infra/queues';
 import type { ControllerReply, ControllerRequest } from '../../core/protocol/controller-messages';
 import { isLive } from '../../core/rooms/model';

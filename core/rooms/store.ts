@@ -209,7 +209,6 @@ export class RoomStore {
   }
 }
 
-/** The room fields of a room item (its members are read through core/sessions/store.ts). */
 /** A room's whole item as `createWithMember` writes it: its session document and its index keys. */
 export function roomItem(room: Room, members: Readonly<Record<string, StoredMember>>): Record<string, unknown> {
   return {
@@ -223,6 +222,7 @@ export function roomItem(room: Room, members: Readonly<Record<string, StoredMemb
   };
 }
 
+/** The room fields of a room item (its members are read through core/sessions/store.ts). */
 export function roomOf(item: Record<string, unknown>): Room {
   const {
     pk: _pk,

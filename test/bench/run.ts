@@ -21,9 +21,10 @@ import type { ScenarioSummary } from './summary';
 import { warmUp, type WarmupResult } from './warmup';
 
 /**
- * `npm run bench [-- [--quick] [--publish] [join] [hot-room] [create]]`: the chosen scenarios (all by
- * default), each reported against a baseline measured in the same run. Results go to stdout,
- * progress to stderr, and everything to bench/results/latest.{json,md}.
+ * `npm run bench [-- [--quick] [--publish] [scenario…]]`: the named scenarios (all by
+ * default: join, hot-room, bridge, footprint, discovery, stampede, create, peer), each
+ * reported against a baseline measured in the same run. Results go to stdout, progress to
+ * stderr, and the report to bench/results/latest.{json,md} (`--publish`: bench/reports/<date>/).
  */
 const scenarioNames = ['join', 'hot-room', 'bridge', 'footprint', 'discovery', 'stampede', 'create', 'peer'] as const;
 /** The scenarios played against one local cloud, started (and warmed) once for them all. */

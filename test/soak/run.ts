@@ -413,10 +413,14 @@ async function judge(
   }
 
   const memoryVerdict = judgeMemory(context.memory, Math.min(60, context.durationMs / 4000));
+  // The platform's RSS climbs for about two minutes (V8 heap steps, JIT, DynamoDB Local's
+  // restart) before it levels off (5-minute run: 288 → 422 MB by 125 s, then flat), so a
+  // run shorter than 5 minutes has no flat stretch to judge: it reports the figures only.
+  const judged = context.durationMs >= 5 * 60_000;
   requirements.push({
     name: 'platform memory flat',
-    pass: memoryVerdict.flat,
-    detail: `median RSS ${memoryVerdict.firstMb.toFixed(0)} MB in the first third, ${memoryVerdict.lastMb.toFixed(0)} MB in the last (${(100 * memoryVerdict.growth).toFixed(1)} %, limit 15 %)`,
+    pass: judged ? memoryVerdict.flat : true,
+    detail: `${judged ? '' : 'not judged in a run under 5 min (still warming up); '}median RSS ${memoryVerdict.firstMb.toFixed(0)} MB in the first third, ${memoryVerdict.lastMb.toFixed(0)} MB in the last (${(100 * memoryVerdict.growth).toFixed(1)} %, limit 15 %)`,
   });
 
   const latencies = Object.fromEntries(

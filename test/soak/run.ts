@@ -400,7 +400,14 @@ async function judge(
   });
 
   for (const f of context.faults) {
-    const clientMs = f.fromMs === undefined ? undefined : recoveryFromAnswers(record.answers, f.fromMs);
+    const clientMs =
+      f.fromMs === undefined
+        ? undefined
+        : recoveryFromAnswers(
+            // Dev tokens are signed in-process without DynamoDB: they would call an outage over at once.
+            record.answers.filter((a) => a.operation !== 'token'),
+            f.fromMs,
+          );
     const clientView = `; the players' requests succeed again ${clientMs === undefined ? 'never' : `after ${(clientMs / 1000).toFixed(1)} s`}`;
     requirements.push({
       name: `recovers by itself: ${f.name}`,

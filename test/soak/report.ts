@@ -9,6 +9,8 @@ export interface FaultOutcome {
   readonly recoveredAfterMs: number | undefined;
   /** Requests that got no answer within the client's timeout while the part was down. */
   readonly hangs?: number;
+  /** When the fault was injected (ms since the traffic started), for the client-side recovery figure. */
+  readonly fromMs?: number;
 }
 
 export interface SoakReport {

@@ -90,3 +90,25 @@ export interface Requirement {
   readonly pass: boolean;
   readonly detail: string;
 }
+
+/**
+ * The client's view of a fault's recovery: ms from the fault to the first 2xx answer sent after
+ * it that begins a run of `streak` successes with no unexpected answer among them (a lone
+ * success between failures is not recovery). undefined: the traffic never recovered.
+ */
+export function recoveryFromAnswers(answers: readonly Answer[], faultAtMs: number, streak = 3): number | undefined {
+  const after = answers.filter((a) => a.atMs >= faultAtMs).sort((a, b) => a.atMs - b.atMs);
+  let runStart: number | undefined;
+  let run = 0;
+  for (const answer of after) {
+    if (answer.status >= 200 && answer.status < 300) {
+      runStart ??= answer.atMs;
+      run += 1;
+      if (run >= streak) return runStart - faultAtMs;
+    } else if (!isExpected(answer)) {
+      runStart = undefined;
+      run = 0;
+    }
+  }
+  return undefined;
+}

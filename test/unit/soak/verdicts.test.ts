@@ -1,5 +1,12 @@
 import { parentOf } from '../../soak/process-tree';
-import { duringFault, isExpected, judgeMemory, unexpectedOutsideFaults } from '../../soak/verdicts';
+import {
+  duringFault,
+  isExpected,
+  judgeMemory,
+  recoveryFromAnswers,
+  unexpectedOutsideFaults,
+  type Answer,
+} from '../../soak/verdicts';
 
 describe('soak verdicts', () => {
   const samples = (values: number[]) => values.map((rssMb, i) => ({ atS: i * 10, rssMb }));
@@ -48,5 +55,13 @@ describe('soak verdicts', () => {
 
   it('reads the parent pid from /proc stat text whose command holds spaces and parentheses', () => {
     expect(parentOf('4242 (node (a) b) S 17 4242 4242 0 -1')).toBe(17);
+  });
+
+  it('recovers from a fault at the first success of an unbroken run, ignoring 409/429, never on a lone success', () => {
+    const at = (atMs: number, status: number): Answer => ({ operation: 'join', atMs, status });
+    const answers = [at(100, 503), at(110, 200), at(120, 0), at(130, 200), at(140, 409), at(150, 201), at(160, 200)];
+    expect(recoveryFromAnswers(answers, 100)).toBe(30);
+    expect(recoveryFromAnswers(answers.slice(0, 4), 100)).toBeUndefined();
+    expect(recoveryFromAnswers([at(50, 200), at(60, 200), at(70, 200)], 100)).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import type { BenchReport } from '../bench/report';
 import { describeLatency, type LatencySummary } from '../bench/stats';
-import type { MemorySample, Requirement } from './verdicts';
+import { verdictOf, type MemorySample, type Requirement } from './verdicts';
 
 export interface FaultOutcome {
   readonly name: string;
@@ -45,7 +45,8 @@ export function soakMarkdown(report: SoakReport): string {
     '| requirement | | detail |',
     '| --- | --- | --- |',
     ...report.requirements.map(
-      (r) => `| ${r.name} | ${r.pass ? '✅ PASS' : '❌ FAIL'} | ${r.detail.replace(/\|/g, '\\|')} |`,
+      (r) =>
+        `| ${r.name} | ${{ PASS: '✅ PASS', FAIL: '❌ FAIL', 'NOT JUDGED': '— not judged' }[verdictOf(r)]} | ${r.detail.replace(/\|/g, '\\|')} |`,
     ),
     '',
     '## Faults',

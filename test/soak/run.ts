@@ -16,6 +16,7 @@ import {
   judgeMemory,
   recoveryFromAnswers,
   unexpectedOutsideFaults,
+  verdictOf,
   type FaultWindow,
   type MemorySample,
   type Requirement,
@@ -152,7 +153,7 @@ async function main(): Promise<void> {
   writeFileSync(join(dir, `${base}.json`), `${JSON.stringify(report, null, 2)}\n`);
   const markdown = join(dir, options.publish ? 'soak.md' : 'README.md');
   writeFileSync(markdown, soakMarkdown(report));
-  for (const r of report.requirements) process.stdout.write(`${r.pass ? 'PASS' : 'FAIL'}  ${r.name}: ${r.detail}\n`);
+  for (const r of report.requirements) process.stdout.write(`${verdictOf(r)}  ${r.name}: ${r.detail}\n`);
   for (const f of report.faults)
     process.stdout.write(
       `fault ${f.name}: ${f.recoveredAfterMs === undefined ? 'NOT recovered' : `recovered after ${(f.recoveredAfterMs / 1000).toFixed(1)} s`}; ${f.detail}\n`,
@@ -427,6 +428,7 @@ async function judge(
   requirements.push({
     name: 'platform memory flat',
     pass: judged ? memoryVerdict.flat : true,
+    judged,
     detail: `${judged ? '' : 'not judged in a run under 5 min (still warming up); '}median RSS ${memoryVerdict.firstMb.toFixed(0)} MB in the first third, ${memoryVerdict.lastMb.toFixed(0)} MB in the last (${(100 * memoryVerdict.growth).toFixed(1)} %, limit 15 %)`,
   });
 

@@ -89,6 +89,14 @@ export interface Requirement {
   readonly name: string;
   readonly pass: boolean;
   readonly detail: string;
+  /** False for a requirement this run cannot judge (it reports figures only and fails nothing). */
+  readonly judged?: boolean;
+}
+
+/** How a requirement reads in the report: PASS, FAIL, or not judged. */
+export function verdictOf(requirement: Requirement): 'PASS' | 'FAIL' | 'NOT JUDGED' {
+  if (requirement.judged === false) return 'NOT JUDGED';
+  return requirement.pass ? 'PASS' : 'FAIL';
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   judgeMemory,
   recoveryFromAnswers,
   unexpectedOutsideFaults,
+  verdictOf,
   type Answer,
 } from '../../soak/verdicts';
 
@@ -63,5 +64,13 @@ describe('soak verdicts', () => {
     expect(recoveryFromAnswers(answers, 100)).toBe(30);
     expect(recoveryFromAnswers(answers.slice(0, 4), 100)).toBeUndefined();
     expect(recoveryFromAnswers([at(50, 200), at(60, 200), at(70, 200)], 100)).toBeUndefined();
+  });
+});
+
+describe('requirement verdicts', () => {
+  it('reads PASS, FAIL, or NOT JUDGED for a requirement the run could not judge', () => {
+    expect(verdictOf({ name: 'a', pass: true, detail: '' })).toBe('PASS');
+    expect(verdictOf({ name: 'b', pass: false, detail: '' })).toBe('FAIL');
+    expect(verdictOf({ name: 'c', pass: true, detail: '', judged: false })).toBe('NOT JUDGED');
   });
 });

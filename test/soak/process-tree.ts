@@ -62,8 +62,3 @@ export function gameOf(tree: readonly TreeProcess[], sidecar: TreeProcess): Tree
 export function dynamoDbJvm(tree: readonly TreeProcess[]): TreeProcess | undefined {
   return tree.find((p) => p.args.some((a) => a.endsWith('DynamoDBLocal.jar')));
 }
-
-export function residentMb(pid: number): number | undefined {
-  const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(read(`/proc/${pid}/status`) ?? '');
-  return match ? Number(match[1]) / 1024 : undefined;
-}

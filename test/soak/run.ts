@@ -9,7 +9,8 @@ import { keys } from '../../core/infra/keys';
 import { currentCommit, describeMachine } from '../bench/report';
 import { summarize } from '../bench/stats';
 import { startPlatformProcess, type PlatformProcess } from './platform-process';
-import { descendants, dynamoDbJvm, gameOf, residentMb, sidecarOf } from './process-tree';
+import { rssOf } from '../bench/scenarios/footprint';
+import { descendants, dynamoDbJvm, gameOf, sidecarOf } from './process-tree';
 import { soakMarkdown, type FaultOutcome, type SoakReport } from './report';
 import { newTrafficRecord, runTraffic, timedCall, type Seat, type TrafficRecord } from './traffic';
 import {
@@ -87,7 +88,7 @@ async function main(): Promise<void> {
   let stopping = false;
 
   const sampler = setInterval(() => {
-    const rssMb = residentMb(platform.pid);
+    const rssMb = rssOf(platform.pid);
     if (rssMb !== undefined) memory.push({ atS: sinceStart() / 1000, rssMb });
     const errors = record.answers.filter((a) => a.status === 0 || a.status >= 500).length;
     progress(

@@ -29,13 +29,14 @@ export interface FootprintResult {
 
 const root = join(__dirname, '../../..');
 
-/** Resident set size of a process in MB, from /proc; undefined once it is gone. */
+/** Resident set size in MB from the text of /proc/<pid>/status; undefined when it has none. */
 export function residentMb(status: string): number | undefined {
   const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);
   return match ? Number(match[1]) / 1024 : undefined;
 }
 
-function rssOf(pid: number): number | undefined {
+/** A live process's resident memory in MB; undefined once it is gone. */
+export function rssOf(pid: number): number | undefined {
   try {
     return residentMb(readFileSync(`/proc/${pid}/status`, 'utf8'));
   } catch {

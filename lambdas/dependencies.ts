@@ -46,6 +46,9 @@ import { RoomListStore, type RoomListing } from '../core/rooms/list-store';
 import { RoomStore } from '../core/rooms/store';
 import { SweeperStateStore } from '../core/rooms/sweeper-state-store';
 import { TemplateStore } from '../core/sessions/template-store';
+import { FleetStore } from '../core/placement/fleet-store';
+import type { IpLocator } from '../core/placement/geo';
+import { Placement } from '../core/placement/placement';
 
 /**
  * The composition root: every store and port a handler uses, built once per process from the
@@ -82,6 +85,15 @@ export interface Platform {
   readonly spawner: Spawner;
   /** Running-server caps and the per-room cost bounds (docs/cost-bounds.md). */
   readonly costs: RoomCosts;
+  /** Regions and hosts: the admin API's store, read whole by placement. */
+  readonly fleet: FleetStore;
+  /** Chooses a new room's region and host and takes its server slot (core/placement/placement.ts). */
+  readonly placement: Placement;
+  /**
+   * Finds where a public IP address is, for choosing the nearest region. The local cloud
+   * reads an IP database; deployed, CloudFront's viewer headers say it instead.
+   */
+  readonly ipLocator?: IpLocator;
   /**
    * The address players reach, for rooms whose spawner did not know it at spawn time
    * (deployed: the ECS task's public IPv4, found at `inited`).
@@ -121,6 +133,8 @@ export interface PlatformOptions {
   readonly locateServer?: () => ServerLocator;
   /** Time other than the system's (a test moving expiries). */
   readonly clock?: Clock;
+  /** An IP → location database (the local cloud's geoip-lite). */
+  readonly ipLocator?: IpLocator;
 }
 
 let current: Platform | undefined;
@@ -276,6 +290,8 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
   const table = settings.tableName;
   const tokens = platformTokens(settings);
   let verifyToken: TokenVerifier | undefined;
+  const slots = new ServerSlotStore(db, table, (ms) => clock.sleep(ms));
+  const fleet = new FleetStore(db, table);
   const base: Omit<Platform, 'spawner' | 'locateServer' | 'prepareConfiguration'> = {
     config: settings,
     db,
@@ -301,7 +317,10 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
     idempotency: new IdempotencyStore(db, table, tokens.idempotencyKey),
     sweeperState: new SweeperStateStore(db, table),
     liveRooms: new LiveRoomStore(db, table, (ms) => clock.sleep(ms)),
-    costs: { slots: new ServerSlotStore(db, table, (ms) => clock.sleep(ms)), defaults: settings.costBounds },
+    costs: { slots, defaults: settings.costBounds },
+    fleet,
+    placement: new Placement({ fleet, slots, now: () => clock.now(), deploymentRegion: settings.roomRegion }),
+    ...(chosen.ipLocator ? { ipLocator: chosen.ipLocator } : {}),
     sidecarSettings: () => sidecarSettings(settings),
     // Built on first use: queue consumers never verify a player's token and need no key set.
     verifyToken: (token) => (verifyToken ??= createTokenVerifier(settings.auth))(token),

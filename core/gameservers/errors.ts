@@ -22,8 +22,13 @@ export class SpawnTimeoutError extends PlatformError {
 }
 
 export class NoHealthyHostError extends PlatformError {
-  override readonly name = 'NoHealthyHostError';
+  override readonly name: string = 'NoHealthyHostError';
   readonly code = 'NO_HEALTHY_HOST';
+}
+
+/** The host placement chose could not take the server when its slot was written: the next one is tried. */
+export class HostRefusedError extends NoHealthyHostError {
+  override readonly name = 'HostRefusedError';
 }
 
 /**

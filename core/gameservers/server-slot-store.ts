@@ -1,7 +1,9 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, retryOnContention } from '../infra/dependency-errors';
 import { keys, type ItemKey } from '../infra/keys';
-import { NoHealthyHostError } from './errors';
+import { hostClaim, hostRelease } from '../placement/fleet-store';
+import type { Host } from '../placement/fleet-model';
+import { HostRefusedError, NoHealthyHostError } from './errors';
 
 /**
  * Running-server caps (docs/cost-bounds.md), race-safe: one counter item for the deployment,
@@ -33,11 +35,23 @@ export interface ServerLease {
   readonly version: string;
   /** ISO instant the slot was taken. */
   readonly acquiredAt: string;
+  /** The host the server runs on, when the fleet has hosts: its `placed` counter holds this slot too. */
+  readonly hostId?: string;
+}
+
+/** The host a slot is taken on, as placement saw it at `now`. */
+export interface HostSlot {
+  readonly host: Host;
+  readonly now: Date;
 }
 
 export interface ServerSlots {
-  /** Takes a slot for `roomId`, or throws `NoHealthyHostError` when a cap is reached. Idempotent. */
-  acquire(lease: ServerLease, caps: ServerCaps): Promise<void>;
+  /**
+   * Takes a slot for `roomId` (and on `on.host`, if given), or throws `NoHealthyHostError`
+   * when a cap is reached, `HostRefusedError` when the host is no longer healthy or full.
+   * Idempotent.
+   */
+  acquire(lease: ServerLease, caps: ServerCaps, on?: HostSlot): Promise<void>;
   /** Gives back the room's slot; a room holding none (already released) is not an error. */
   release(roomId: string): Promise<boolean>;
   /** Every lease held (the sweeper releases those whose room ended). */
@@ -53,7 +67,7 @@ export class ServerSlotStore implements ServerSlots {
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   ) {}
 
-  async acquire(lease: ServerLease, caps: ServerCaps): Promise<void> {
+  async acquire(lease: ServerLease, caps: ServerCaps, on?: HostSlot): Promise<void> {
     const increment = (key: ItemKey, cap: number) => ({
       Update: {
         TableName: this.tableName,
@@ -71,10 +85,16 @@ export class ServerSlotStore implements ServerSlots {
         {
           Put: {
             TableName: this.tableName,
-            Item: { ...leaseKey(lease.roomId), type: 'server-lease', ...lease },
+            Item: {
+              ...leaseKey(lease.roomId),
+              type: 'server-lease',
+              ...lease,
+              ...(on ? { hostId: on.host.hostId } : {}),
+            },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
+        ...(on ? [hostClaim(this.tableName, on.host, on.now)] : []),
       ],
     });
     try {
@@ -86,6 +106,14 @@ export class ServerSlotStore implements ServerSlots {
       );
       // The lease is there already: a retried create took its slot before.
       if (codes[2] === 'ConditionalCheckFailed') return;
+      if (on && codes[3] === 'ConditionalCheckFailed') {
+        throw new HostRefusedError(
+          `Host ${on.host.hostId} took no new server: full, draining or unhealthy since it was read.`,
+          {
+            details: { reason: 'host-refused', hostId: on.host.hostId },
+          },
+        );
+      }
       const which = codes[0] === 'ConditionalCheckFailed' ? 'the deployment' : 'this configuration';
       const cap = codes[0] === 'ConditionalCheckFailed' ? caps.global : caps.configuration;
       throw new NoHealthyHostError(
@@ -110,8 +138,9 @@ export class ServerSlotStore implements ServerSlots {
         ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
       },
     });
-    try {
-      await retryOnContention(
+    const hostId = typeof Item.hostId === 'string' ? Item.hostId : undefined;
+    const release = (withHost: boolean) =>
+      retryOnContention(
         () =>
           this.db.send(
             new TransactWriteCommand({
@@ -125,16 +154,30 @@ export class ServerSlotStore implements ServerSlots {
                 },
                 decrement(globalCounter),
                 decrement(configurationCounter(String(Item.gameId), String(Item.version))),
+                ...(withHost && hostId ? [hostRelease(this.tableName, hostId)] : []),
               ],
             }),
           ),
         { maxAttempts: acquireAttempts, sleep: this.sleep },
       );
+    try {
+      await release(true);
       return true;
     } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const codes = ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map(
+        (r) => r.Code,
+      );
       // Someone else released it between the read and the write.
-      if (isConditionFailure(error)) return false;
-      throw error;
+      if (codes[0] === 'ConditionalCheckFailed' || !hostId) return false;
+      // The host's counter is not there to decrement (the item was replaced): the slot still goes back.
+      try {
+        await release(false);
+        return true;
+      } catch (again) {
+        if (isConditionFailure(again)) return false;
+        throw again;
+      }
     }
   }
 
@@ -157,6 +200,7 @@ export class ServerSlotStore implements ServerSlots {
           gameId: String(item.gameId),
           version: String(item.version),
           acquiredAt: String(item.acquiredAt),
+          ...(typeof item.hostId === 'string' ? { hostId: item.hostId } : {}),
         });
       }
       startKey = page.LastEvaluatedKey;

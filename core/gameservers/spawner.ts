@@ -5,6 +5,8 @@ import type { GameServerConfiguration } from './configuration';
 export interface SpawnRequest {
   readonly roomId: string;
   readonly region: string;
+  /** The host placement chose (core/placement/placement.ts); absent when the fleet has no hosts. */
+  readonly host?: HostTarget;
   readonly configuration: GameServerConfiguration;
   readonly roomSettings: RoomSettings;
   readonly maxPlayers: number;
@@ -16,6 +18,12 @@ export interface SpawnRequest {
    * timeout from now.
    */
   readonly startBy?: Date;
+}
+
+/** Where on the fleet a server starts: a local host by id, or an ECS cluster (and capacity provider). */
+export interface HostTarget {
+  readonly hostId: string;
+  readonly ecs?: { readonly cluster: string; readonly capacityProvider?: string };
 }
 
 /**

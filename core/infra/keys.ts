@@ -17,6 +17,8 @@
  * | running servers, total | SERVERS                | COUNT#*            |
  * | … of a configuration   | SERVERS                | COUNT#<gameId>#<version> |
  * | a room's server lease  | SERVERS                | ROOM#<roomId>      |
+ * | region                 | FLEET                  | REGION#<name>      |  (regions and hosts in one partition: one Query reads the fleet)
+ * | host                   | FLEET                  | HOST#<hostId>      |
  *
  * Index keys of a live room (written at create, REMOVEd by the write that fails or closes it):
  *
@@ -120,6 +122,10 @@ export const keys = {
   }),
   serverLease: (roomId: string): ItemKey => ({ pk: 'SERVERS', sk: `ROOM#${roomId}` }),
   serverLeasePrefix: 'ROOM#',
+  /** Regions and hosts (core/placement/fleet-store.ts), one partition read whole by placement. */
+  fleetPartition: 'FLEET',
+  region: (name: string): ItemKey => ({ pk: 'FLEET', sk: `REGION#${name}` }),
+  host: (hostId: string): ItemKey => ({ pk: 'FLEET', sk: `HOST#${hostId}` }),
   /** A request made with an `Idempotency-Key`, by account and the key's hash. */
   idempotencyRecord: (account: string, keyHash: string): ItemKey => ({
     pk: `ACCOUNT#${account}`,

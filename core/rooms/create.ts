@@ -1,7 +1,9 @@
 import { grantableScopes } from '../auth/token-model';
 import type { GameServerConfiguration } from '../gameservers/configuration';
 import { NoHealthyHostError, SpawnFailedError, SpawnTimeoutError } from '../gameservers/errors';
-import type { ServerSlots } from '../gameservers/server-slot-store';
+import type { ServerCaps, ServerSlots } from '../gameservers/server-slot-store';
+import type { Placement, PlacementRequest } from '../placement/placement';
+import type { Host } from '../placement/fleet-model';
 import { playerAddress, unknownHost } from '../gameservers/server-address';
 import type { Spawner } from '../gameservers/spawner';
 import { assertRoomSettingsFitTask } from '../gameservers/task-overrides';
@@ -23,6 +25,7 @@ export interface CreateRoomCommand {
   readonly version: string;
   readonly settings: RoomSettings;
   readonly maxPlayers?: number;
+  /** The region, when no `placement` dependency chooses it (and a host) instead. */
   readonly region: string;
   /** Set when matchmaking creates the room for a criteria bucket. */
   readonly bucket?: string;
@@ -58,6 +61,11 @@ export interface CreateRoomDependencies {
    * empty-room grace the room is created with. Absent: no caps, the deployment's bounds apply.
    */
   readonly costs?: RoomCosts;
+  /**
+   * Chooses region and host (core/placement/placement.ts) and takes the server slot with
+   * them, instead of `command.region` and the caps alone.
+   */
+  readonly placement?: { readonly placer: Placement; readonly request: PlacementRequest };
 }
 
 export interface RoomCosts {
@@ -97,11 +105,13 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
   const roomId = deps.newRoomId();
   const spawnDeadline = new Date(created.getTime() + configuration.spawnTimeoutS * 1000);
   const key = generateRegistrationKey();
+  // The slot is taken before anything exists: a create over a cap, or with no host, leaves nothing behind.
+  const { region, host } = await takeServerSlot(roomId, command, deps, created);
   const room: Room = {
     roomId,
     gameId: command.gameId,
     version: command.version,
-    region: command.region,
+    region,
     state: 'spawning',
     settings: command.settings,
     maxPlayers,
@@ -130,14 +140,6 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
     scopes: command.scopes,
     createdAt: created.toISOString(),
   };
-  // The slot is taken before anything exists: a create over a cap leaves nothing behind.
-  await deps.costs?.slots.acquire(
-    { roomId, gameId: room.gameId, version: room.version, acquiredAt: created.toISOString() },
-    {
-      global: deps.costs.defaults.maxRunningServers,
-      configuration: configuration.maxServers ?? deps.costs.defaults.maxServersPerConfiguration,
-    },
-  );
   try {
     await deps.rooms.createWithMember(room, member);
   } catch (error) {
@@ -151,7 +153,8 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
   try {
     placement = await deps.spawner.spawn({
       roomId,
-      region: command.region,
+      region,
+      ...(host ? { host: { hostId: host.hostId, ...(host.ecs ? { ecs: host.ecs } : {}) } } : {}),
       configuration,
       roomSettings: command.settings,
       maxPlayers,
@@ -196,6 +199,25 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
   throw new SpawnFailedError(`The game server failed to start (${current.failureReason ?? current.state}).`, {
     details: { roomId, reason: current.failureReason },
   });
+}
+
+async function takeServerSlot(
+  roomId: string,
+  command: CreateRoomCommand,
+  deps: CreateRoomDependencies,
+  created: Date,
+): Promise<{ region: string; host?: Host }> {
+  const lease = { roomId, gameId: command.gameId, version: command.version, acquiredAt: created.toISOString() };
+  const unlimited = Number.MAX_SAFE_INTEGER;
+  const caps: ServerCaps = deps.costs
+    ? {
+        global: deps.costs.defaults.maxRunningServers,
+        configuration: deps.configuration.maxServers ?? deps.costs.defaults.maxServersPerConfiguration,
+      }
+    : { global: unlimited, configuration: unlimited };
+  if (deps.placement) return deps.placement.placer.place(roomId, deps.placement.request, lease, caps);
+  await deps.costs?.slots.acquire(lease, caps);
+  return { region: command.region };
 }
 
 async function waitWhileSpawning(roomId: string, deps: CreateRoomDependencies): Promise<Room> {

@@ -51,6 +51,10 @@ export const createRoomRequestSchema = z
     maxPlayers: z.number().int().min(1).max(100).optional(),
     region: regionSchema.optional(),
     latencies: z.record(regionSchema, z.number().min(0).max(60_000)).optional(),
+    regionFallback: z
+      .boolean()
+      .optional()
+      .describe('When the chosen region has no healthy host, may the room go to the next best one? Default false: 503.'),
     constants: z
       .strictObject(
         { custom: sessionConstantsCustomSchema.optional() },
@@ -85,5 +89,9 @@ export const matchmakingRequestSchema = z
     settings: roomSettingsSchema.default({}),
     region: regionSchema.optional(),
     latencies: z.record(regionSchema, z.number().min(0).max(60_000)).optional(),
+    regionFallback: z
+      .boolean()
+      .optional()
+      .describe('When the chosen region has no healthy host, may the room go to the next best one? Default false: 503.'),
   })
   .meta({ id: 'MatchmakingRequest' });

@@ -1,7 +1,7 @@
 import { assertRoomSettingsFitTask } from '../../../core/gameservers/task-overrides';
 import { bucketOf } from '../../../core/matchmaking/bucket';
 import { findOrCreate, type MatchResult } from '../../../core/matchmaking/find-or-create';
-import { resolveRegion } from '../../../core/placement/region';
+import { placementRequestOf } from '../placement-request';
 import { createRoom } from '../../../core/rooms/create';
 import { joinRoom } from '../../../core/rooms/join';
 import { matchmakingRequestSchema } from '../../../core/rooms/schema';
@@ -15,7 +15,7 @@ import { roomResponse } from '../../../core/sessions/room-response';
 
 export const handler = httpHandler(
   { auth: {}, body: matchmakingRequestSchema },
-  idempotent('matchmakingJoin', async ({ body, principal }) => {
+  idempotent('matchmakingJoin', async ({ body, principal, headers, sourceIp }) => {
     const p = platform();
     // The room this may create gets these settings; refused before any pointer moves.
     assertRoomSettingsFitTask({ ...body.settings, ...body.criteria });
@@ -23,7 +23,8 @@ export const handler = httpHandler(
     const started = p.now().getTime();
     const answerBy = new Date(started + p.config.createWaitS * 1000);
     const configuration = await p.gameConfigurations.get(body.gameId, body.version);
-    const region = resolveRegion(body, [p.config.roomRegion], p.config.roomRegion);
+    // The bucket is per region: the region a new room would go to now, fallback included.
+    const region = await p.placement.regionFor(placementRequestOf(p, body, { headers, sourceIp }));
     const bucket = bucketOf({ gameId: body.gameId, version: body.version, region, criteria: body.criteria });
     const sleep = (ms: number) => p.clock.sleep(ms);
     const result: MatchResult = await findOrCreate(bucket, body.criteria, {
@@ -63,6 +64,8 @@ export const handler = httpHandler(
             answerBy,
             spawnQueueBy: new Date(started + runTaskQueueMs),
             costs: p.costs,
+            // Filed under the bucket's region: that region or, with no healthy host left, 503.
+            placement: { placer: p.placement, request: { region } },
           },
         );
         return {

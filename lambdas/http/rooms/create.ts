@@ -1,6 +1,5 @@
 import { resolveCreateRequest } from '../../../core/sessions/create-resolution';
 import { createPeerHostedSession } from '../../../core/sessions/create-peer-hosted';
-import { resolveRegion } from '../../../core/placement/region';
 import { createRoom } from '../../../core/rooms/create';
 import { createRoomRequestSchema } from '../../../core/rooms/schema';
 import { roomResponse } from '../../../core/sessions/room-response';
@@ -10,19 +9,22 @@ import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
 import { serverTokenMinter } from './server-token';
 import { memberViewOf } from './session-view';
+import { placementRequestOf } from '../placement-request';
 
 export const handler = httpHandler(
   { auth: {}, body: createRoomRequestSchema },
-  idempotent('createRoom', async ({ body, principal }) => {
+  idempotent('createRoom', async ({ body, principal, headers, sourceIp }) => {
     const p = platform();
     await p.abuse.assertCreateAllowed(principal.account, p.now());
     // The caller's wait counts from the request, not from the spawn: the gateway's 30 s include both.
     const started = p.now().getTime();
     const answerBy = new Date(started + p.config.createWaitS * 1000);
     const session = await resolveCreateRequest(body, { templates: p.templates, configurations: p.gameConfigurations });
-    const region = resolveRegion(body, [p.config.roomRegion], p.config.roomRegion);
+    const placement = placementRequestOf(p, body, { headers, sourceIp });
     const stored = { template: session.template, constants: session.constants, properties: session.properties };
     if (session.hosting.kind === 'peerHosted') {
+      // No server to place: the best region, whatever its hosts.
+      const region = (await p.placement.rank(placement)).ranked[0]?.region ?? p.config.roomRegion;
       // resolveCreateSession only makes a peer-hosted session from a template.
       const created = await createPeerHostedSession(
         {
@@ -48,7 +50,7 @@ export const handler = httpHandler(
         version: configuration.version,
         settings: body.settings,
         maxPlayers: session.constants.maxMembers,
-        region,
+        region: p.config.roomRegion,
         session: stored,
       },
       {
@@ -62,6 +64,7 @@ export const handler = httpHandler(
         answerBy,
         spawnQueueBy: new Date(started + runTaskQueueMs),
         costs: p.costs,
+        placement: { placer: p.placement, request: placement },
       },
     );
     if (result.state === 'Spawning') {

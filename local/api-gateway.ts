@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import type { HttpEvent, HttpHandler, HttpResult } from '../lambdas/http/middleware';
 import type { RouteDefinition } from '../lambdas/http/routes';
 import { childLogger } from '../core/infra/logger';
@@ -169,7 +169,7 @@ export function toHttpEvent(
         method,
         path: url.pathname,
         protocol: `HTTP/${req.httpVersion}`,
-        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        sourceIp: sourceIpOf(req.socket.remoteAddress, headers['x-forwarded-for']),
         userAgent: headers['user-agent'] ?? '',
       },
       requestId: randomUUID(),
@@ -179,6 +179,19 @@ export function toHttpEvent(
       timeEpoch: now.getTime(),
     },
   };
+}
+
+/**
+ * The caller's address as API Gateway gives it. A caller on this machine may name another
+ * one in `X-Forwarded-For` (its first entry), as a proxy in front of the local cloud would:
+ * that is how region choice by the caller's location is tried from one machine. Callers
+ * from elsewhere cannot.
+ */
+export function sourceIpOf(remote: string | undefined, forwardedFor: string | undefined): string {
+  const socket = remote ?? '127.0.0.1';
+  const loopback = socket === '::1' || socket.startsWith('127.') || socket.startsWith('::ffff:127.');
+  const claimed = forwardedFor?.split(',')[0]?.trim();
+  return loopback && claimed && isIP(claimed) !== 0 ? claimed : socket;
 }
 
 /**

@@ -13,6 +13,13 @@ function portOption(value: string): number {
   return port;
 }
 
+function hostCount(value: string): number {
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1 || count > 32)
+    throw new InvalidArgumentError('must be a whole number from 1 to 32.');
+  return count;
+}
+
 function banner(cloud: LocalCloud, startedInMs: number): string {
   const games = cloud.config.games.map((g) => `${g.gameId}@${g.version}`).join(', ') || 'none';
   return [
@@ -23,6 +30,9 @@ function banner(cloud: LocalCloud, startedInMs: number): string {
     `  DynamoDB Local ${cloud.dynamodb.endpoint}   table ${cloud.tableName}, pid ${cloud.dynamodb.pid}`,
     `  SQS emulator   ${cloud.sqs.endpoint}   ${Object.keys(cloud.sqs.queueUrls).length} queues`,
     `  Games          ${games}`,
+    `  Hosts          ${Object.entries(cloud.hostIds)
+      .map(([region, hosts]) => `${region}: ${hosts.join(', ') || 'none'}`)
+      .join('; ')}`,
     '',
     `  Get a token:   curl -s -XPOST ${cloud.apiUrl}/v1/dev/tokens -d '{"account":"alice"}'`,
     '',
@@ -38,8 +48,9 @@ export async function runCli(argv: string[]): Promise<void> {
     .option('-p, --port <port>', 'HTTP port of the API', portOption, Number(process.env.PORT ?? 3000))
     .option('-c, --config <file>', 'local configuration file', process.env.ROOMKEEPER_CONFIG ?? defaultConfigPath)
     .option('--persist <dir>', 'keep DynamoDB data in this directory instead of memory')
+    .option('--hosts <n>', 'local hosts (local-1 … local-N) when the config file declares no regions', hostCount, 1)
     .parse(argv);
-  const options = program.opts<{ port: number; config: string; persist?: string }>();
+  const options = program.opts<{ port: number; config: string; persist?: string; hosts: number }>();
 
   const startedAt = Date.now();
   let cloud: LocalCloud | undefined;
@@ -77,7 +88,12 @@ export async function runCli(argv: string[]): Promise<void> {
   watchParent((formerParent) => void stop(`parent process ${formerParent} exited`, 0));
 
   try {
-    starting = startLocalCloud({ port: options.port, configPath: options.config, persistDir: options.persist });
+    starting = startLocalCloud({
+      port: options.port,
+      configPath: options.config,
+      persistDir: options.persist,
+      hosts: options.hosts,
+    });
     cloud = await starting;
   } catch (error) {
     process.stderr.write(`\nThe local cloud could not start: ${(error as Error).message}\n`);

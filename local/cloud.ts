@@ -27,6 +27,9 @@ import { queueConsumers } from './queue-consumers';
 import { reconcileAtStart, type ReconcileResult } from './reconcile';
 import { createQueues, startSqsEmulator, type SqsEmulator } from './sqs-emulator';
 import { startSqsPoller, type SqsPoller } from './sqs-pollers';
+import { LocalHostAgents } from './host-agents';
+import { geoipLiteLocator } from './ip-locator';
+import { localFleetPlan } from './fleet-plan';
 
 export interface LocalCloudOptions {
   /** HTTP port of the API; 0 picks a free one. */
@@ -44,6 +47,10 @@ export interface LocalCloudOptions {
   readonly rateLimits?: { joinsPerMinute?: number; createsPerMinute?: number };
   /** Pause before DynamoDB Local is restarted after it died (tests lengthen it to observe the outage). */
   readonly dynamodbRestartDelayMs?: number;
+  /** Local hosts (local-1 … local-N) when the file declares no regions (`--hosts N`). @default 1 */
+  readonly hosts?: number;
+  /** How often local hosts send heartbeats. @default 2000 */
+  readonly hostHeartbeatIntervalMs?: number;
 }
 
 export interface LocalCloud {
@@ -54,6 +61,10 @@ export interface LocalCloud {
   readonly sqs: { readonly endpoint: string; readonly queueUrls: Readonly<Record<string, string>> };
   readonly config: LocalConfigFile;
   readonly fleet: LocalFleet;
+  /** The local hosts' heartbeat agents: `pause(hostId)` makes a host go silent. */
+  readonly hosts: LocalHostAgents;
+  /** Every local host's id, by region. */
+  readonly hostIds: Readonly<Record<string, readonly string[]>>;
   /** What the start found of an earlier run: rooms failed, leftover processes stopped. */
   readonly reconciled: ReconcileResult;
   health(): Promise<HealthReport>;
@@ -130,6 +141,7 @@ const healthCheckTimeoutMs = 1_000;
  */
 export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<LocalCloud> {
   const fileConfig = loadLocalConfigFile(options.configPath);
+  const fleetPlan = localFleetPlan(fileConfig, options.hosts ?? 1);
   const started: { stop(): Promise<void> }[] = [];
   const stopAll = async () => {
     for (const part of started.reverse()) await part.stop().catch(() => undefined);
@@ -170,7 +182,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       AUTH_JWKS: JSON.stringify(keyPair.jwks),
       DEV_SIGNING_JWK: JSON.stringify(keyPair.privateJwk),
       TOKEN_SIGNING_JWK: JSON.stringify(platformKeyPair.privateJwk),
-      ROOM_REGION: fileConfig.region,
+      ROOM_REGION: fleetPlan.defaultRegion,
       SPAWNER: 'local',
       REPLY_QUEUE_PREFIX: `${localQueuePrefix}-reply-`,
       ...optionalNumbers({
@@ -211,6 +223,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       },
       // The fleet's processes listen on this machine: known before any of them starts.
       locateServer: () => () => Promise.resolve(fleet?.host),
+      ipLocator: geoipLiteLocator(),
     });
     const localFleet = platform().spawner as LocalFleet;
     started.push({ stop: () => localFleet.stopAll() });
@@ -245,8 +258,18 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
         });
       }
     };
+    const installFleet = () => platform().fleet.install(fleetPlan.regions, fleetPlan.hosts, platform().now());
     await installGames();
     await installTemplates();
+    await installFleet();
+    const hostAgents = new LocalHostAgents({
+      hostIds: fleetPlan.hosts.map((h) => h.hostId),
+      runningOn: (hostId) => localFleet.runningOn(hostId),
+      heartbeat: (hostId, beat) => platform().fleet.heartbeat(hostId, beat, platform().now()),
+      intervalMs: options.hostHeartbeatIntervalMs,
+    });
+    await hostAgents.start();
+    started.push({ stop: () => hostAgents.stop() });
     // A replaced JVM serves the same endpoint. In memory it starts empty: the table and the
     // file's games come back, the rooms do not, so their game servers are stopped.
     dynamo.onRestart(async () => {
@@ -254,6 +277,8 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       if (!options.persistDir) await localFleet.stopAll('storage-lost');
       await installGames();
       await installTemplates();
+      await installFleet();
+      await hostAgents.beatAll();
     });
 
     const pollers: SqsPoller[] = Object.entries(queueConsumers).map(([id, handler]) => {
@@ -332,6 +357,10 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       sqs: { endpoint: sqsEmulator.endpoint, queueUrls },
       config: fileConfig,
       fleet: localFleet,
+      hosts: hostAgents,
+      hostIds: Object.fromEntries(
+        fleetPlan.regions.map((r) => [r.name, fleetPlan.hosts.filter((h) => h.region === r.name).map((h) => h.hostId)]),
+      ),
       reconciled,
       health,
       stop: stopAll,

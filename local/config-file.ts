@@ -3,6 +3,23 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import * as z from 'zod';
 import { gameIdSchema, gameServerConfigurationBodySchema, gameVersionSchema } from '../core/gameservers/schema';
 import { templateBodySchema, templateNameSchema } from '../core/sessions/template-schema';
+import { geoPointSchema, hostIdSchema, hostLimitsSchema, regionNameSchema } from '../core/placement/fleet-model';
+
+/** A local host: a share of this machine's fleet with its own capacity, heartbeat and drain switch. */
+const localHostSchema = z.strictObject({
+  hostId: hostIdSchema,
+  maxServers: z.number().int().min(1).max(2_000).default(200),
+  // One machine shared by every local host: by default a busy laptop does not refuse rooms.
+  limits: hostLimitsSchema.default({ cpu: 1, memory: 1 }),
+});
+
+const localRegionSchema = z.strictObject({
+  name: regionNameSchema,
+  location: geoPointSchema.optional(),
+  default: z.boolean().default(false),
+  /** Absent or empty: the region has no hosts (rooms asking for it get 503 NO_HEALTHY_HOST). */
+  hosts: z.array(localHostSchema).default([]),
+});
 
 /**
  * The local cloud's configuration file (see docs/local-cloud.md). Loaded once at start;
@@ -11,8 +28,13 @@ import { templateBodySchema, templateNameSchema } from '../core/sessions/templat
 export const localConfigFileSchema = z
   .strictObject({
     $schema: z.string().optional(),
-    /** The region name rooms get in the local fleet. */
-    region: z.string().min(1).max(32).default('local'),
+    /** The region name rooms get in the local fleet when `regions` is absent. */
+    region: regionNameSchema.default('local'),
+    /**
+     * Regions and their local hosts, as an admin would PUT them. Absent: one region (`region`)
+     * with `--hosts N` hosts, local-1 … local-N.
+     */
+    regions: z.array(localRegionSchema).min(1).optional(),
     /** Game server configurations installed at start, as if PUT through the admin API. */
     games: z
       .array(
@@ -29,6 +51,22 @@ export const localConfigFileSchema = z
   .superRefine((file, ctx) => {
     // Checked here, not at install, so a typo stops the start naming the line of the file.
     const seen = new Set<string>();
+    const hostIds = new Set<string>();
+    (file.regions ?? []).forEach((region, r) => {
+      region.hosts.forEach((host, h) => {
+        if (hostIds.has(host.hostId))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['regions', r, 'hosts', h, 'hostId'],
+            message: `${host.hostId} is named twice`,
+          });
+        hostIds.add(host.hostId);
+      });
+    });
+    if (file.regions && file.regions.filter((r) => r.default).length > 1)
+      ctx.addIssue({ code: 'custom', path: ['regions'], message: 'at most one region may be the default' });
+    if (file.regions && new Set(file.regions.map((r) => r.name)).size !== file.regions.length)
+      ctx.addIssue({ code: 'custom', path: ['regions'], message: 'names a region twice' });
     file.templates.forEach(({ name, template }, index) => {
       if (seen.has(name))
         ctx.addIssue({ code: 'custom', path: ['templates', index, 'name'], message: `${name} is named twice` });

@@ -31,6 +31,8 @@ export interface LocalFleetSettings {
 
 interface LocalTask {
   readonly roomId: string;
+  /** The local host placement chose; absent when the fleet has no hosts. */
+  readonly hostId?: string;
   readonly child: ChildProcess;
   readonly ports: readonly number[];
   readonly exited: Promise<void>;
@@ -62,6 +64,18 @@ export class LocalFleet implements Spawner {
 
   get running(): number {
     return this.tasks.size;
+  }
+
+  /** Servers running on one local host. */
+  runningOn(hostId: string): number {
+    let count = 0;
+    for (const task of this.tasks.values()) if (task.hostId === hostId) count++;
+    return count;
+  }
+
+  /** The host each live room's server runs on. */
+  get hostsByRoom(): ReadonlyMap<string, string | undefined> {
+    return new Map([...this.tasks.values()].map((t) => [t.roomId, t.hostId]));
   }
 
   /** Process ids of live sidecars, for checks that nothing is left behind. */
@@ -128,7 +142,14 @@ export class LocalFleet implements Spawner {
         resolve();
       });
     });
-    this.tasks.set(taskId, { roomId: request.roomId, child, ports, exited, startedAt: new Date() });
+    this.tasks.set(taskId, {
+      roomId: request.roomId,
+      ...(request.host ? { hostId: request.host.hostId } : {}),
+      child,
+      ports,
+      exited,
+      startedAt: new Date(),
+    });
     return { taskId, host: this.host, ports };
   }
 

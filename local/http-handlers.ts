@@ -17,6 +17,15 @@ import { handler as deleteTemplate } from '../lambdas/http/admin/templates/delet
 import { handler as createBan } from '../lambdas/http/admin/bans/create';
 import { handler as getBan } from '../lambdas/http/admin/bans/get';
 import { handler as deleteBan } from '../lambdas/http/admin/bans/delete';
+import { handler as listRegions } from '../lambdas/http/admin/regions/list';
+import { handler as putRegion } from '../lambdas/http/admin/regions/put';
+import { handler as deleteRegion } from '../lambdas/http/admin/regions/delete';
+import { handler as addHost } from '../lambdas/http/admin/hosts/create';
+import { handler as listHosts } from '../lambdas/http/admin/hosts/list';
+import { handler as getHost } from '../lambdas/http/admin/hosts/get';
+import { handler as patchHost } from '../lambdas/http/admin/hosts/patch';
+import { handler as deleteHost } from '../lambdas/http/admin/hosts/delete';
+import { handler as putHostHeartbeat } from '../lambdas/http/admin/hosts/heartbeat';
 import { handler as issueDevToken } from '../lambdas/http/dev/tokens';
 
 /**
@@ -41,5 +50,14 @@ export const httpHandlers: Record<RouteId, HttpHandler> = {
   createBan,
   getBan,
   deleteBan,
+  listRegions,
+  putRegion,
+  deleteRegion,
+  addHost,
+  listHosts,
+  getHost,
+  patchHost,
+  deleteHost,
+  putHostHeartbeat,
   issueDevToken,
 };

@@ -4,6 +4,15 @@ import type { RunningServer } from './spawner';
 /** What every room task is started with (ecs-spawner.ts): `startedBy` and the room tag. */
 export const roomTaskStartedBy = 'roomkeeper';
 export const roomTagKey = 'roomkeeper:room';
+/**
+ * The cluster a task runs in, from its ARN (`arn:aws:ecs:<region>:<account>:task/<cluster>/<id>`):
+ * tasks of hosts in other clusters are stopped and described there. An old-format ARN
+ * (no cluster part) or a non-ARN id: `fallback`.
+ */
+export function clusterOfTask(taskArn: string, fallback: string): string {
+  return /^arn:aws[a-z-]*:ecs:[^:]*:\d*:task\/([A-Za-z0-9_-]{1,255})\/[A-Za-z0-9]+$/.exec(taskArn)?.[1] ?? fallback;
+}
+
 /** DescribeTasks takes at most 100 tasks. */
 const describeBatch = 100;
 

@@ -10,12 +10,14 @@ import {
   type SidecarPlatformSettings,
 } from './sidecar-launch';
 import { launchOnlyVariables } from './task-overrides';
-import { listRoomTasks } from './ecs-fleet-listing';
+import { clusterOfTask, listRoomTasks } from './ecs-fleet-listing';
 import type { RunningServer, SpawnRequest, Spawner } from './spawner';
 import { unknownHost } from './server-address';
 
 export interface EcsSpawnerSettings {
   readonly cluster: string;
+  /** The clusters of the fleet's ECS hosts, whose tasks the sweeper lists too. */
+  readonly hostClusters?: () => Promise<readonly string[]>;
   readonly taskDefinition: string;
   readonly subnets: readonly string[];
   readonly securityGroups: readonly string[];
@@ -93,10 +95,14 @@ export class EcsSpawner implements Spawner {
     try {
       response = await this.ecs.send(
         new RunTaskCommand({
-          cluster: this.settings.cluster,
+          // The cluster (and capacity provider) of the host placement chose; the stack's own without hosts.
+          cluster: request.host?.ecs?.cluster ?? this.settings.cluster,
           // The configuration's own revision (its image and ports) when it has one.
           taskDefinition: request.configuration.taskDefinition ?? this.settings.taskDefinition,
-          launchType: 'FARGATE',
+          // A capacity provider strategy and a launch type exclude each other.
+          ...(request.host?.ecs?.capacityProvider
+            ? { capacityProviderStrategy: [{ capacityProvider: request.host.ecs.capacityProvider, weight: 1 }] }
+            : { launchType: 'FARGATE' as const }),
           count: 1,
           clientToken: request.roomId,
           startedBy: `roomkeeper`,
@@ -141,13 +147,18 @@ export class EcsSpawner implements Spawner {
 
   /** Cost bounds: the sweeper stops tasks whose room is not live (core/rooms/sweep-costs.ts). */
   async listServers(): Promise<RunningServer[]> {
-    return listRoomTasks(this.ecs, this.settings.cluster);
+    const clusters = new Set([this.settings.cluster, ...((await this.settings.hostClusters?.()) ?? [])]);
+    return (await Promise.all([...clusters].map((cluster) => listRoomTasks(this.ecs, cluster)))).flat();
   }
 
   async stop(taskId: string, reason: string): Promise<void> {
     try {
       await this.ecs.send(
-        new StopTaskCommand({ cluster: this.settings.cluster, task: taskId, reason: reason.slice(0, 255) }),
+        new StopTaskCommand({
+          cluster: clusterOfTask(taskId, this.settings.cluster),
+          task: taskId,
+          reason: reason.slice(0, 255),
+        }),
       );
     } catch (error) {
       // A task that already ended cannot be stopped again; that is the outcome we wanted.

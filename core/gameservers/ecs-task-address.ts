@@ -1,3 +1,4 @@
+import { clusterOfTask } from './ecs-fleet-listing';
 import { DescribeNetworkInterfacesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import { DescribeTasksCommand, type ECSClient } from '@aws-sdk/client-ecs';
 import type { ServerLocator } from './server-address';
@@ -21,7 +22,7 @@ export function ec2PublicIpLookup(ec2: EC2Client): (networkInterfaceId: string) 
 }
 
 /**
- * Where players reach an ECS task: DescribeTasks (this cluster) → the task's ENI id →
+ * Where players reach an ECS task: DescribeTasks (in the task's own cluster) → the task's ENI id →
  * DescribeNetworkInterfaces → its public IPv4. Tasks run in public subnets with
  * `assignPublicIp: ENABLED` (cdk/lib/constructs/game-server-fleet.ts); the IP is attached with
  * the ENI while the task provisions, so by `inited` (the game is running) it is there.
@@ -37,7 +38,9 @@ export function ecsTaskLocator(
     const taskArn = room.placement?.taskId;
     // Not placed yet (inited before RunTask's answer was recorded): the retried inited finds it.
     if (!taskArn) return undefined;
-    const { tasks } = await ecs.send(new DescribeTasksCommand({ cluster, tasks: [taskArn] }));
+    const { tasks } = await ecs.send(
+      new DescribeTasksCommand({ cluster: clusterOfTask(taskArn, cluster), tasks: [taskArn] }),
+    );
     const eni = tasks?.[0]?.attachments
       ?.filter((attachment) => attachment.type === 'ElasticNetworkInterface')
       .flatMap((attachment) => attachment.details ?? [])

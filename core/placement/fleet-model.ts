@@ -173,3 +173,8 @@ export function rankHosts(hosts: readonly Host[], now: Date): { candidates: Host
   candidates.sort((a, b) => a.load - b.load || (a.host.hostId < b.host.hostId ? -1 : 1));
   return { candidates, skipped };
 }
+
+/** A host as the admin API shows it: the record and what placement makes of it now. */
+export function hostView(host: Host, now: Date): Host & { readonly health: HostHealth } {
+  return { ...host, health: hostHealth(host, now) };
+}

@@ -66,7 +66,7 @@ export class FleetStore implements FleetReader {
   }
 
   /** Creates or replaces a region; `default: true` takes the flag from any other region in the same write. */
-  async putRegion(region: Region & { location: NonNullable<Region['location']> }): Promise<Region> {
+  async putRegion(region: Region): Promise<Region> {
     await retryOnContention(
       async () => {
         const { regions } = await this.read();
@@ -224,11 +224,7 @@ export class FleetStore implements FleetReader {
   }
 
   /** Replaces the fleet with the local cloud's file: its regions and hosts, keeping heartbeats. */
-  async install(
-    regions: readonly (Region & { location: NonNullable<Region['location']> })[],
-    hosts: readonly HostBody[],
-    now: Date,
-  ): Promise<void> {
+  async install(regions: readonly Region[], hosts: readonly HostBody[], now: Date): Promise<void> {
     for (const region of regions) await this.putRegion(region);
     for (const body of hosts) {
       try {

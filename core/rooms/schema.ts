@@ -54,7 +54,9 @@ export const createRoomRequestSchema = z
     regionFallback: z
       .boolean()
       .optional()
-      .describe('When the chosen region has no healthy host, may the room go to the next best one? Default false: 503.'),
+      .describe(
+        'When the chosen region has no healthy host, may the room go to the next best one? Default false: 503.',
+      ),
     constants: z
       .strictObject(
         { custom: sessionConstantsCustomSchema.optional() },
@@ -92,6 +94,8 @@ export const matchmakingRequestSchema = z
     regionFallback: z
       .boolean()
       .optional()
-      .describe('When the chosen region has no healthy host, may the room go to the next best one? Default false: 503.'),
+      .describe(
+        'When the chosen region has no healthy host, may the room go to the next best one? Default false: 503.',
+      ),
   })
   .meta({ id: 'MatchmakingRequest' });

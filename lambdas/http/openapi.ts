@@ -17,6 +17,16 @@ import { devTokenRequestSchema } from './dev/tokens';
 import { gameVersionParamsSchema } from './admin/games/params';
 import { banAccountParamsSchema } from './admin/bans/params';
 import { joinRoomRequestSchema } from './rooms/join';
+import { hostParamsSchema } from './admin/hosts/params';
+import { regionParamsSchema } from './admin/regions/params';
+import {
+  geoPointSchema,
+  hostBodySchema,
+  hostHeartbeatSchema,
+  hostLimitsSchema,
+  hostPatchSchema,
+  regionBodySchema,
+} from '../../core/placement/fleet-model';
 import { listRoomsQuerySchema } from './rooms/list';
 import { routes, type RouteId } from './routes';
 
@@ -53,6 +63,28 @@ const banView = z.object({ ban: banSchema });
 const templateView = z.object({ template: templateViewSchema });
 const roomView = z.object({ room: sessionRoomViewSchema });
 const ifMatch = z.object({ 'if-match': ifMatchHeaderSchema });
+const regionSchema = z
+  .object({ name: z.string(), location: geoPointSchema, default: z.boolean() })
+  .meta({ id: 'Region' });
+const hostSchema = hostBodySchema
+  .extend({
+    limits: hostLimitsSchema,
+    heartbeatTimeoutS: z.number().int(),
+    draining: z.boolean(),
+    placed: z.number().int().describe('Servers the platform placed here and has not released.'),
+    createdAt: z.iso.datetime(),
+    heartbeat: hostHeartbeatSchema.extend({ at: z.iso.datetime() }).optional(),
+    health: z.union([
+      z.object({ healthy: z.literal(true), load: z.number().describe('The largest of server share, CPU and memory.') }),
+      z.object({
+        healthy: z.literal(false),
+        reason: z.enum(['draining', 'no-heartbeat', 'heartbeat-late', 'full', 'cpu-over-limit', 'memory-over-limit']),
+        detail: z.string(),
+      }),
+    ]),
+  })
+  .meta({ id: 'Host' });
+const hostView = z.object({ host: hostSchema });
 
 /** Every route's operation, checked against the route table so none can be forgotten. */
 const operations: Record<RouteId, ZodOpenApiOperationObject> = {
@@ -208,6 +240,70 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
     summary: 'Lift the ban on an account (admin)',
     requestParams: { path: banAccountParamsSchema },
     responses: { '204': { description: 'Lifted.' }, ...errors('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND') },
+  },
+  listRegions: {
+    summary: 'List the regions and the ids of their hosts (admin)',
+    responses: {
+      '200': json(z.object({ regions: z.array(regionSchema.extend({ hosts: z.array(z.string()) })) }), 'The regions.'),
+      ...errors('UNAUTHORIZED', 'FORBIDDEN'),
+    },
+  },
+  putRegion: {
+    summary: 'Create or replace a region (admin); default: true moves the default flag here',
+    requestParams: { path: regionParamsSchema },
+    requestBody: { content: { 'application/json': { schema: regionBodySchema } } },
+    responses: {
+      '200': json(z.object({ region: regionSchema }), 'Stored.'),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN'),
+    },
+  },
+  deleteRegion: {
+    summary: 'Remove a region that has no hosts (admin)',
+    requestParams: { path: regionParamsSchema },
+    responses: { '204': { description: 'Removed.' }, ...errors('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT') },
+  },
+  addHost: {
+    summary: 'Add a host to a region (admin); a second host of the same id is refused',
+    requestBody: { content: { 'application/json': { schema: hostBodySchema } } },
+    responses: {
+      '201': json(hostView, 'Added; it takes servers once it sends a heartbeat.'),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT'),
+    },
+  },
+  listHosts: {
+    summary: 'List the hosts with their health and load (admin)',
+    responses: {
+      '200': json(z.object({ hosts: z.array(hostSchema) }), 'The hosts.'),
+      ...errors('UNAUTHORIZED', 'FORBIDDEN'),
+    },
+  },
+  getHost: {
+    summary: 'Read a host with its health and load (admin)',
+    requestParams: { path: hostParamsSchema },
+    responses: { '200': json(hostView, 'The host.'), ...errors('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND') },
+  },
+  patchHost: {
+    summary: 'Drain a host (no new servers; its rooms play out) or change its capacity (admin)',
+    requestParams: { path: hostParamsSchema },
+    requestBody: { content: { 'application/json': { schema: hostPatchSchema } } },
+    responses: {
+      '200': json(hostView, 'The host as changed.'),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
+    },
+  },
+  deleteHost: {
+    summary: "Remove a host that runs none of the platform's servers (admin): drain it first",
+    requestParams: { path: hostParamsSchema },
+    responses: { '204': { description: 'Removed.' }, ...errors('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT') },
+  },
+  putHostHeartbeat: {
+    summary: "A host agent's heartbeat: CPU, memory and running servers (admin)",
+    requestParams: { path: hostParamsSchema },
+    requestBody: { content: { 'application/json': { schema: hostHeartbeatSchema } } },
+    responses: {
+      '204': { description: 'Recorded.' },
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
+    },
   },
   issueDevToken: {
     summary: 'Issue a token (local cloud only)',

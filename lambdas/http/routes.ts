@@ -31,6 +31,8 @@ export interface RouteDefinition {
 const gameVersionPath = '/v1/admin/games/{gameId}/versions/{version}';
 const banPath = '/v1/admin/bans/{account}';
 const templatePath = '/v1/admin/templates/{template}';
+const regionPath = '/v1/admin/regions/{region}';
+const hostPath = '/v1/admin/hosts/{hostId}';
 
 export const routes = [
   {
@@ -157,6 +159,78 @@ export const routes = [
     method: 'DELETE',
     path: banPath,
     entry: 'lambdas/http/admin/bans/delete.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    id: 'listRegions',
+    method: 'GET',
+    path: '/v1/admin/regions',
+    entry: 'lambdas/http/admin/regions/list.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    id: 'putRegion',
+    method: 'PUT',
+    path: regionPath,
+    entry: 'lambdas/http/admin/regions/put.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    id: 'deleteRegion',
+    method: 'DELETE',
+    path: regionPath,
+    entry: 'lambdas/http/admin/regions/delete.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    id: 'addHost',
+    method: 'POST',
+    path: '/v1/admin/hosts',
+    entry: 'lambdas/http/admin/hosts/create.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    id: 'listHosts',
+    method: 'GET',
+    path: '/v1/admin/hosts',
+    entry: 'lambdas/http/admin/hosts/list.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    id: 'getHost',
+    method: 'GET',
+    path: hostPath,
+    entry: 'lambdas/http/admin/hosts/get.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    id: 'patchHost',
+    method: 'PATCH',
+    path: hostPath,
+    entry: 'lambdas/http/admin/hosts/patch.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    id: 'deleteHost',
+    method: 'DELETE',
+    path: hostPath,
+    entry: 'lambdas/http/admin/hosts/delete.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    id: 'putHostHeartbeat',
+    method: 'PUT',
+    path: '/v1/admin/hosts/{hostId}/heartbeat',
+    entry: 'lambdas/http/admin/hosts/heartbeat.ts',
     auth: 'jwt',
     scope: 'admin',
   },

@@ -94,6 +94,8 @@ export interface Platform {
    * reads an IP database; deployed, CloudFront's viewer headers say it instead.
    */
   readonly ipLocator?: IpLocator;
+  /** Deployed on ECS: the client the sweeper measures ECS hosts' clusters with. */
+  readonly ecs?: ECSClient;
   /**
    * The address players reach, for rooms whose spawner did not know it at spawn time
    * (deployed: the ECS task's public IPv4, found at `inited`).
@@ -223,7 +225,7 @@ function platformTokens(settings: PlatformConfig): {
 function ecsSpawner(
   settings: PlatformConfig,
   sidecar: () => SidecarPlatformSettings,
-  secrets: Pick<Platform, 'sidecarKeys' | 'sidecarCredentials'>,
+  secrets: Pick<Platform, 'sidecarKeys' | 'sidecarCredentials' | 'fleet'>,
   clock: Clock,
 ): Spawner {
   const { cluster, taskDefinition } = settings.ecs;
@@ -245,6 +247,8 @@ function ecsSpawner(
     },
     sidecarKeys: secrets.sidecarKeys,
     sidecarCredentials: secrets.sidecarCredentials,
+    hostClusters: async () =>
+      (await secrets.fleet.read()).hosts.flatMap((host) => (host.ecs ? [host.ecs.cluster] : [])),
   });
   return new ThrottledSpawner(ecs, { clock });
 }
@@ -343,6 +347,7 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
     : ecsSpawner(settings, () => sidecarSettings(settings), base, clock);
   return {
     ...base,
+    ...(!chosen.spawner && settings.ecs.cluster ? { ecs: new ECSClient({ region: settings.region }) } : {}),
     spawner,
     locateServer: chosen.locateServer ? chosen.locateServer() : ecsLocator(settings),
     prepareConfiguration: configurationPreparer(settings),

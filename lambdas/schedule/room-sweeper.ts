@@ -4,7 +4,8 @@ import { SqsReplyQueues } from '../../core/gameservers/reply-queues';
 import { sweepRooms, type SweepResult } from '../../core/rooms/sweep';
 import { sweepOrphans, type OrphanSweepResult } from '../../core/rooms/sweep-orphans';
 import { childLogger } from '../../core/infra/logger';
-import { platform } from '../dependencies';
+import { platform, type Platform } from '../dependencies';
+import { ecsHostHeartbeats } from '../../core/placement/ecs-host-heartbeats';
 
 const log = childLogger('room-sweeper');
 
@@ -52,10 +53,25 @@ export async function sweep(): Promise<SweepResult & { orphans: OrphanSweepResul
   if (orphans.stoppedTasks.length + orphans.releasedSlots.length + orphans.deletedQueues.length > 0) {
     log.info('ended orphans', { ...orphans });
   }
+  await reportEcsHosts(p);
   if (result.heartbeats !== 'judged') {
     log.info('heartbeat loss not judged this sweep', { why: result.heartbeats, backlog: result.backlog });
   }
   return { ...result, orphans };
+}
+
+/** ECS hosts have no agent: each sweep measures their clusters and records their heartbeats. */
+async function reportEcsHosts(p: Platform): Promise<void> {
+  if (!p.ecs) return;
+  const fleet = await p.fleet.read();
+  if (!fleet.hosts.some((h) => h.ecs)) return;
+  try {
+    for (const { hostId, beat } of await ecsHostHeartbeats(p.ecs, fleet))
+      await p.fleet.heartbeat(hostId, beat, p.now());
+  } catch (error) {
+    // A missed round makes the hosts look silent after their timeout: placement then refuses, which is the point.
+    log.warn('could not measure the ECS hosts', { error: error as Error });
+  }
 }
 
 export const handler = middy({ timeoutEarlyInMillis: 0 }).handler(sweep);

@@ -265,6 +265,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     const hostAgents = new LocalHostAgents({
       hostIds: fleetPlan.hosts.map((h) => h.hostId),
       runningOn: (hostId) => localFleet.runningOn(hostId),
+      groupsOn: (hostId) => localFleet.groupsOn(hostId),
       heartbeat: (hostId, beat) => platform().fleet.heartbeat(hostId, beat, platform().now()),
       intervalMs: options.hostHeartbeatIntervalMs,
     });

@@ -11,6 +11,7 @@ const localHostSchema = z.strictObject({
   maxServers: z.number().int().min(1).max(2_000).default(200),
   // One machine shared by every local host: by default a busy laptop does not refuse rooms.
   limits: hostLimitsSchema.default({ cpu: 1, memory: 1 }),
+  heartbeatTimeoutS: z.number().int().min(1).max(3_600).optional(),
 });
 
 const localRegionSchema = z.strictObject({

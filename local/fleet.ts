@@ -73,6 +73,11 @@ export class LocalFleet implements Spawner {
     return count;
   }
 
+  /** Process groups (sidecar pids: each leads its own) of one local host's servers. */
+  groupsOn(hostId: string): number[] {
+    return [...this.tasks.values()].flatMap((t) => (t.hostId === hostId && t.child.pid ? [t.child.pid] : []));
+  }
+
   /** The host each live room's server runs on. */
   get hostsByRoom(): ReadonlyMap<string, string | undefined> {
     return new Map([...this.tasks.values()].map((t) => [t.roomId, t.hostId]));

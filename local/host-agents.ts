@@ -1,4 +1,5 @@
-import { cpus, freemem, totalmem } from 'node:os';
+import { cpus, totalmem } from 'node:os';
+import { clockTicksPerS, processGroupUsage } from './process-usage';
 import type { HostHeartbeat } from '../core/placement/fleet-model';
 import { childLogger } from '../core/infra/logger';
 
@@ -8,43 +9,24 @@ const log = childLogger('local-hosts');
 export interface LocalHostAgentOptions {
   readonly hostIds: readonly string[];
   readonly runningOn: (hostId: string) => number;
+  /** The process groups (sidecar pids) of each host's servers. */
+  readonly groupsOn: (hostId: string) => readonly number[];
   readonly heartbeat: (hostId: string, beat: HostHeartbeat) => Promise<void>;
   /** @default 2000 */
   readonly intervalMs?: number;
 }
 
-/** This machine's CPU use since the previous call, from the kernel's per-core counters. */
-function cpuSampler(): () => number {
-  const totals = () =>
-    cpus().reduce(
-      (sum, cpu) => {
-        const t = cpu.times;
-        return {
-          busy: sum.busy + t.user + t.nice + t.sys + t.irq,
-          all: sum.all + t.user + t.nice + t.sys + t.irq + t.idle,
-        };
-      },
-      { busy: 0, all: 0 },
-    );
-  let previous = totals();
-  return () => {
-    const current = totals();
-    const all = current.all - previous.all;
-    const busy = all > 0 ? (current.busy - previous.busy) / all : 0;
-    previous = current;
-    return Math.min(1, Math.max(0, busy));
-  };
-}
-
 /**
  * The heartbeat agents of the local cloud's hosts: every interval each host reports the
- * servers it runs and this machine's CPU and memory use (all local hosts share one machine).
- * A host can be paused, as if its agent died, to see placement skip it.
+ * servers it runs and what they use of this machine: their CPU time since the last report
+ * as a share of all cores, and their resident memory as a share of all memory. A host can
+ * be paused, as if its agent died, to see placement skip it.
  */
 export class LocalHostAgents {
   private readonly paused = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
-  private readonly sampleCpu = cpuSampler();
+  /** Each host's CPU ticks at its previous report, and when. */
+  private readonly previous = new Map<string, { ticks: number; at: number }>();
   private beating: Promise<void> | undefined;
 
   constructor(private readonly options: LocalHostAgentOptions) {}
@@ -69,16 +51,32 @@ export class LocalHostAgents {
 
   /** One round of heartbeats now (also what the timer runs). */
   async beatAll(): Promise<void> {
-    const cpu = this.sampleCpu();
-    const memory = Math.min(1, Math.max(0, 1 - freemem() / totalmem()));
+    const hostIds = this.options.hostIds.filter((hostId) => !this.paused.has(hostId));
+    const groups = new Map(hostIds.map((hostId) => [hostId, this.options.groupsOn(hostId)]));
+    const usage = processGroupUsage(new Set([...groups.values()].flat()));
+    const now = Date.now();
+    const cores = Math.max(1, cpus().length);
     await Promise.all(
-      this.options.hostIds
-        .filter((hostId) => !this.paused.has(hostId))
-        .map((hostId) =>
-          this.options
-            .heartbeat(hostId, { cpu, memory, servers: this.options.runningOn(hostId) })
-            .catch((error: Error) => log.warn('heartbeat failed', { hostId, error })),
-        ),
+      hostIds.map((hostId) => {
+        const mine = (groups.get(hostId) ?? []).map((g) => usage.get(g) ?? { cpuTicks: 0, rssBytes: 0 });
+        const ticks = mine.reduce((sum, u) => sum + u.cpuTicks, 0);
+        const rss = mine.reduce((sum, u) => sum + u.rssBytes, 0);
+        const last = this.previous.get(hostId);
+        this.previous.set(hostId, { ticks, at: now });
+        // Ticks of servers that ended since are gone from the sum: never report less than nothing.
+        const cpu =
+          last && now > last.at
+            ? Math.max(0, ticks - last.ticks) / clockTicksPerS / ((now - last.at) / 1000) / cores
+            : 0;
+        const beat = {
+          cpu: clamp(cpu),
+          memory: clamp(rss / totalmem()),
+          servers: this.options.runningOn(hostId),
+        };
+        return this.options
+          .heartbeat(hostId, beat)
+          .catch((error: Error) => log.warn('heartbeat failed', { hostId, error }));
+      }),
     );
   }
 
@@ -86,4 +84,8 @@ export class LocalHostAgents {
     clearInterval(this.timer);
     await this.beating;
   }
+}
+
+function clamp(fraction: number): number {
+  return Math.min(1, Math.max(0, Number.isFinite(fraction) ? fraction : 0));
 }

@@ -20,10 +20,12 @@ export interface TestCloud {
 export async function startTestCloud(
   games: { gameId: string; version: string; configuration: Record<string, unknown> }[],
   options: Omit<LocalCloudOptions, 'configPath' | 'port'> = {},
+  /** More of the configuration file (`regions`, `templates`). */
+  file: Record<string, unknown> = {},
 ): Promise<TestCloud> {
   const configDir = mkdtempSync(join(tmpdir(), 'roomkeeper-test-cloud-'));
   const configPath = join(configDir, 'roomkeeper.local.json');
-  writeFileSync(configPath, JSON.stringify({ region: 'local', games }));
+  writeFileSync(configPath, JSON.stringify({ region: 'local', games, ...file }));
   const cloud = await startLocalCloud({
     port: 0,
     configPath,

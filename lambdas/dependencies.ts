@@ -49,6 +49,7 @@ import { TemplateStore } from '../core/sessions/template-store';
 import { FleetStore } from '../core/placement/fleet-store';
 import type { IpLocator } from '../core/placement/geo';
 import { Placement } from '../core/placement/placement';
+import { PoolStore } from '../core/pool/pool-store';
 
 /**
  * The composition root: every store and port a handler uses, built once per process from the
@@ -87,6 +88,8 @@ export interface Platform {
   readonly costs: RoomCosts;
   /** Regions and hosts: the admin API's store, read whole by placement. */
   readonly fleet: FleetStore;
+  /** The warm pool's bookkeeping: standby servers and pooled configurations (core/pool/pool-store.ts). */
+  readonly pool: PoolStore;
   /** Chooses a new room's region and host and takes its server slot (core/placement/placement.ts). */
   readonly placement: Placement;
   /**
@@ -323,6 +326,7 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
     liveRooms: new LiveRoomStore(db, table, (ms) => clock.sleep(ms)),
     costs: { slots, defaults: settings.costBounds },
     fleet,
+    pool: new PoolStore(db, table),
     placement: new Placement({ fleet, slots, now: () => clock.now(), deploymentRegion: settings.roomRegion }),
     ...(chosen.ipLocator ? { ipLocator: chosen.ipLocator } : {}),
     sidecarSettings: () => sidecarSettings(settings),

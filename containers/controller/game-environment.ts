@@ -45,6 +45,7 @@ export function gameLaunch(
         roomSettings: env.ROOM_SETTINGS,
         serverSettings: env.SERVER_SETTINGS,
         configured: env.GAME_ENV,
+        standby: env.STANDBY === '1',
       }),
     },
   };

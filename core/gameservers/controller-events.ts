@@ -18,6 +18,7 @@ import { isLive, type Room, type RoomSettings } from '../rooms/model';
 import type { RoomStore } from '../rooms/store';
 import type { ServerSlots } from './server-slot-store';
 import { ServerAddressPendingError } from './errors';
+import type { PoolStore } from '../pool/pool-store';
 import { playerAddress, readinessOf, type ServerLocator } from './server-address';
 
 export interface ControllerEventDependencies {
@@ -35,6 +36,8 @@ export interface ControllerEventDependencies {
   readonly now: () => Date;
   /** Running-server caps: a server that exited gives its slot back at once (docs/cost-bounds.md). */
   readonly slots?: Pick<ServerSlots, 'release'>;
+  /** The warm pool: a standby server's `inited` makes it ready to be taken, or its game unpoolable. */
+  readonly pool?: Pick<PoolStore, 'markReady' | 'markUnsupported' | 'remove'>;
 }
 
 type RpcRequest = Extract<ControllerRequest, { type: 'rpc' }>;
@@ -106,6 +109,9 @@ async function inited(request: RpcRequest, deps: ControllerEventDependencies, no
   if ('message' in params) return fail(rpcErrorCodes.invalidParams, params.message);
   const found = await deps.rooms.find(request.roomId);
   if (!found) return fail(rpcErrorCodes.roomClosed, 'Unknown room.');
+  if (found.standby && found.state === 'spawning' && params.data.standby !== true) {
+    return refuseStandby(found, deps, now);
+  }
   let address: string | undefined;
   if (found.state === 'spawning') {
     const readiness = readinessOf(found, playerAddress(found) ? undefined : await deps.locateServer(found), now);
@@ -125,7 +131,10 @@ async function inited(request: RpcRequest, deps: ControllerEventDependencies, no
     address: address ?? '',
     now,
   });
-  if (change.applied || change.room?.initedBy === request.correlationId) return { result: { status: 'OK' } };
+  if (change.applied || change.room?.initedBy === request.correlationId) {
+    if (found.standby) await deps.pool?.markReady(poolKeyOf(found), found.roomId);
+    return { result: { status: 'OK' } };
+  }
   const room = change.room;
   if (!room) return fail(rpcErrorCodes.roomClosed, 'Unknown room.');
   if (room.state === 'ready') {
@@ -143,6 +152,27 @@ async function inited(request: RpcRequest, deps: ControllerEventDependencies, no
     return fail(rpcErrorCodes.roomClosed, 'The spawn deadline has passed; the game server must exit.');
   }
   return fail(rpcErrorCodes.roomClosed, `The room is ${room.state}.`);
+}
+
+function poolKeyOf(room: Room) {
+  return { gameId: room.gameId, version: room.version, region: room.region };
+}
+
+/**
+ * A server started for the warm pool whose game did not accept it (`inited` without
+ * `standby: true`): the game does not know `assign`, so it could never be handed a room.
+ * It is refused (the sidecar ends it) and its configuration is never pooled again.
+ */
+async function refuseStandby(room: Room, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
+  const detail = 'its inited did not accept standby ({"standby": true}) when started with standby=1';
+  await deps.pool?.markUnsupported(room.gameId, room.version, detail, now);
+  await deps.pool?.remove(poolKeyOf(room), room.roomId);
+  await deps.rooms.markFailed(room.roomId, 'inited-refused', now);
+  return fail(
+    rpcErrorCodes.notAllowed,
+    'This server was started for the warm pool (standby=1) and its inited did not accept it ({"standby": true}); ' +
+      'the game must exit. Its configuration will not be pooled again.',
+  );
 }
 
 async function joined(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {

@@ -89,6 +89,7 @@ export class EcsSpawner implements Spawner {
         roomSettings: request.roomSettings,
         serverSettings: request.configuration.serverSettings,
         configured: request.configuration.env,
+        standby: request.standby,
       }),
     );
     let response;

@@ -70,6 +70,17 @@ export const gameServerConfigurationBodySchema = z
     serverScopes: scopeListSchema.refine((scopes) => !scopes.some((scope) => privilegedScopes.has(scope)), {
       message: `may not contain ${[...privilegedScopes].join(', ')}: a game server's token never holds a privileged scope`,
     }),
+    standby: z
+      .number()
+      .int()
+      .min(0)
+      .max(20)
+      .optional()
+      .describe(
+        'Warm pool: game servers kept started and inited ahead of demand in each region, handed a room at create ' +
+          '(docs/game-server-protocol.md "Standby servers"). Absent or 0: none. A game that does not accept ' +
+          'assign is never pooled.',
+      ),
     commands: z
       .array(
         z

@@ -37,6 +37,8 @@ export const sidecarEnvironmentSchema = z.object({
   LOGIN_ACCESS_TOKEN: z.string().default(''),
   /** Platform → game commands the sidecar will relay. */
   COMMAND_WHITELIST: json(z.array(z.string())).default([]),
+  /** `1`: a warm-pool server; the game gets `standby=1` and the sidecar relays the platform's one `assign`. */
+  STANDBY: z.enum(['1']).optional(),
   /**
    * `process`: the sidecar starts the game itself (local fleet). `external`: the game runs in
    * its own container of the same ECS task, started by ECS with the protocol's command line;

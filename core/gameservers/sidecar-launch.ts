@@ -41,6 +41,7 @@ export function sidecarEnvironment(
     DISCOVERY_SERVICES: JSON.stringify(settings.discoveryServices),
     LOGIN_ACCESS_TOKEN: request.loginAccessToken,
     COMMAND_WHITELIST: JSON.stringify(configuration.commands),
+    STANDBY: request.standby ? '1' : undefined,
     ZMQ_TRANSPORT: undefined,
     GAME_LAUNCH: undefined,
     ZMQ_ENDPOINT: undefined,
@@ -70,9 +71,14 @@ export function gameProcessEnvironment(options: {
   roomSettings: Readonly<Record<string, unknown>>;
   serverSettings: Readonly<Record<string, unknown>>;
   configured: Readonly<Record<string, string>>;
+  /** A warm-pool start: the game waits for `assign` (docs/game-server-protocol.md "Standby servers"). */
+  standby?: boolean;
 }): Record<string, string> {
+  // `standby` is the protocol's: a configured one never reaches the game, set or not.
+  const { standby: _configuredStandby, ...configured } = options.configured;
   return {
-    ...options.configured,
+    ...configured,
+    ...(options.standby ? { standby: '1' } : {}),
     login_access_token: options.loginAccessToken,
     discovery_services: JSON.stringify(options.discoveryServices),
     game_max_players: String(options.maxPlayers),

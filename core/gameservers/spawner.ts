@@ -10,6 +10,11 @@ export interface SpawnRequest {
   readonly configuration: GameServerConfiguration;
   readonly roomSettings: RoomSettings;
   readonly maxPlayers: number;
+  /**
+   * A warm-pool start (core/pool/warm-pool.ts): the game gets `standby=1` and waits for
+   * `assign` before it is anyone's room.
+   */
+  readonly standby?: boolean;
   /** The game server's own token (`login_access_token`). */
   readonly loginAccessToken: string;
   /**

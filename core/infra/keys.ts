@@ -19,6 +19,8 @@
  * | a room's server lease  | SERVERS                | ROOM#<roomId>      |
  * | region                 | FLEET                  | REGION#<name>      |  (regions and hosts in one partition: one Query reads the fleet)
  * | host                   | FLEET                  | HOST#<hostId>      |
+ * | standby server         | POOL#<gameId>#<version>#<region> | ROOM#<roomId> |  (warm pool: core/pool/pool-store.ts)
+ * | pooled configuration   | POOLS                  | <gameId>#<version> |
  *
  * Index keys of a live room (written at create, REMOVEd by the write that fails or closes it):
  *
@@ -74,10 +76,16 @@ export const keys = {
     createdAt: string;
     roomId: string;
     bucket?: string;
+    standby?: true;
   }) => ({
     ...(room.bucket ? { gsi1pk: indexPartitions.bucket(room.bucket), gsi1sk: `${room.createdAt}#${room.roomId}` } : {}),
-    gsi2pk: indexPartitions.listing(room.gameId, room.version, room.region),
-    gsi2sk: `${room.createdAt}#${room.roomId}`,
+    // A standby server is nobody's room yet: no listing shows it.
+    ...(room.standby
+      ? {}
+      : {
+          gsi2pk: indexPartitions.listing(room.gameId, room.version, room.region),
+          gsi2sk: `${room.createdAt}#${room.roomId}`,
+        }),
     gsi3pk: indexPartitions.sweep(liveRoomShard(room.roomId)),
     gsi3sk: room.roomId,
   }),
@@ -126,6 +134,14 @@ export const keys = {
   fleetPartition: 'FLEET',
   region: (name: string): ItemKey => ({ pk: 'FLEET', sk: `REGION#${name}` }),
   host: (hostId: string): ItemKey => ({ pk: 'FLEET', sk: `HOST#${hostId}` }),
+  /** The warm pool (core/pool/pool-store.ts): standby servers of one configuration in one region. */
+  pool: (gameId: string, version: string, region: string) => `POOL#${gameId}#${version}#${region}`,
+  standbyServer: (gameId: string, version: string, region: string, roomId: string): ItemKey => ({
+    pk: `POOL#${gameId}#${version}#${region}`,
+    sk: `ROOM#${roomId}`,
+  }),
+  poolRegistryPartition: 'POOLS',
+  pooledConfiguration: (gameId: string, version: string): ItemKey => ({ pk: 'POOLS', sk: `${gameId}#${version}` }),
   /** A request made with an `Idempotency-Key`, by account and the key's hash. */
   idempotencyRecord: (account: string, keyHash: string): ItemKey => ({
     pk: `ACCOUNT#${account}`,

@@ -17,6 +17,8 @@ export const gameMethods = {
     params: z.object({
       settings: settingsSchema.optional(),
       protocol: storableJsonObjectSchema(maxSettingsBytes).optional(),
+      /** A server started with `standby=1` accepts the warm pool's protocol: it waits for `assign`. */
+      standby: z.boolean().optional(),
     }),
     result: z.object({ status: z.literal('OK') }),
   },

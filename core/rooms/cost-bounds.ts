@@ -27,7 +27,8 @@ export function costBoundReached(
   if (room.state !== 'ready') return undefined;
   const bounds = room.bounds ?? defaults;
   if (now.getTime() >= Date.parse(room.createdAt) + bounds.maxLifetimeS * 1000) return 'lifetime';
-  if (!doc) return undefined;
+  // A standby server has no players by design: only its lifetime bounds it.
+  if (!doc || room.standby) return undefined;
   const since = emptySinceOf(room, doc, now);
   if (since !== undefined && now.getTime() >= since + bounds.emptyGraceS * 1000) return 'empty';
   return undefined;

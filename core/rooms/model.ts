@@ -12,7 +12,7 @@ export type RoomSettings = Record<string, unknown>;
  * spawner refused; `sidecar-lost`: the local fleet saw the sidecar die without a report, or
  * found no server for the room at start).
  */
-export type RoomFailureReason = FailureReason | 'spawn-failed' | 'sidecar-lost';
+export type RoomFailureReason = FailureReason | 'spawn-failed' | 'sidecar-lost' | 'assign-refused';
 
 export interface Placement {
   /** ECS task ARN, or the local fleet's process id for the sidecar. */
@@ -51,6 +51,11 @@ export interface Room {
   readonly lastHeartbeatAt?: string;
   /** Matchmaking bucket (hash of game, version, region and criteria) the room was made for. */
   readonly bucket?: string;
+  /**
+   * A warm-pool server waiting for a room (core/pool/warm-pool.ts): nobody's room yet, closed
+   * to joins, in no listing, exempt from the empty-room grace. Absent once a create took it.
+   */
+  readonly standby?: true;
   /** The `inited` request that made the room ready, so a redelivery gets the same answer. */
   readonly initedBy?: string;
   /**

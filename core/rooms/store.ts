@@ -48,21 +48,7 @@ export class RoomStore {
    * A creator's reservation without a fixed expiry is pending: its clock starts at `inited`.
    */
   async createWithMember(room: Room, member?: NewMember): Promise<void> {
-    const constants = constantsOf(room);
-    const members: Record<string, StoredMember> = {};
-    if (member) {
-      const created = Date.parse(member.createdAt);
-      const reservation: StoredMember =
-        member.expiresAt === undefined
-          ? newReservation(room, created, constants.timeouts, member.scopes)
-          : {
-              s: 0,
-              t: created,
-              e: Date.parse(member.expiresAt),
-              ...(member.scopes.length > 0 ? { c: [...member.scopes] } : {}),
-            };
-      members[member.account] = { ...reservation, k: storedKeyHash(member.keyHash) };
-    }
+    const members = firstMembers(room, member);
     const write = new PutCommand({
       TableName: this.tableName,
       Item: roomItem(room, members),
@@ -210,6 +196,24 @@ export class RoomStore {
 }
 
 /** A room's whole item as `createWithMember` writes it: its session document and its index keys. */
+/** The members map of a new room: its creator's reservation, if it has a creator. */
+export function firstMembers(room: Room, member?: NewMember): Record<string, StoredMember> {
+  const members: Record<string, StoredMember> = {};
+  if (!member) return members;
+  const created = Date.parse(member.createdAt);
+  const reservation: StoredMember =
+    member.expiresAt === undefined
+      ? newReservation(room, created, constantsOf(room).timeouts, member.scopes)
+      : {
+          s: 0,
+          t: created,
+          e: Date.parse(member.expiresAt),
+          ...(member.scopes.length > 0 ? { c: [...member.scopes] } : {}),
+        };
+  members[member.account] = { ...reservation, k: storedKeyHash(member.keyHash) };
+  return members;
+}
+
 export function roomItem(room: Room, members: Readonly<Record<string, StoredMember>>): Record<string, unknown> {
   return {
     ...keys.room(room.roomId),

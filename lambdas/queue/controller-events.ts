@@ -100,6 +100,7 @@ export async function processControllerEvents(event: SQSEvent): Promise<SQSBatch
           await handleControllerRequest(request, {
             rooms: p.rooms,
             slots: p.costs.slots,
+            pool: p.pool,
             members: p.sessions,
             signToken: p.signToken,
             verifyServerToken: p.verifyPlatformToken,

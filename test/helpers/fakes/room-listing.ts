@@ -51,10 +51,12 @@ export class InMemoryRoomListing implements RoomListing {
   private indexed() {
     return [...this.rooms.values()]
       .filter((room) => isLive(room.state))
-      .map((room) => {
+      .flatMap((room) => {
         // The key a gsi2 query hands back as LastEvaluatedKey: table key and gsi2 key, nothing else.
         const { gsi2pk, gsi2sk } = keys.roomIndexes(room);
-        return { room, key: { ...keys.room(room.roomId), gsi2pk, gsi2sk } };
+        return gsi2pk !== undefined && gsi2sk !== undefined
+          ? [{ room, key: { ...keys.room(room.roomId), gsi2pk, gsi2sk } }]
+          : [];
       })
       .sort((a, b) => (a.key.gsi2sk < b.key.gsi2sk ? -1 : a.key.gsi2sk > b.key.gsi2sk ? 1 : 0));
   }

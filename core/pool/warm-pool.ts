@@ -1,0 +1,190 @@
+import { grantableScopes } from '../auth/token-model';
+import type { GameServerConfiguration } from '../gameservers/configuration';
+import { NoHealthyHostError } from '../gameservers/errors';
+import type { Spawner } from '../gameservers/spawner';
+import { childLogger } from '../infra/logger';
+import type { Placement } from '../placement/placement';
+import { roomBoundsOf } from '../rooms/cost-bounds';
+import type { RoomCosts } from '../rooms/create';
+import type { Room } from '../rooms/model';
+import type { RoomStore } from '../rooms/store';
+import type { StoredMember } from '../sessions/document';
+import { defaultConstants } from '../sessions/model';
+import type { PoolKey, PoolStore, StandbyServer } from './pool-store';
+
+/** The owner of a standby room: no account can be called this (accounts never contain '@'). */
+export const standbyOwner = '@standby';
+
+/** The game's answer to `assign`, as the sidecar relayed it. */
+export type AssignOutcome = { readonly accepted: true } | { readonly accepted: false; readonly detail: string };
+
+export interface WarmPoolDependencies {
+  readonly pool: PoolStore;
+  readonly rooms: RoomStore;
+  readonly placement: Placement;
+  readonly spawner: Spawner;
+  readonly costs: RoomCosts;
+  readonly now: () => Date;
+  readonly newRoomId: () => string;
+  readonly mintServerToken: (configuration: GameServerConfiguration, roomId: string) => Promise<string>;
+  /** Hands the standby server its room: `assign` to the game through its sidecar, and its answer. */
+  readonly assign: (room: Room, configuration: GameServerConfiguration) => Promise<AssignOutcome>;
+}
+
+const log = childLogger('warm-pool');
+
+/** How many ready standby servers one create tries before it starts a server cold. */
+const takeAttempts = 3;
+
+/**
+ * The warm pool: per configuration with `standby: N` and per region, N game servers started
+ * and `inited` ahead of demand. Each is a room of its own (its id, token, sidecar keys and
+ * reply queue are made for it as for any room) that is nobody's yet: `standby`, closed to
+ * joins, in no listing. A create takes one (core/pool/pool-store.ts `take`), which turns it
+ * into the creator's room in one write, hands the game its settings with `assign`, and
+ * starts a replacement meanwhile.
+ */
+export class WarmPool {
+  constructor(private readonly deps: WarmPoolDependencies) {}
+
+  /** Whether creates of this configuration look in the pool at all. */
+  static pools(configuration: GameServerConfiguration): boolean {
+    return (configuration.standby ?? 0) > 0;
+  }
+
+  /**
+   * Takes a ready standby server of `configuration` in `region` and makes it `build(standby)`:
+   * the creator's room with the creator's reservation. Undefined when none is ready.
+   */
+  async take(
+    configuration: GameServerConfiguration,
+    region: string,
+    build: (standby: Room) => { room: Room; members: Record<string, StoredMember> },
+  ): Promise<Room | undefined> {
+    const key: PoolKey = { gameId: configuration.gameId, version: configuration.version, region };
+    const ready = shuffled((await this.deps.pool.servers(key)).filter((s) => s.state === 'ready'));
+    for (const server of ready.slice(0, takeAttempts)) {
+      const standby = await this.deps.rooms.find(server.roomId);
+      if (!standby?.standby || standby.state !== 'ready') {
+        // Ended since it was pooled (killed, hung, past its lifetime): not a server any more.
+        await this.deps.pool.remove(key, server.roomId);
+        continue;
+      }
+      const { room, members } = build(standby);
+      if (await this.deps.pool.take(key, room, members)) return room;
+    }
+    return undefined;
+  }
+
+  /** Starts servers until the region's pool holds `standby` of them (ready or starting). */
+  async refill(configuration: GameServerConfiguration, region: string, live?: ReadonlySet<string>): Promise<number> {
+    const wanted = configuration.standby ?? 0;
+    const key: PoolKey = { gameId: configuration.gameId, version: configuration.version, region };
+    const servers = await this.deps.pool.servers(key);
+    const kept: StandbyServer[] = [];
+    for (const server of servers) {
+      if (await this.stillStandby(server, live)) kept.push(server);
+      else await this.deps.pool.remove(key, server.roomId);
+    }
+    const missing = Math.max(0, wanted - kept.length);
+    const started = await Promise.all(Array.from({ length: missing }, () => this.startStandby(configuration, region)));
+    return started.filter(Boolean).length;
+  }
+
+  /** A pooled server counts while its room is live (the sweeper's live set when given, else a read). */
+  private async stillStandby(server: StandbyServer, live?: ReadonlySet<string>): Promise<boolean> {
+    if (live) return live.has(server.roomId);
+    const room = await this.deps.rooms.find(server.roomId);
+    return room?.standby === true && (room.state === 'spawning' || room.state === 'ready');
+  }
+
+  /** One standby server: a standby room, its slot on a host of `region`, and its start. */
+  async startStandby(configuration: GameServerConfiguration, region: string): Promise<string | undefined> {
+    const { deps } = this;
+    const created = deps.now();
+    const roomId = deps.newRoomId();
+    const lease = { roomId, gameId: configuration.gameId, version: configuration.version, acquiredAt: created.toISOString() };
+    let host;
+    try {
+      const decision = await deps.placement.place(roomId, { region }, lease, {
+        global: deps.costs.defaults.maxRunningServers,
+        configuration: configuration.maxServers ?? deps.costs.defaults.maxServersPerConfiguration,
+      });
+      host = decision.host;
+    } catch (error) {
+      // No room for a standby server: players still get cold starts, the next refill tries again.
+      if (error instanceof NoHealthyHostError) {
+        log.info('no host for a standby server', { gameId: configuration.gameId, region, reason: error.message });
+        return undefined;
+      }
+      throw error;
+    }
+    const room = standbyRoom(roomId, configuration, region, created, deps.costs);
+    const key: PoolKey = { gameId: configuration.gameId, version: configuration.version, region };
+    try {
+      await deps.rooms.createWithMember(room);
+      await deps.pool.addStarting(key, roomId, created);
+      const placement = await deps.spawner.spawn({
+        roomId,
+        region,
+        ...(host ? { host: { hostId: host.hostId, ...(host.ecs ? { ecs: host.ecs } : {}) } } : {}),
+        configuration,
+        roomSettings: {},
+        maxPlayers: configuration.maxPlayers,
+        loginAccessToken: await deps.mintServerToken(configuration, roomId),
+        standby: true,
+      });
+      await deps.rooms.recordPlacement(roomId, placement, deps.now());
+      log.info('standby server started', { roomId, gameId: configuration.gameId, region, host: host?.hostId ?? null });
+      return roomId;
+    } catch (error) {
+      log.warn('standby server could not start', { roomId, error: error as Error });
+      await deps.rooms.markFailed(roomId, 'spawn-failed', deps.now()).catch(() => undefined);
+      await deps.pool.remove(key, roomId).catch(() => undefined);
+      await deps.costs.slots.release(roomId).catch(() => undefined);
+      return undefined;
+    }
+  }
+}
+
+/** A standby server's room: nobody's, closed to joins, sized by the configuration. */
+export function standbyRoom(
+  roomId: string,
+  configuration: GameServerConfiguration,
+  region: string,
+  created: Date,
+  costs: RoomCosts,
+): Room {
+  const shape = { maxPlayers: configuration.maxPlayers, reservationTimeoutS: configuration.reservationTimeoutS };
+  return {
+    roomId,
+    gameId: configuration.gameId,
+    version: configuration.version,
+    region,
+    state: 'spawning',
+    settings: {},
+    maxPlayers: configuration.maxPlayers,
+    players: 0,
+    changeNumber: 1,
+    createdAt: created.toISOString(),
+    updatedAt: created.toISOString(),
+    owner: standbyOwner,
+    reservationTimeoutS: configuration.reservationTimeoutS,
+    spawnDeadline: new Date(created.getTime() + configuration.spawnTimeoutS * 1000).toISOString(),
+    serverScopes: grantableScopes(configuration.serverScopes),
+    template: null,
+    constants: { ...defaultConstants(shape), visibility: 'private' },
+    properties: { joinability: 'closed', custom: {} },
+    bounds: roomBoundsOf(configuration, costs.defaults),
+    standby: true,
+  };
+}
+
+function shuffled<T>(items: readonly T[]): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
+  }
+  return copy;
+}

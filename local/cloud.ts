@@ -238,13 +238,13 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
 
     const installGames = async () => {
       for (const game of fileConfig.games) {
-        await platform().gameConfigurations.put(
-          configurationForFleet(
-            game.configuration,
-            { gameId: game.gameId, version: game.version, updatedAt: platform().now().toISOString() },
-            platform().config.fleet,
-          ),
+        const configuration = configurationForFleet(
+          game.configuration,
+          { gameId: game.gameId, version: game.version, updatedAt: platform().now().toISOString() },
+          platform().config.fleet,
         );
+        await platform().gameConfigurations.put(configuration);
+        await platform().pool.register(configuration.gameId, configuration.version, configuration.standby ?? 0);
       }
     };
     // After the games: a dedicated template must name a configuration that exists.

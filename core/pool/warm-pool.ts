@@ -47,6 +47,11 @@ const takeAttempts = 3;
 export class WarmPool {
   constructor(private readonly deps: WarmPoolDependencies) {}
 
+  /** Hands a taken server its room: `assign` to the game, and its answer. */
+  assign(room: Room, configuration: GameServerConfiguration): Promise<AssignOutcome> {
+    return this.deps.assign(room, configuration);
+  }
+
   /** Whether creates of this configuration look in the pool at all. */
   static pools(configuration: GameServerConfiguration): boolean {
     return (configuration.standby ?? 0) > 0;

@@ -4,6 +4,8 @@ import { NoHealthyHostError, SpawnFailedError, SpawnTimeoutError } from '../game
 import type { ServerCaps, ServerSlots } from '../gameservers/server-slot-store';
 import type { Placement, PlacementRequest } from '../placement/placement';
 import type { Host } from '../placement/fleet-model';
+import { WarmPool } from '../pool/warm-pool';
+import { firstMembers } from './store';
 import { playerAddress, unknownHost } from '../gameservers/server-address';
 import type { Spawner } from '../gameservers/spawner';
 import { assertRoomSettingsFitTask } from '../gameservers/task-overrides';
@@ -66,6 +68,12 @@ export interface CreateRoomDependencies {
    * them, instead of `command.region` and the caps alone.
    */
   readonly placement?: { readonly placer: Placement; readonly request: PlacementRequest };
+  /**
+   * The warm pool (core/pool/warm-pool.ts): a configuration with `standby` servers hands a
+   * create one of them, ready, instead of starting one. Matchmaking's creates start cold: the
+   * bucket's room id is chosen before the create.
+   */
+  readonly warmPool?: WarmPool;
 }
 
 export interface RoomCosts {
@@ -101,6 +109,10 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
   }
   // Settings travel to the game server in RunTask's overrides, capped at 8,192 characters.
   assertRoomSettingsFitTask(command.settings);
+  if (deps.warmPool && !command.bucket && WarmPool.pools(configuration)) {
+    const warm = await createFromPool(command, maxPlayers, deps.warmPool, deps);
+    if (warm) return warm;
+  }
   const created = deps.now();
   const roomId = deps.newRoomId();
   const spawnDeadline = new Date(created.getTime() + configuration.spawnTimeoutS * 1000);
@@ -199,6 +211,75 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
   throw new SpawnFailedError(`The game server failed to start (${current.failureReason ?? current.state}).`, {
     details: { roomId, reason: current.failureReason },
   });
+}
+
+/**
+ * A create served by the warm pool: a ready standby server becomes the creator's room in one
+ * write, the game gets `assign` (one round trip through its sidecar) while a replacement
+ * starts. Undefined when the pool had none or the game refused: the create starts cold.
+ */
+async function createFromPool(
+  command: CreateRoomCommand,
+  maxPlayers: number,
+  pool: WarmPool,
+  deps: CreateRoomDependencies,
+): Promise<CreateRoomResult | undefined> {
+  const { configuration } = deps;
+  const region = deps.placement
+    ? ((await deps.placement.placer.rank(deps.placement.request)).ranked[0]?.region ?? command.region)
+    : command.region;
+  const created = deps.now();
+  const key = generateRegistrationKey();
+  const member: NewMember = {
+    account: command.account,
+    keyHash: hashRegistrationKey(key),
+    scopes: command.scopes,
+    createdAt: created.toISOString(),
+  };
+  const taken = await pool.take(configuration, region, (standby) => {
+    const { standby: _standby, ...server } = standby;
+    const room: Room = {
+      ...server,
+      settings: command.settings,
+      maxPlayers,
+      players: 1,
+      changeNumber: standby.changeNumber + 1,
+      updatedAt: created.toISOString(),
+      // The creator's reservation runs from now, not from when the server became ready.
+      readyAt: created.toISOString(),
+      owner: command.account,
+      template: command.session?.template ?? null,
+      constants:
+        command.session?.constants ??
+        defaultConstants({ maxPlayers, reservationTimeoutS: configuration.reservationTimeoutS }),
+      properties: command.session?.properties ?? { joinability: 'open', custom: {} },
+    };
+    return { room, members: firstMembers(room, member) };
+  });
+  if (!taken) return undefined;
+  const [outcome] = await Promise.all([
+    pool.assign(taken, configuration),
+    pool.refill(configuration, region).catch(() => 0),
+  ]);
+  if (!outcome.accepted) {
+    // The game could not take the room: it ends, and the creator gets a cold start instead.
+    await deps.rooms.markFailed(taken.roomId, 'assign-refused', deps.now());
+    countSpawnFailure('spawn-failed', deps.now());
+    if (taken.placement) await deps.spawner.stop(taken.placement.taskId, 'assign-refused');
+    await deps.costs?.slots.release(taken.roomId);
+    return undefined;
+  }
+  const reservedMs = taken.constants?.timeouts.reservedMs ?? configuration.reservationTimeoutS * 1000;
+  return {
+    state: 'Ready',
+    room: taken,
+    reservation: {
+      key,
+      host: playerAddress(taken) ?? unknownHost,
+      ports: taken.placement?.ports ?? [],
+      expiresAt: new Date(created.getTime() + reservedMs).toISOString(),
+    },
+  };
 }
 
 async function takeServerSlot(

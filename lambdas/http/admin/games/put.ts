@@ -7,12 +7,14 @@ import { gameVersionParamsSchema } from './params';
 export const handler = httpHandler(
   { auth: { scope: 'admin' }, params: gameVersionParamsSchema, body: gameServerConfigurationBodySchema },
   async ({ params, body }) => {
-    const { gameConfigurations, now, config, prepareConfiguration } = platform();
+    const { gameConfigurations, now, config, prepareConfiguration, pool } = platform();
     // Refused before anything is registered or stored; then ECS gets the configuration's task definition.
     const configuration = await prepareConfiguration(
       configurationForFleet(body, { ...params, updatedAt: now().toISOString() }, config.fleet),
     );
     await gameConfigurations.put(configuration);
+    // A new PUT also forgets that an earlier build of the game refused the pool.
+    await pool.register(configuration.gameId, configuration.version, configuration.standby ?? 0);
     return { status: 200, body: { configuration } };
   },
 );

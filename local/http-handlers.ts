@@ -18,6 +18,9 @@ import { handler as createBan } from '../lambdas/http/admin/bans/create';
 import { handler as getBan } from '../lambdas/http/admin/bans/get';
 import { handler as deleteBan } from '../lambdas/http/admin/bans/delete';
 import { handler as issueDevToken } from '../lambdas/http/dev/tokens';
+import { handler as sendCommand } from '../lambdas/http/rooms/commands';
+import { handler as getCommand } from '../lambdas/http/rooms/command';
+import { handler as readMessages } from '../lambdas/http/rooms/messages';
 
 /**
  * The handler function behind each route id, for the local gateway. These are the very
@@ -28,6 +31,9 @@ export const httpHandlers: Record<RouteId, HttpHandler> = {
   getRoom,
   joinRoom,
   leaveRoom,
+  sendCommand,
+  getCommand,
+  readMessages,
   patchRoom,
   patchMember,
   listRooms,

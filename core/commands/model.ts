@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { maxMessageBytes } from '../protocol/game-methods';
 import { rpcErrorCodes, type RpcError } from '../protocol/jsonrpc';
 import { storableJsonIssue, storableJsonObjectSchema } from '../protocol/storable-json';
 
@@ -22,8 +23,8 @@ export const commandNameSchema = z
 export const maxCommandArgsBytes = 4 * 1024;
 /** A game's answer is stored on the record: past this it is replaced by an error. */
 export const maxCommandResultBytes = 16 * 1024;
-/** One game → owner message's `data`. */
-export const maxMessageDataBytes = 4 * 1024;
+/** One game → owner message's `data` (the sidecar checks the same bound). */
+export const maxMessageDataBytes = maxMessageBytes;
 /** Messages a room's log keeps: older ones are gone. */
 export const messageLogSize = 100;
 

@@ -12,8 +12,8 @@
  * - `stopServers`: stops game server tasks (a session that ended empty): StopTask and the
  *   ECS settings. `spawn` includes it.
  * - `sidecarCredentials`: issues room-scoped sessions of the sidecar role.
- * - `sendCommands`: seals owners' commands with a room's channel key (so the signing key) and
- *   puts them on that room's reply queue (GetQueueUrl and SendMessage on the reply queues).
+ * - `sendCommands`: puts owners' commands on a room's reply queue (GetQueueUrl and SendMessage
+ *   on the reply queues). They are sealed with the room's channel key: declare `signTokens` too.
  */
 export const functionNeeds = ['spawn', 'stopServers', 'signTokens', 'sidecarCredentials', 'sendCommands'] as const;
 

@@ -104,7 +104,7 @@ export const routes = [
     // Holds the owner up to 10 s for the game's answer.
     timeoutS: 15,
     // Seals the command with the room's channel key and puts it on the sidecar's reply queue.
-    needs: ['sendCommands'],
+    needs: ['sendCommands', 'signTokens'],
   },
   {
     id: 'getCommand',

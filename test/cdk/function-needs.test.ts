@@ -25,8 +25,8 @@ const compositionRoot = 'lambdas/dependencies.ts';
 const usesOf: Record<FunctionNeed, RegExp> = {
   // Starting a game server: only through a Spawner's spawn().
   spawn: /\bspawner\.spawn\(/,
-  // The signing key: platform tokens, the sidecar channel keys, idempotency records.
-  signTokens: /\.(signToken|verifyPlatformToken|sidecarKeys|idempotency)\b/,
+  // The signing key: platform tokens, the sidecar channel keys (commands are sealed with them), idempotency records.
+  signTokens: /\.(signToken|verifyPlatformToken|sidecarKeys|idempotency|deliverCommand)\b/,
   sidecarCredentials: /\.sidecarCredentials\b/,
   // Stopping a game server task: only through a Spawner's stop().
   stopServers: /\bspawner\.stop\(/,
@@ -164,13 +164,11 @@ describe('grants and environment of every function that can spawn, stop servers 
     if (shown.has('signTokens')) {
       expect(actions).toContain('secretsmanager:GetSecretValue');
       expect(config.tokenSigningJwkSecretArn).toBeDefined();
-    } else if (!shown.has('sendCommands')) {
+    } else {
       expect(actions).not.toContain('secretsmanager:GetSecretValue');
     }
     if (shown.has('sendCommands')) {
       expect(actions).toEqual(expect.arrayContaining(['sqs:SendMessage', 'sqs:GetQueueUrl']));
-      expect(actions).toContain('secretsmanager:GetSecretValue');
-      expect(config.tokenSigningJwkSecretArn).toBeDefined();
       expect(config.replyQueuePrefix).toMatch(/reply-$/);
     }
     if (shown.has('sidecarCredentials')) {

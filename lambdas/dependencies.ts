@@ -19,6 +19,9 @@ import {
   type TokenSigner,
   type TokenVerifier,
 } from '../core/auth/tokens';
+import { sqsCommandDelivery, type CommandDelivery } from '../core/commands/delivery';
+import { MessageStore, type RoomMessages } from '../core/commands/message-store';
+import { CommandStore, type Commands } from '../core/commands/store';
 import { GameConfigurationStore, type GameConfigurations } from '../core/gameservers/configuration-store';
 import { EcsSpawner, ecsTaskDefaults } from '../core/gameservers/ecs-spawner';
 import { ThrottledSpawner } from '../core/gameservers/throttled-spawner';
@@ -81,6 +84,12 @@ export interface Platform {
   readonly idempotency: IdempotencyRecords;
   /** What the room sweeper remembers between runs. */
   readonly sweeperState: SweeperStateStore;
+  /** Owners' commands to their rooms' game servers, and the games' answers (core/commands/). */
+  readonly commands: Commands;
+  /** Each room's log of game → owner messages (the last 100). */
+  readonly roomMessages: RoomMessages;
+  /** Seals a command for a room's sidecar and puts it on its reply queue. */
+  readonly deliverCommand: CommandDelivery;
   /** Every live room, through the sweeper's index (never a table scan): the sweeper and the local cloud's reconciliation. */
   readonly liveRooms: LiveRoomIndex;
   readonly spawner: Spawner;
@@ -299,10 +308,12 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
   let verifyToken: TokenVerifier | undefined;
   const slots = new ServerSlotStore(db, table, (ms) => clock.sleep(ms));
   const fleet = new FleetStore(db, table);
+  const sqs = createSqsClient(settings);
+  const deliverCommand = sqsCommandDelivery(sqs, settings.replyQueuePrefix, tokens.sidecarKeys);
   const base: Omit<Platform, 'spawner' | 'locateServer' | 'prepareConfiguration'> = {
     config: settings,
     db,
-    sqs: createSqsClient(settings),
+    sqs,
     clock,
     rooms: new RoomStore(db, table, (ms) => clock.sleep(ms), settings.endedRoomRetentionS),
     sessions: new SessionStore(db, table),
@@ -323,6 +334,9 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
     }),
     idempotency: new IdempotencyStore(db, table, tokens.idempotencyKey),
     sweeperState: new SweeperStateStore(db, table),
+    commands: new CommandStore(db, table),
+    roomMessages: new MessageStore(db, table),
+    deliverCommand: (roomId, command) => deliverCommand(roomId, command),
     liveRooms: new LiveRoomStore(db, table, (ms) => clock.sleep(ms)),
     costs: { slots, defaults: settings.costBounds },
     fleet,

@@ -44,7 +44,7 @@ export interface LocalCloudOptions {
   readonly heartbeatTimeoutS?: number;
   readonly sweepIntervalMs?: number;
   /** Per-account limits; tests and benchmarks that play many rooms from one account raise them. */
-  readonly rateLimits?: { joinsPerMinute?: number; createsPerMinute?: number };
+  readonly rateLimits?: { joinsPerMinute?: number; createsPerMinute?: number; commandsPerMinute?: number };
   /** Pause before DynamoDB Local is restarted after it died (tests lengthen it to observe the outage). */
   readonly dynamodbRestartDelayMs?: number;
   /** Local hosts (local-1 … local-N) when the file declares no regions (`--hosts N`). @default 1 */
@@ -190,6 +190,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
         SWEEP_INTERVAL_S: (options.sweepIntervalMs ?? defaultSweepIntervalMs) / 1000,
         JOIN_RATE_LIMIT_PER_MINUTE: options.rateLimits?.joinsPerMinute,
         CREATE_RATE_LIMIT_PER_MINUTE: options.rateLimits?.createsPerMinute,
+        COMMAND_RATE_LIMIT_PER_MINUTE: options.rateLimits?.commandsPerMinute,
         HEARTBEAT_INTERVAL_S: options.sidecar?.heartbeatIntervalS,
         STATUS_INTERVAL_S: options.sidecar?.statusIntervalS,
         STATUS_TIMEOUT_S: options.sidecar?.statusTimeoutS,

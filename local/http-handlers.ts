@@ -27,6 +27,9 @@ import { handler as patchHost } from '../lambdas/http/admin/hosts/patch';
 import { handler as deleteHost } from '../lambdas/http/admin/hosts/delete';
 import { handler as putHostHeartbeat } from '../lambdas/http/admin/hosts/heartbeat';
 import { handler as issueDevToken } from '../lambdas/http/dev/tokens';
+import { handler as sendCommand } from '../lambdas/http/rooms/commands';
+import { handler as getCommand } from '../lambdas/http/rooms/command';
+import { handler as readMessages } from '../lambdas/http/rooms/messages';
 
 /**
  * The handler function behind each route id, for the local gateway. These are the very
@@ -37,6 +40,9 @@ export const httpHandlers: Record<RouteId, HttpHandler> = {
   getRoom,
   joinRoom,
   leaveRoom,
+  sendCommand,
+  getCommand,
+  readMessages,
   patchRoom,
   patchMember,
   listRooms,

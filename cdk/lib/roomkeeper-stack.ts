@@ -202,6 +202,7 @@ export class RoomkeeperStack extends Stack {
       if (needs.includes('stopServers') && !needs.includes('spawn')) fn.bindFleet(this.fleet, 'stop');
       if (needs.includes('sidecarCredentials') && !needs.includes('spawn')) fn.bindSidecarCredentials(this.fleet);
       if (needs.includes('signTokens')) fn.bindTokenSigningKey(this.tokenSigningKey);
+      if (needs.includes('sendCommands')) fn.bindReplyQueues(replyPrefix, 'send');
     };
 
     const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: logRetention });

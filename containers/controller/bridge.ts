@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   CreateQueueCommand,
   DeleteMessageBatchCommand,
@@ -150,6 +150,25 @@ export class PlatformBridge {
     if (!(await this.send(notice, abandonDeduplicationId(correlationId), AbortSignal.timeout(timeoutMs)))) {
       this.options.log.error('could not tell the platform a call was abandoned', { method, correlationId });
     }
+  }
+
+  /**
+   * Sends the game's answer to a platform command, once per command: the deduplication id is
+   * derived from the command id, so a resend within SQS's five minutes is one message.
+   */
+  answerCommand(
+    commandId: string,
+    answer: { result: unknown } | { error: { code: number; message: string } },
+    timeoutMs = 5_000,
+  ): Promise<boolean> {
+    const deduplicationId = `result-${createHash('sha256').update(commandId).digest('base64url')}`;
+    return this.send({ type: 'commandResult', commandId, ...answer }, deduplicationId, AbortSignal.timeout(timeoutMs));
+  }
+
+  /** Forwards one game → owner message. Resolves whether SQS took it within `timeoutMs`. */
+  forwardMessage(data: Record<string, unknown>, timeoutMs = 5_000): Promise<boolean> {
+    const messageId = newCorrelationId();
+    return this.send({ type: 'message', messageId, data }, messageId, AbortSignal.timeout(timeoutMs));
   }
 
   /** Sends a heartbeat or the exit report. Resolves whether SQS took it within `timeoutMs`. */

@@ -21,6 +21,7 @@ import { createGameMessageHandler } from './rpc/game-messages';
 import { initedMethod } from './rpc/methods/inited';
 import { joinedMethod } from './rpc/methods/joined';
 import { leftMethod } from './rpc/methods/left';
+import { messageMethod } from './rpc/methods/message';
 import { externalGame, parentDeathGuard, startGameProcess, type GameExit, type SupervisedGame } from './supervisor';
 
 export interface ControllerDependencies {
@@ -174,6 +175,11 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
       inited: initedMethod({ forward: forward('inited'), onAccepted, onRefused }),
       joined: joinedMethod(forward('joined'), load),
       left: leftMethod(forward('left'), load),
+      message: messageMethod({
+        forward: (data) => bridge.forwardMessage(data),
+        open: () => phase !== 'ending',
+        now: () => performance.now(),
+      }),
     },
     (method, error) => log.error('method handler failed', { method, error }),
   );
@@ -217,10 +223,11 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
     whitelist: env.COMMAND_WHITELIST,
     calls,
     timeoutMs: ms(env.PLATFORM_REPLY_TIMEOUT_S),
+    answer: (commandId, answer) => bridge.answerCommand(commandId, answer),
     log,
   });
   bridge.consume((command) => {
-    if (phase !== 'ending') relay(command);
+    if (phase !== 'ending') void relay(command);
   });
 
   const graceMs = ms(env.KILL_GRACE_S);

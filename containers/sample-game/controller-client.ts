@@ -63,6 +63,11 @@ export class ControllerClient {
     });
   }
 
+  /** A game → controller notification (`message`): no answer unless it failed. */
+  notify(method: 'message', params: { data: Record<string, unknown> }): void {
+    void this.send({ jsonrpc: '2.0', method, params });
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;

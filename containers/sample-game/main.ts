@@ -46,6 +46,7 @@ async function main(): Promise<void> {
   const room = new ChatRoom({
     joined: (key) => controller.call('joined', { key }),
     left: (key) => controller.call('left', { key }),
+    toOwner: (data) => controller.notify('message', { data }),
   });
   const server = new WebSocketServer({ host: env.SAMPLE_GAME_HOST, port, maxPayload: 4096 });
   await new Promise<void>((resolve, reject) => {
@@ -75,7 +76,8 @@ async function main(): Promise<void> {
     })
     .handle('say', (params) => {
       const text = z.object({ text: z.string().max(500) }).parse(params).text;
-      return { delivered: room.broadcast({ type: 'announce', text }) };
+      // The answer goes back to the owner who sent the command (POST /v1/rooms/{roomId}/commands).
+      return { delivered: room.broadcast({ type: 'announce', text }), players: room.accounts };
     });
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));

@@ -2,11 +2,16 @@ import type { WebSocket, WebSocketServer } from 'ws';
 import type { CallResult } from './controller-client';
 import { log } from './log';
 
-/** What the room needs from the controller: confirm and free player slots. */
+/** What the room needs from the controller: confirm and free player slots, and reach the room's owner. */
 export interface SlotAuthority {
   joined(key: string): Promise<CallResult<'joined'>>;
   left(key: string): Promise<CallResult<'left'>>;
+  /** A `message` to the room's owner (they read it with GET /v1/rooms/{roomId}/messages). */
+  toOwner?(data: Record<string, unknown>): void;
 }
+
+/** A chat line starting with this goes to the room's owner instead of the players. */
+export const ownerPrefix = '/owner ';
 
 /** Messages the server sends players (JSON text frames). */
 export type ServerMessage =
@@ -129,6 +134,11 @@ export class ChatRoom {
   private chat(player: Player, text: string): void {
     if (player.state !== 'playing' || !player.account) return;
     const trimmed = text.trim().slice(0, maxChatChars);
+    if (`${trimmed} `.startsWith(ownerPrefix) && this.authority.toOwner) {
+      const note = trimmed.slice(ownerPrefix.length).trim();
+      if (note.length > 0) this.authority.toOwner({ type: 'chat', from: player.account, text: note });
+      return;
+    }
     if (trimmed.length > 0) this.broadcast({ type: 'chat', from: player.account, text: trimmed });
   }
 

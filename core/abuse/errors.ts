@@ -11,6 +11,8 @@ export interface RateLimitDetails {
   readonly retryAfterS: number;
 }
 
+const actionNames = { join: 'joins', create: 'room creations', command: 'commands' } as const;
+
 /**
  * The account used up its allowance for the last `windowS` seconds (or its log could not be written
  * under throttling, which is judged the same way: wait and retry). 429 with `Retry-After`.
@@ -23,7 +25,7 @@ export abstract class AbuseRateLimitedError extends PlatformError {
     options: { cause?: unknown } = {},
   ) {
     super(
-      `Too many ${rate.action === 'join' ? 'joins' : 'room creations'} from this account: at most ${rate.limit} per ${rate.windowS} s. Retry in ${rate.retryAfterS} s.`,
+      `Too many ${actionNames[rate.action]} from this account: at most ${rate.limit} per ${rate.windowS} s. Retry in ${rate.retryAfterS} s.`,
       { details: rate, headers: { 'Retry-After': String(rate.retryAfterS) }, cause: options.cause },
     );
   }
@@ -39,6 +41,10 @@ export class JoinRateLimitedError extends AbuseRateLimitedError {
 
 export class CreateRateLimitedError extends AbuseRateLimitedError {
   override readonly name = 'CreateRateLimitedError';
+}
+
+export class CommandRateLimitedError extends AbuseRateLimitedError {
+  override readonly name = 'CommandRateLimitedError';
 }
 
 /** A ban in force. 403 `BANNED`; the message says until when, unless it is permanent. */

@@ -2,7 +2,13 @@ import { childLogger } from '../infra/logger';
 import { BanSnapshot, banSnapshotMaxAgeMs } from './ban-snapshot';
 import type { Bans } from './ban-store';
 import { banInForce, newBan, type Ban, type BanRequest } from './bans';
-import { AccountBannedError, BanNotFoundError, CreateRateLimitedError, JoinRateLimitedError } from './errors';
+import {
+  AccountBannedError,
+  BanNotFoundError,
+  CommandRateLimitedError,
+  CreateRateLimitedError,
+  JoinRateLimitedError,
+} from './errors';
 import type { RateLimits } from './rate-limit-store';
 import type { RateLimitPolicy } from './rate-limit';
 import { logPolicy, type PermitLeases } from './permit-leases';
@@ -12,6 +18,8 @@ export interface AbuseLimits {
   readonly joinsPerMinute: number;
   /** Room creations per account in any 60 s span. */
   readonly createsPerMinute: number;
+  /** Commands to game servers per account in any 60 s span. @default 60 */
+  readonly commandsPerMinute?: number;
 }
 
 export interface AbuseGuardDependencies {
@@ -56,6 +64,7 @@ export class AbuseGuard {
   /** The share of the join allowance kept in each account's log (all of it without leases). */
   private readonly joinLogPolicy: RateLimitPolicy;
   private readonly createPolicy: RateLimitPolicy;
+  private readonly commandPolicy: RateLimitPolicy;
   private readonly bans: BanSnapshot;
 
   constructor(private readonly deps: AbuseGuardDependencies) {
@@ -65,6 +74,7 @@ export class AbuseGuard {
     this.joinPolicy = join;
     this.joinLogPolicy = deps.joinLeases ? logPolicy(join) : join;
     this.createPolicy = { action: 'create', limit: deps.limits.createsPerMinute, windowS: 60 };
+    this.commandPolicy = { action: 'command', limit: deps.limits.commandsPerMinute ?? 60, windowS: 60 };
   }
 
   /**
@@ -123,6 +133,19 @@ export class AbuseGuard {
   }
 
   /**
+   * Call before `POST /v1/rooms/{roomId}/commands` does anything. Counts against
+   * `COMMAND_RATE_LIMIT_PER_MINUTE`: a game server hears at most that many commands a minute
+   * from its owner, however many the owner sends.
+   *
+   * @throws AccountBannedError 403 `BANNED` while a ban is in force.
+   * @throws CommandRateLimitedError 429 `RATE_LIMITED`, `Retry-After` set.
+   */
+  async assertCommandAllowed(account: string, now: Date): Promise<void> {
+    await this.assertNotBanned(account, now);
+    await this.count(account, now, this.commandPolicy, CommandRateLimitedError);
+  }
+
+  /**
    * Throws `AccountBannedError` if a ban is in force at `now`; a check without counting,
    * for paths that are not rate limited.
    *
@@ -178,7 +201,7 @@ export class AbuseGuard {
     account: string,
     now: Date,
     policy: RateLimitPolicy,
-    RateLimited: typeof JoinRateLimitedError | typeof CreateRateLimitedError,
+    RateLimited: typeof JoinRateLimitedError | typeof CreateRateLimitedError | typeof CommandRateLimitedError,
     /** What the caller is told the limit is (the whole allowance, leases included). */
     stated: RateLimitPolicy = policy,
   ): Promise<void> {

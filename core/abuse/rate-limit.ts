@@ -23,7 +23,7 @@
  */
 
 /** What is being limited; part of the log's key. */
-export type RateLimitedAction = 'join' | 'create';
+export type RateLimitedAction = 'join' | 'create' | 'command';
 
 export interface RateLimitPolicy {
   readonly action: RateLimitedAction;

@@ -7,6 +7,9 @@ import {
   joinedTokenScopes,
 } from '../auth/token-model';
 import type { PlatformTokenVerifier, TokenSigner } from '../auth/tokens';
+import type { RoomMessages } from '../commands/message-store';
+import { commandOutcome, messageDataSchema } from '../commands/model';
+import type { Commands } from '../commands/store';
 import { countSpawnFailure } from '../infra/metrics';
 import type { ControllerReply, ControllerRequest, SidecarCredentials } from '../protocol/controller-messages';
 import { gameMethods } from '../protocol/game-methods';
@@ -38,6 +41,10 @@ export interface ControllerEventDependencies {
   readonly slots?: Pick<ServerSlots, 'release'>;
   /** The warm pool: a standby server's `inited` makes it ready to be taken, or its game unpoolable. */
   readonly pool?: Pick<PoolStore, 'markReady' | 'markUnsupported' | 'remove'>;
+  /** Owners' commands: the game's answers are recorded on them (core/commands/relay.ts). */
+  readonly commands: Pick<Commands, 'recordOutcome'>;
+  /** Each room's log of game → owner messages. */
+  readonly messages: Pick<RoomMessages, 'append'>;
 }
 
 type RpcRequest = Extract<ControllerRequest, { type: 'rpc' }>;
@@ -77,6 +84,17 @@ export async function handleControllerRequest(
     case 'rpc': {
       const outcome = await applyRpc(request, deps, now);
       await deps.reply(request.replyTo, { type: 'reply', correlationId: request.correlationId, ...outcome });
+      return;
+    }
+    case 'commandResult':
+      // Keyed by the room the MAC proves: another room's sidecar cannot answer this room's
+      // command, and a repeated or late answer finds the record no longer `sent`.
+      await deps.commands.recordOutcome(request.roomId, request.commandId, commandOutcome(request), now);
+      return;
+    case 'message': {
+      // The sidecar checked the same; a message that cannot be stored exactly is dropped.
+      const data = messageDataSchema.safeParse(request.data);
+      if (data.success) await deps.messages.append(request.roomId, request.messageId, data.data, now);
       return;
     }
     case 'credentials': {

@@ -32,9 +32,11 @@ export interface GiveUpDependencies {
  * belongs to must not wait for it forever (a spawning room would stay spawning, its FIFO
  * group blocked). The room is failed with `platform-error` and a sidecar waiting for an
  * answer gets an error at once, instead of timing out. Idempotent: failing a dead room
- * changes nothing.
+ * changes nothing. A command result or a game message that cannot be recorded is only dropped.
  */
 export async function giveUpOnMessage(request: ControllerRequest, deps: GiveUpDependencies): Promise<void> {
+  // A game's answer or message to the owner holds nothing up: only it is lost, not the room.
+  if (request.type === 'commandResult' || request.type === 'message') return;
   await deps.rooms.markFailed(request.roomId, poisonFailureReason, deps.now());
   if (request.type !== 'rpc') return;
   await deps.reply(request.replyTo, {

@@ -80,6 +80,8 @@ const environmentSchema = z.object({
   JOIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().max(maxRateLimit).default(20),
   /** Rooms one account may create in any 60 s span (a sliding window). */
   CREATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().max(maxRateLimit).default(10),
+  /** Commands one account may send to its rooms' game servers in any 60 s span. */
+  COMMAND_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().max(maxRateLimit).default(60),
   /** Cost bounds (docs/cost-bounds.md): a ready room with no live member this long is ended. */
   EMPTY_ROOM_GRACE_S: z.coerce.number().int().positive().max(86_400).default(60),
   /** A room older than this is ended, players or not; a configuration's `maxLifetimeS` overrides it. */
@@ -130,7 +132,7 @@ export type PlatformConfig = Readonly<{
   sweepIntervalS: number;
   endedRoomRetentionS: number;
   sidecar: Readonly<{ heartbeatIntervalS?: number; statusIntervalS?: number; statusTimeoutS?: number }>;
-  abuse: Readonly<{ joinsPerMinute: number; createsPerMinute: number }>;
+  abuse: Readonly<{ joinsPerMinute: number; createsPerMinute: number; commandsPerMinute: number }>;
   costBounds: CostBoundDefaults;
 }>;
 
@@ -219,7 +221,11 @@ export function parseConfig(env: NodeJS.ProcessEnv): PlatformConfig {
       statusIntervalS: e.STATUS_INTERVAL_S,
       statusTimeoutS: e.STATUS_TIMEOUT_S,
     },
-    abuse: { joinsPerMinute: e.JOIN_RATE_LIMIT_PER_MINUTE, createsPerMinute: e.CREATE_RATE_LIMIT_PER_MINUTE },
+    abuse: {
+      joinsPerMinute: e.JOIN_RATE_LIMIT_PER_MINUTE,
+      createsPerMinute: e.CREATE_RATE_LIMIT_PER_MINUTE,
+      commandsPerMinute: e.COMMAND_RATE_LIMIT_PER_MINUTE,
+    },
     costBounds: {
       emptyRoomGraceS: e.EMPTY_ROOM_GRACE_S,
       maxLifetimeS: e.MAX_ROOM_LIFETIME_S,

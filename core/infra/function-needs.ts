@@ -12,7 +12,9 @@
  * - `stopServers`: stops game server tasks (a session that ended empty): StopTask and the
  *   ECS settings. `spawn` includes it.
  * - `sidecarCredentials`: issues room-scoped sessions of the sidecar role.
+ * - `sendCommands`: puts owners' commands on a room's reply queue (GetQueueUrl and SendMessage
+ *   on the reply queues). They are sealed with the room's channel key: declare `signTokens` too.
  */
-export const functionNeeds = ['spawn', 'stopServers', 'signTokens', 'sidecarCredentials'] as const;
+export const functionNeeds = ['spawn', 'stopServers', 'signTokens', 'sidecarCredentials', 'sendCommands'] as const;
 
 export type FunctionNeed = (typeof functionNeeds)[number];

@@ -13,6 +13,9 @@
  * | join permit leases     | RATELEASE#<action>#<limit> | LEASES         |
  * | rate limiter log       | ACCOUNT#<account>      | RATE#<action>#<limit> |
  * | idempotency record     | ACCOUNT#<account>      | IDEMPOTENCY#<sha256(key)> |
+ * | owner's command        | ROOM#<roomId>          | COMMAND#<commandId> |  (core/commands/store.ts)
+ * | room's message counter | ROOM#<roomId>          | MESSAGES           |
+ * | room's message         | ROOM#<roomId>          | MESSAGE#<seq, 16 digits> |
  * | sweeper's memory       | SWEEPER                | STATE              |
  * | running servers, total | SERVERS                | COUNT#*            |
  * | … of a configuration   | SERVERS                | COUNT#<gameId>#<version> |
@@ -67,6 +70,15 @@ export function liveRoomShard(roomId: string): number {
 
 export const keys = {
   room: (roomId: string): ItemKey => ({ pk: roomPk(roomId), sk: 'ROOM' }),
+  /** An owner's command to the room's game server, beside the room's item (never read with it). */
+  command: (roomId: string, commandId: string): ItemKey => ({ pk: roomPk(roomId), sk: `COMMAND#${commandId}` }),
+  /** The room's message log: its counter (last seq, last message id) … */
+  messageCounter: (roomId: string): ItemKey => ({ pk: roomPk(roomId), sk: 'MESSAGES' }),
+  /** … and one item per message, sorted by seq (zero-padded, so text order is number order). */
+  message: (roomId: string, seq: number): ItemKey => ({
+    pk: roomPk(roomId),
+    sk: `MESSAGE#${String(seq).padStart(16, '0')}`,
+  }),
   fillingRoom: (bucket: string): ItemKey => ({ pk: `BUCKET#${bucket}`, sk: 'FILLING' }),
   /** Index keys of a live room: matchmaking bucket (gsi1), game listing (gsi2), sweeper (gsi3). */
   roomIndexes: (room: {

@@ -55,7 +55,10 @@ export class PoolStore {
       return;
     }
     await this.db.send(
-      new PutCommand({ TableName: this.tableName, Item: { ...key, type: 'pooled-configuration', gameId, version, standby } }),
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...key, type: 'pooled-configuration', gameId, version, standby },
+      }),
     );
   }
 
@@ -145,7 +148,10 @@ export class PoolStore {
 
   async remove(pool: PoolKey, roomId: string): Promise<void> {
     await this.db.send(
-      new DeleteCommand({ TableName: this.tableName, Key: keys.standbyServer(pool.gameId, pool.version, pool.region, roomId) }),
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: keys.standbyServer(pool.gameId, pool.version, pool.region, roomId),
+      }),
     );
   }
 

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { grantableScopes } from '../auth/token-model';
 import type { GameServerConfiguration } from '../gameservers/configuration';
 import { NoHealthyHostError } from '../gameservers/errors';
@@ -108,7 +109,12 @@ export class WarmPool {
     const { deps } = this;
     const created = deps.now();
     const roomId = deps.newRoomId();
-    const lease = { roomId, gameId: configuration.gameId, version: configuration.version, acquiredAt: created.toISOString() };
+    const lease = {
+      roomId,
+      gameId: configuration.gameId,
+      version: configuration.version,
+      acquiredAt: created.toISOString(),
+    };
     let host;
     try {
       const decision = await deps.placement.place(roomId, { region }, lease, {
@@ -188,7 +194,7 @@ export function standbyRoom(
 function shuffled<T>(items: readonly T[]): T[] {
   const copy = [...items];
   for (let i = copy.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
+    const j = randomInt(i + 1);
     [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
   }
   return copy;

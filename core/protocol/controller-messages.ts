@@ -65,6 +65,26 @@ export const controllerRequestSchema = z.discriminatedUnion('type', [
     signal: z.string().nullable().optional(),
   }),
   /**
+   * The game's answer to a platform command (`command` on the reply queue), at most once per
+   * `commandId`: the result, or the game's JSON-RPC error (or the sidecar's: timeout, too large).
+   */
+  z.object({
+    type: z.literal('commandResult'),
+    ...base,
+    commandId: z.string().min(1).max(128),
+    result: z.unknown().optional(),
+    error: rpcErrorSchema.optional(),
+  }),
+  /** A game → owner message (the game's `message` notification), for the room's message log. */
+  z.object({
+    type: z.literal('message'),
+    ...base,
+    /** 128 random bits; also the FIFO deduplication id, so a redelivery is recognised. */
+    messageId: z.string().min(1).max(128),
+    /** Checked by the consumer as stored JSON (core/commands/model.ts), never rebuilt here. */
+    data: z.unknown(),
+  }),
+  /**
    * Deployed only: fresh scoped AWS credentials for this sidecar before its current ones
    * expire (role chaining caps them at one hour). Answered with `sidecarCredentialsSchema`.
    */

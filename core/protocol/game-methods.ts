@@ -3,6 +3,8 @@ import { storableJsonObjectSchema } from './storable-json';
 
 /** The same bound as room settings (core/rooms/schema.ts), kept here so the protocol has no room import. */
 const maxSettingsBytes = 4 * 1024;
+/** One game → owner message's `data` (core/commands/model.ts keeps the same bound). */
+export const maxMessageBytes = 4 * 1024;
 
 /**
  * The game ↔ controller methods of docs/game-server-protocol.md: params and results, one
@@ -37,6 +39,18 @@ export const gameMethods = {
   },
   left: {
     params: z.object({ key: z.string().min(1).max(256) }),
+    result: z.object({ status: z.literal('OK') }),
+  },
+} as const;
+
+/**
+ * Game → controller, forwarded without waiting for the platform: the sidecar answers (when
+ * called with an id) once SQS took it.
+ */
+export const gameNotifications = {
+  /** A message for the room's owner (`GET /v1/rooms/{roomId}/messages`). */
+  message: {
+    params: z.object({ data: storableJsonObjectSchema(maxMessageBytes) }),
     result: z.object({ status: z.literal('OK') }),
   },
 } as const;

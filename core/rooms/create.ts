@@ -135,6 +135,7 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
     reservationTimeoutS: configuration.reservationTimeoutS,
     spawnDeadline: spawnDeadline.toISOString(),
     serverScopes: grantableScopes(configuration.serverScopes),
+    commands: [...configuration.commands],
     ...(command.bucket ? { bucket: command.bucket } : {}),
     template: command.session?.template ?? null,
     constants:

@@ -63,6 +63,11 @@ export interface Room {
    * the ceiling of every token minted for this room. Absent on older rooms: no scopes.
    */
   readonly serverScopes?: readonly string[];
+  /**
+   * The configuration's `commands` whitelist the room was created with: what its sidecar
+   * relays, so what its owner may send. Absent on older rooms: the configuration's.
+   */
+  readonly commands?: readonly string[];
   /** When `inited` made the room ready: reservations made while it spawned count from here. */
   readonly readyAt?: string;
   /** The template's constants (immutable). Absent on older rooms: the default template. */

@@ -1,6 +1,13 @@
 import * as z from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { banRequestSchema, banSchema } from '../../core/abuse/bans';
+import {
+  commandIdSchema,
+  commandViewSchema,
+  messagesViewSchema,
+  readMessagesQuerySchema,
+  sendCommandRequestSchema,
+} from '../../core/commands/model';
 import { errorStatus } from '../../core/errors';
 import { idempotencyKeyHeaderSchema } from '../../core/idempotency/record';
 import { gameServerConfigurationBodySchema } from '../../core/gameservers/schema';
@@ -186,6 +193,51 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
     summary: "Cancel the caller's reservation or leave the room",
     requestParams: { path: roomIdParams },
     responses: { '204': { description: 'The slot is free.' }, ...errors('UNAUTHORIZED', 'NOT_FOUND') },
+  },
+  sendCommand: {
+    summary:
+      "Send a command to the room's game server (the room's owner only; the command must be in the configuration's commands whitelist)",
+    requestParams: { path: roomIdParams },
+    requestBody: { content: { 'application/json': { schema: sendCommandRequestSchema } } },
+    responses: {
+      '200': json(commandViewSchema, 'The game server answered within about 10 s: its result, or its error.'),
+      '202': {
+        ...json(
+          z.object({ commandId: z.string(), state: z.literal('sent') }),
+          'Sent; no answer yet. Read it later at Location.',
+        ),
+        headers: z.object({ location: z.string().describe('/v1/rooms/{roomId}/commands/{commandId}') }),
+      },
+      ...errors(
+        'BAD_REQUEST',
+        'UNAUTHORIZED',
+        'FORBIDDEN',
+        'BANNED',
+        'NOT_FOUND',
+        'ROOM_NOT_READY',
+        'RATE_LIMITED',
+        'UNAVAILABLE',
+      ),
+    },
+  },
+  getCommand: {
+    summary: 'Read a command the caller sent, and the answer once it came',
+    requestParams: { path: z.object({ roomId: z.string(), commandId: commandIdSchema }) },
+    responses: {
+      '200': json(
+        commandViewSchema,
+        "The command: sent (no answer yet), answered, or failed (the game's error, or no answer within 60 s).",
+      ),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
+    },
+  },
+  readMessages: {
+    summary: "Read the game server's messages to the room's owner (the last 100 kept; long poll with waitS)",
+    requestParams: { path: roomIdParams, query: readMessagesQuerySchema },
+    responses: {
+      '200': json(messagesViewSchema, 'Messages after `after`, oldest first; empty when none came within waitS.'),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
+    },
   },
   putGameConfiguration: {
     summary: 'Install or replace a game server configuration (admin)',

@@ -98,6 +98,33 @@ export const routes = [
     auth: 'jwt',
   },
   {
+    id: 'sendCommand',
+    method: 'POST',
+    path: '/v1/rooms/{roomId}/commands',
+    entry: 'lambdas/http/rooms/commands.ts',
+    auth: 'jwt',
+    // Holds the owner up to 10 s for the game's answer.
+    timeoutS: 15,
+    // Seals the command with the room's channel key and puts it on the sidecar's reply queue.
+    needs: ['sendCommands', 'signTokens'],
+  },
+  {
+    id: 'getCommand',
+    method: 'GET',
+    path: '/v1/rooms/{roomId}/commands/{commandId}',
+    entry: 'lambdas/http/rooms/command.ts',
+    auth: 'jwt',
+  },
+  {
+    id: 'readMessages',
+    method: 'GET',
+    path: '/v1/rooms/{roomId}/messages',
+    entry: 'lambdas/http/rooms/messages.ts',
+    auth: 'jwt',
+    // A long poll of up to 20 s.
+    timeoutS: 25,
+  },
+  {
     id: 'putGameConfiguration',
     method: 'PUT',
     path: gameVersionPath,

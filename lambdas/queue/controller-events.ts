@@ -108,6 +108,8 @@ export async function processControllerEvents(event: SQSEvent): Promise<SQSBatch
             sidecarCredentials: p.sidecarCredentials,
             locateServer: p.locateServer,
             now: p.now,
+            commands: p.commands,
+            messages: p.roomMessages,
           });
         } catch (error) {
           if (request?.type === 'heartbeat') {

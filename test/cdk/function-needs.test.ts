@@ -25,11 +25,13 @@ const compositionRoot = 'lambdas/dependencies.ts';
 const usesOf: Record<FunctionNeed, RegExp> = {
   // Starting a game server: only through a Spawner's spawn().
   spawn: /\bspawner\.spawn\(/,
-  // The signing key: platform tokens, the sidecar channel keys, idempotency records.
-  signTokens: /\.(signToken|verifyPlatformToken|sidecarKeys|idempotency)\b/,
+  // The signing key: platform tokens, the sidecar channel keys (commands are sealed with them), idempotency records.
+  signTokens: /\.(signToken|verifyPlatformToken|sidecarKeys|idempotency|deliverCommand)\b/,
   sidecarCredentials: /\.sidecarCredentials\b/,
   // Stopping a game server task: only through a Spawner's stop().
   stopServers: /\bspawner\.stop\(/,
+  // A command for a sidecar: sealed (the signing key) and sent to its reply queue.
+  sendCommands: /\.deliverCommand\b/,
 };
 
 /** A need another one includes: `spawn` binds the fleet for stopping too. */
@@ -121,6 +123,7 @@ describe('needs derived from the code', () => {
       'lambdas/http/rooms/session-dependencies.ts',
     );
     expect(needsShownBy('lambdas/queue/controller-events.ts').has('sidecarCredentials')).toBe(true);
+    expect(needsShownBy('lambdas/http/rooms/commands.ts').get('sendCommands')).toBe('lambdas/http/rooms/commands.ts');
   });
 
   it.each(deployed.map((d) => [d.name, d] as const))('%s declares every need its code shows', (_name, d) => {
@@ -163,6 +166,10 @@ describe('grants and environment of every function that can spawn, stop servers 
       expect(config.tokenSigningJwkSecretArn).toBeDefined();
     } else {
       expect(actions).not.toContain('secretsmanager:GetSecretValue');
+    }
+    if (shown.has('sendCommands')) {
+      expect(actions).toEqual(expect.arrayContaining(['sqs:SendMessage', 'sqs:GetQueueUrl']));
+      expect(config.replyQueuePrefix).toMatch(/reply-$/);
     }
     if (shown.has('sidecarCredentials')) {
       expect(actions).toContain('sts:AssumeRole');

@@ -225,11 +225,16 @@ export class ProjectFunction extends Construct {
     // Pseudo parameters, never the stack's literal region/partition: the ARN (and so the
     // cdk-nag finding acknowledged below) reads the same in env-agnostic and pinned stacks.
     const replyQueues = `arn:${Aws.PARTITION}:sqs:${Aws.REGION}:${Aws.ACCOUNT_ID}:${prefix}*`;
-    iam.Grant.addToPrincipal({ grantee: this.role, actions: ['sqs:SendMessage'], resourceArns: [replyQueues] });
+    // GetQueueUrl: a command finds its room's queue by name (core/commands/delivery.ts).
+    iam.Grant.addToPrincipal({
+      grantee: this.role,
+      actions: ['sqs:SendMessage', 'sqs:GetQueueUrl'],
+      resourceArns: [replyQueues],
+    });
     Validations.of(this.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sqs:<AWS::Region>:<AWS::AccountId>:${prefix}*]`,
       reason:
-        'Each game server task creates its own reply queue at run time; the grant is SendMessage only, ' +
+        'Each game server task creates its own reply queue at run time; the grant is SendMessage and GetQueueUrl only, ' +
         `on queues named ${prefix}* of this deployment.`,
     });
     return this;

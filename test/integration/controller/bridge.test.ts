@@ -187,7 +187,7 @@ describe('controller sidecar: heartbeats', () => {
 });
 
 describe('controller sidecar: commands', () => {
-  it.concurrent('relays whitelisted commands once, and drops the others', async () => {
+  it.concurrent('relays whitelisted commands once and sends the answers back; refuses the others', async () => {
     await withGame({}, async (run, game) => {
       await game.call('inited', {});
       await run.sendReply({ type: 'command', commandId: 'c-1', method: 'say', params: { text: 'hello' } });
@@ -197,7 +197,7 @@ describe('controller sidecar: commands', () => {
       expect(relayed).toEqual({ jsonrpc: '2.0', id: expect.any(Number), method: 'say', params: { text: 'hello' } });
       await game.send(JSON.stringify({ jsonrpc: '2.0', id: relayed.id, result: { said: 'hello' } }));
       await run.until(
-        () => run.logs.find((l) => l.message === 'dropped a command outside the whitelist'),
+        () => run.logs.find((l) => l.message === 'refused a command outside the whitelist'),
         3_000,
         'the refusal',
       );
@@ -209,6 +209,23 @@ describe('controller sidecar: commands', () => {
       );
       await sleep(200);
       expect(game.pending).toEqual([]);
+      // One answer per command, MAC'd and on the FIFO queue like every sidecar message.
+      await run.until(
+        () => (run.messages('commandResult').length >= 2 ? true : undefined),
+        3_000,
+        'both command results',
+      );
+      const results = run
+        .messages('commandResult')
+        .map(({ commandId, result, error }) => ({ commandId, result, error }));
+      expect(results.sort((a, b) => a.commandId.localeCompare(b.commandId))).toEqual([
+        { commandId: 'c-1', result: { said: 'hello' }, error: undefined },
+        {
+          commandId: 'c-2',
+          result: undefined,
+          error: { code: -32003, message: "Command 'format-disk' is not in the whitelist." },
+        },
+      ]);
     });
   });
 

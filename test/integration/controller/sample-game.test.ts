@@ -104,6 +104,14 @@ describe('sample game behind the controller sidecar', () => {
 
         await run.sendReply({ type: 'command', commandId: 'say-1', method: 'say', params: { text: 'restart soon' } });
         expect(await alice.next('announce')).toEqual({ type: 'announce', text: 'restart soon' });
+        // The game's answer goes back to the platform, for the owner who sent the command.
+        const answered = await run.until(() => run.messages('commandResult')[0], 5_000, 'the command result');
+        expect(answered).toMatchObject({ commandId: 'say-1', result: { delivered: 2, players: ['alice', 'bob'] } });
+        // A player's "/owner …" line is a message to the room's owner, not chat.
+        bob.socket.send('/owner the harbor is flooding');
+        const note = await run.until(() => run.messages('message')[0], 5_000, 'the message to the owner');
+        expect(note.data).toEqual({ type: 'chat', from: 'bob', text: 'the harbor is flooding' });
+        expect(alice.inbox.filter((m) => m.type === 'chat')).toEqual([]);
 
         alice.socket.close();
         expect(await bob.next('left')).toEqual({ type: 'left', account: 'alice' });

@@ -61,6 +61,13 @@ const bodyRoutes = [
   },
   { method: 'POST', path: `/v1/rooms/${room.roomId}/join`, caller: 'player', base: {}, objects: [] },
   {
+    method: 'POST',
+    path: `/v1/rooms/${room.roomId}/commands`,
+    caller: 'player',
+    base: { command: 'say' },
+    objects: ['args'],
+  },
+  {
     method: 'PUT',
     path: configurationPath,
     caller: 'admin',

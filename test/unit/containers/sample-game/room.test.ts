@@ -83,6 +83,20 @@ describe('ChatRoom', () => {
     expect(slots.left).toHaveBeenCalledWith('k1');
   });
 
+  it('sends a "/owner …" line to the room\'s owner instead of the players', async () => {
+    const toOwner = jest.fn();
+    await start({ ...authority({ k1: 'alice', k2: 'bob' }), toOwner });
+    const alice = player('k1');
+    await alice.waitFor('welcome');
+    const bob = player('k2');
+    await bob.waitFor('welcome');
+    bob.socket.send('/owner  the server lags ');
+    bob.socket.send('/ownerless is chat');
+    expect(await alice.waitFor('chat')).toEqual({ type: 'chat', from: 'bob', text: '/ownerless is chat' });
+    expect(toOwner.mock.calls).toEqual([[{ type: 'chat', from: 'bob', text: 'the server lags' }]]);
+    expect(alice.messages.filter((m) => m.type === 'chat')).toHaveLength(1);
+  });
+
   it('keeps one connection per account: the same key again replaces the older one without freeing the slot', async () => {
     const slots = authority({ k1: 'alice' });
     const room = await start(slots);

@@ -152,13 +152,18 @@ describe('logTtl', () => {
 describe('configured limits', () => {
   const minimal = { TABLE_NAME: 'rooms', AUTH_ISSUER: 'https://id.example', AUTH_JWKS_URL: 'https://id.example/jwks' };
 
-  it('defaults to 20 joins and 10 creations per account in any 60 s', () => {
-    expect(parseConfig(minimal).abuse).toEqual({ joinsPerMinute: 20, createsPerMinute: 10 });
+  it('defaults to 20 joins, 10 creations and 60 commands per account in any 60 s', () => {
+    expect(parseConfig(minimal).abuse).toEqual({ joinsPerMinute: 20, createsPerMinute: 10, commandsPerMinute: 60 });
   });
 
-  it('reads both from the environment', () => {
-    const env = { ...minimal, JOIN_RATE_LIMIT_PER_MINUTE: '5', CREATE_RATE_LIMIT_PER_MINUTE: '2' };
-    expect(parseConfig(env).abuse).toEqual({ joinsPerMinute: 5, createsPerMinute: 2 });
+  it('reads all three from the environment', () => {
+    const env = {
+      ...minimal,
+      JOIN_RATE_LIMIT_PER_MINUTE: '5',
+      CREATE_RATE_LIMIT_PER_MINUTE: '2',
+      COMMAND_RATE_LIMIT_PER_MINUTE: '3',
+    };
+    expect(parseConfig(env).abuse).toEqual({ joinsPerMinute: 5, createsPerMinute: 2, commandsPerMinute: 3 });
   });
 
   it.each([
@@ -166,6 +171,7 @@ describe('configured limits', () => {
     ['JOIN_RATE_LIMIT_PER_MINUTE', 'lots'],
     ['JOIN_RATE_LIMIT_PER_MINUTE', String(maxRateLimit + 1)],
     ['CREATE_RATE_LIMIT_PER_MINUTE', '1.5'],
+    ['COMMAND_RATE_LIMIT_PER_MINUTE', '0'],
   ])('fails fast naming %s = %p', (variable, value) => {
     expect(() => parseConfig({ ...minimal, [variable]: value })).toThrow(variable);
   });

@@ -53,6 +53,9 @@ import { FleetStore } from '../core/placement/fleet-store';
 import type { IpLocator } from '../core/placement/geo';
 import { Placement } from '../core/placement/placement';
 import { PoolStore } from '../core/pool/pool-store';
+import { WarmPool } from '../core/pool/warm-pool';
+import { assignThroughSidecar } from '../core/pool/assign';
+import { gameServerTokenClaims } from '../core/auth/token-model';
 
 /**
  * The composition root: every store and port a handler uses, built once per process from the
@@ -99,6 +102,8 @@ export interface Platform {
   readonly fleet: FleetStore;
   /** The warm pool's bookkeeping: standby servers and pooled configurations (core/pool/pool-store.ts). */
   readonly pool: PoolStore;
+  /** The warm pool: standby servers taken by creates, refilled by creates and the sweeper. */
+  readonly warmPool: WarmPool;
   /** Chooses a new room's region and host and takes its server slot (core/placement/placement.ts). */
   readonly placement: Placement;
   /**
@@ -142,7 +147,9 @@ export interface Platform {
 /** The adapters that differ between the deployed stack, the local cloud and tests. */
 export interface PlatformOptions {
   /** Game servers as something other than ECS tasks (the local cloud's processes, a test's recorder). */
-  readonly spawner?: (platform: Omit<Platform, 'spawner' | 'locateServer' | 'prepareConfiguration'>) => Spawner;
+  readonly spawner?: (
+    platform: Omit<Platform, 'spawner' | 'locateServer' | 'prepareConfiguration' | 'warmPool'>,
+  ) => Spawner;
   /** Where players reach a game server, when not an ECS task's public IP (the local fleet's host). */
   readonly locateServer?: () => ServerLocator;
   /** Time other than the system's (a test moving expiries). */
@@ -310,7 +317,7 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
   const fleet = new FleetStore(db, table);
   const sqs = createSqsClient(settings);
   const deliverCommand = sqsCommandDelivery(sqs, settings.replyQueuePrefix, tokens.sidecarKeys);
-  const base: Omit<Platform, 'spawner' | 'locateServer' | 'prepareConfiguration'> = {
+  const base: Omit<Platform, 'spawner' | 'locateServer' | 'prepareConfiguration' | 'warmPool'> = {
     config: settings,
     db,
     sqs,
@@ -363,10 +370,29 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
   const spawner = chosen.spawner
     ? chosen.spawner(base)
     : ecsSpawner(settings, () => sidecarSettings(settings), base, clock);
+  const warmPool = new WarmPool({
+    pool: base.pool,
+    rooms: base.rooms,
+    placement: base.placement,
+    spawner,
+    costs: base.costs,
+    now: base.now,
+    newRoomId: base.newId,
+    mintServerToken: (configuration, roomId) =>
+      base.signToken(gameServerTokenClaims(roomId, configuration.serverScopes)),
+    assign: assignThroughSidecar({
+      commands: base.commands,
+      deliver: base.deliverCommand,
+      now: base.now,
+      sleep: (ms) => clock.sleep(ms),
+      newId: base.newId,
+    }),
+  });
   return {
     ...base,
     ...(!chosen.spawner && settings.ecs.cluster ? { ecs: new ECSClient({ region: settings.region }) } : {}),
     spawner,
+    warmPool,
     locateServer: chosen.locateServer ? chosen.locateServer() : ecsLocator(settings),
     prepareConfiguration: configurationPreparer(settings),
   };

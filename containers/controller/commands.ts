@@ -4,12 +4,20 @@ import { rpcErrorCodes } from '../../core/protocol/jsonrpc';
 import type { PlatformCommand } from './bridge';
 import type { CallOutcome, GameCalls } from './rpc/game-calls';
 
+/** The warm pool's hand-over (docs/game-server-protocol.md "Standby servers"): never a configured command. */
+export const assignMethod = 'assign';
+
 /** What the platform is told about one command: the game's result, or an error. */
 export type CommandAnswer = { readonly result: unknown } | { readonly error: { code: number; message: string } };
 
 export interface CommandRelayOptions {
   /** COMMAND_WHITELIST: the only methods the platform may call on the game. */
   readonly whitelist: readonly string[];
+  /**
+   * STANDBY=1: a warm-pool server. The platform's one `assign` (the room it is handed) is
+   * relayed too; any later one is refused like a method outside the whitelist.
+   */
+  readonly standby?: boolean;
   readonly calls: Pick<GameCalls, 'call'>;
   readonly timeoutMs: number;
   /** Sends the answer back to the platform (`commandResult`); resolves whether SQS took it. */
@@ -26,6 +34,7 @@ export interface CommandRelayOptions {
 export function createCommandRelay(options: CommandRelayOptions): (command: PlatformCommand) => Promise<void> {
   const allowed = new Set(options.whitelist);
   const seen = new Set<string>();
+  let assignable = options.standby === true;
   return async (command) => {
     const context = { commandId: command.commandId.slice(0, 128), method: command.method.slice(0, 64) };
     if (seen.has(command.commandId)) {
@@ -34,7 +43,9 @@ export function createCommandRelay(options: CommandRelayOptions): (command: Plat
     }
     seen.add(command.commandId);
     if (seen.size > 1024) seen.delete(seen.values().next().value as string);
-    if (!allowed.has(command.method)) {
+    const isAssign = command.method === assignMethod && assignable;
+    if (isAssign) assignable = false;
+    if (!isAssign && !allowed.has(command.method)) {
       options.log.warn('refused a command outside the whitelist', context);
       await send(command.commandId, {
         error: { code: rpcErrorCodes.notAllowed, message: `Command '${context.method}' is not in the whitelist.` },

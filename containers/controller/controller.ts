@@ -221,6 +221,7 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
   );
   const relay = createCommandRelay({
     whitelist: env.COMMAND_WHITELIST,
+    standby: env.STANDBY === '1',
     calls,
     timeoutMs: ms(env.PLATFORM_REPLY_TIMEOUT_S),
     answer: (commandId, answer) => bridge.answerCommand(commandId, answer),

@@ -21,6 +21,8 @@ const jsonObject = z
 const envSchema = z.object({
   room_settings: jsonObject,
   game_max_players: z.coerce.number().int().min(1).default(8),
+  /** `1`: started for the warm pool; the room comes later with `assign`. */
+  standby: z.literal('1').optional(),
   SAMPLE_GAME_HOST: z.string().default('0.0.0.0'),
 });
 
@@ -74,6 +76,17 @@ async function main(): Promise<void> {
       );
       return {};
     })
+    .handle('assign', (params) => {
+      // The warm pool's hand-over: this server is now the room these settings describe.
+      const assigned = assignSchema.parse(params);
+      log('info', 'assigned a room', {
+        roomId: assigned.room_id,
+        map: assigned.room_settings.map ?? 'harbor',
+        maxPlayers: assigned.game_max_players,
+        sinceProcessStartMs: Math.round(performance.now()),
+      });
+      return { status: 'OK' };
+    })
     .handle('say', (params) => {
       const text = z.object({ text: z.string().max(500) }).parse(params).text;
       // The answer goes back to the owner who sent the command (POST /v1/rooms/{roomId}/commands).
@@ -83,12 +96,14 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
 
   const settings = { ...env.room_settings, map: env.room_settings.map ?? 'harbor', maxPlayers: env.game_max_players };
-  let inited = await controller.call('inited', { settings });
+  // A standby server accepts the pool's protocol and reports no settings: its room has none yet.
+  const initedParams = env.standby ? { standby: true } : { settings };
+  let inited = await controller.call('inited', initedParams);
   // The controller's own failures (-32004 no answer in time, -32603 SQS unreachable) are not a
   // refusal: the protocol lets the game call again, and a retry is answered as the first was.
   while ('error' in inited && retryableInitedCodes.has(inited.error.code)) {
     log('warn', 'inited not answered; calling it again', { code: inited.error.code });
-    inited = await controller.call('inited', { settings });
+    inited = await controller.call('inited', initedParams);
   }
   if ('error' in inited) {
     // The protocol: an error result to inited means the game must exit.
@@ -99,6 +114,12 @@ async function main(): Promise<void> {
   }
   log('info', 'ready', { port, map: settings.map, sinceProcessStartMs: Math.round(performance.now()) });
 }
+
+const assignSchema = z.object({
+  room_id: z.string(),
+  room_settings: z.record(z.string(), z.unknown()),
+  game_max_players: z.number().int().min(1),
+});
 
 /** JSON-RPC errors of the controller itself, after which `inited` may be called again. */
 const retryableInitedCodes = new Set<number>([-32004, -32603]);

@@ -87,7 +87,10 @@ export const gameServerConfigurationBodySchema = z
           .string()
           .min(1)
           .max(64)
-          .regex(/^[A-Za-z0-9_.:-]+$/),
+          .regex(/^[A-Za-z0-9_.:-]+$/)
+          .refine((name) => name !== 'assign', {
+            message: "is the warm pool's hand-over (assign), which only the platform sends",
+          }),
       )
       .max(64)
       .default([]),

@@ -82,7 +82,12 @@ export class WarmPool {
     return undefined;
   }
 
-  /** Starts servers until the region's pool holds `standby` of them (ready or starting). */
+  /**
+   * Brings the region's pool to exactly `standby` servers (ready or starting): drops entries
+   * whose room ended, starts the missing ones, and ends ready ones beyond the number (left
+   * by creates that replaced a server at the same moment, or a lowered `standby`). The sweeper
+   * runs it, one sweep at a time; a create only replaces the server it took.
+   */
   async refill(configuration: GameServerConfiguration, region: string, live?: ReadonlySet<string>): Promise<number> {
     const wanted = configuration.standby ?? 0;
     const key: PoolKey = { gameId: configuration.gameId, version: configuration.version, region };
@@ -92,14 +97,31 @@ export class WarmPool {
       if (await this.stillStandby(server, live)) kept.push(server);
       else await this.deps.pool.remove(key, server.roomId);
     }
+    const extra = kept.filter((s) => s.state === 'ready').slice(0, Math.max(0, kept.length - wanted));
+    for (const server of extra) await this.retire(key, server.roomId);
     const missing = Math.max(0, wanted - kept.length);
     const started = await Promise.all(Array.from({ length: missing }, () => this.startStandby(configuration, region)));
     return started.filter(Boolean).length;
   }
 
-  /** A pooled server counts while its room is live (the sweeper's live set when given, else a read). */
+  /** Ends one pooled server nobody took: its pool entry first, so no create takes it meanwhile. */
+  private async retire(key: PoolKey, roomId: string): Promise<void> {
+    await this.deps.pool.remove(key, roomId);
+    const room = await this.deps.rooms.find(roomId);
+    if (!room?.standby) return;
+    const closed = await this.deps.rooms.markClosed(roomId, this.deps.now());
+    if (closed.applied && room.placement) await this.deps.spawner.stop(room.placement.taskId, 'pool-shrunk');
+    log.info('standby server retired', { roomId, gameId: key.gameId, region: key.region });
+  }
+
+  /**
+   * A pooled server counts while its room is live: the sweeper's live set when given (a server
+   * started after that set was read counts for a minute), else a read of the room.
+   */
   private async stillStandby(server: StandbyServer, live?: ReadonlySet<string>): Promise<boolean> {
-    if (live) return live.has(server.roomId);
+    if (live && (live.has(server.roomId) || Date.parse(server.startedAt) > this.deps.now().getTime() - 60_000)) {
+      return true;
+    }
     const room = await this.deps.rooms.find(server.roomId);
     return room?.standby === true && (room.state === 'spawning' || room.state === 'ready');
   }
@@ -183,6 +205,7 @@ export function standbyRoom(
     reservationTimeoutS: configuration.reservationTimeoutS,
     spawnDeadline: new Date(created.getTime() + configuration.spawnTimeoutS * 1000).toISOString(),
     serverScopes: grantableScopes(configuration.serverScopes),
+    commands: [...configuration.commands],
     template: null,
     constants: { ...defaultConstants(shape), visibility: 'private' },
     properties: { joinability: 'closed', custom: {} },

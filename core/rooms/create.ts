@@ -260,7 +260,8 @@ async function createFromPool(
   if (!taken) return undefined;
   const [outcome] = await Promise.all([
     pool.assign(taken, configuration),
-    pool.refill(configuration, region).catch(() => 0),
+    // One replacement for the server taken; topping up and trimming is the sweeper's.
+    pool.startStandby(configuration, region).catch(() => undefined),
   ]);
   if (!outcome.accepted) {
     // The game could not take the room: it ends, and the creator gets a cold start instead.

@@ -65,6 +65,7 @@ export const handler = httpHandler(
         spawnQueueBy: new Date(started + runTaskQueueMs),
         costs: p.costs,
         placement: { placer: p.placement, request: placement },
+        warmPool: p.warmPool,
       },
     );
     if (result.state === 'Spawning') {

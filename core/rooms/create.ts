@@ -216,8 +216,8 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
 
 /**
  * A create served by the warm pool: a ready standby server becomes the creator's room in one
- * write, the game gets `assign` (one round trip through its sidecar) while a replacement
- * starts. Undefined when the pool had none or the game refused: the create starts cold.
+ * write, and the game gets `assign` (one round trip through its sidecar). Undefined when the
+ * pool had none or the game refused: the create starts cold.
  */
 async function createFromPool(
   command: CreateRoomCommand,
@@ -258,11 +258,9 @@ async function createFromPool(
     return { room, members: firstMembers(room, member) };
   });
   if (!taken) return undefined;
-  const [outcome] = await Promise.all([
-    pool.assign(taken, configuration),
-    // One replacement for the server taken; topping up and trimming is the sweeper's.
-    pool.startStandby(configuration, region).catch(() => undefined),
-  ]);
+  // No replacement is started here: a server start beside the hand-over would double its time.
+  // The sweeper tops the pool up (core/pool/warm-pool.ts `refill`).
+  const outcome = await pool.assign(taken, configuration);
   if (!outcome.accepted) {
     // The game could not take the room: it ends, and the creator gets a cold start instead.
     await deps.rooms.markFailed(taken.roomId, 'assign-refused', deps.now());

@@ -90,7 +90,8 @@ async function refillPools(p: Platform, live: ReadonlySet<string>): Promise<void
         log.warn('could not refill a warm pool', { gameId: entry.gameId, region, error });
         return 0;
       });
-      if (started > 0) log.info('refilled a warm pool', { gameId: entry.gameId, version: entry.version, region, started });
+      if (started > 0)
+        log.info('refilled a warm pool', { gameId: entry.gameId, version: entry.version, region, started });
     }
   }
 }

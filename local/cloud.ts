@@ -47,6 +47,8 @@ export interface LocalCloudOptions {
   readonly rateLimits?: { joinsPerMinute?: number; createsPerMinute?: number; commandsPerMinute?: number };
   /** Pause before DynamoDB Local is restarted after it died (tests lengthen it to observe the outage). */
   readonly dynamodbRestartDelayMs?: number;
+  /** How long a create holds the caller for `inited` before 202 (`CREATE_WAIT_S`). @default 25 */
+  readonly createWaitS?: number;
   /** Local hosts (local-1 … local-N) when the file declares no regions (`--hosts N`). @default 1 */
   readonly hosts?: number;
   /** How often local hosts send heartbeats. @default 2000 */
@@ -187,6 +189,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       REPLY_QUEUE_PREFIX: `${localQueuePrefix}-reply-`,
       ...optionalNumbers({
         HEARTBEAT_TIMEOUT_S: options.heartbeatTimeoutS,
+        CREATE_WAIT_S: options.createWaitS,
         SWEEP_INTERVAL_S: (options.sweepIntervalMs ?? defaultSweepIntervalMs) / 1000,
         JOIN_RATE_LIMIT_PER_MINUTE: options.rateLimits?.joinsPerMinute,
         CREATE_RATE_LIMIT_PER_MINUTE: options.rateLimits?.createsPerMinute,

@@ -36,6 +36,17 @@ export function grantOrphanSweeps(fn: ProjectFunction, fleet: GameServerFleet, r
   fn.role.addToPrincipalPolicy(
     new iam.PolicyStatement({ actions: ['ecs:DescribeTasks'], resources: [fleet.tasksArn], conditions: inCluster }),
   );
+  // ECS hosts' heartbeats (core/placement/ecs-host-heartbeats.ts): the container instances'
+  // registered and remaining CPU and memory, read only, in this cluster only.
+  fn.role.addToPrincipalPolicy(
+    new iam.PolicyStatement({ actions: ['ecs:ListContainerInstances'], resources: [fleet.cluster.clusterArn] }),
+  );
+  fn.role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['ecs:DescribeContainerInstances'],
+      resources: [`arn:${Aws.PARTITION}:ecs:${Aws.REGION}:${Aws.ACCOUNT_ID}:container-instance/${fleet.clusterName}/*`],
+    }),
+  );
   // ListQueues has no resource type; the prefix is passed in the request (QueueNamePrefix).
   fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:ListQueues'], resources: ['*'] }));
   const replyQueues = `arn:${Aws.PARTITION}:sqs:${Aws.REGION}:${Aws.ACCOUNT_ID}:${replyPrefix}*`;
@@ -47,6 +58,10 @@ export function grantOrphanSweeps(fn: ProjectFunction, fleet: GameServerFleet, r
     reason:
       'Leftover reply queues are named by room at run time; the grant is GetQueueAttributes and DeleteQueue ' +
       `on queues named ${replyPrefix}* of this deployment only.`,
+  });
+  Validations.of(fn.role).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:container-instance/${fleet.clusterName}/*]`,
+    reason: `Reads the container instances, whose ids are only known at run time, of the ${fleet.clusterName} cluster only.`,
   });
   Validations.of(fn.role).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',

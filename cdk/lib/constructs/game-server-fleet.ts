@@ -163,6 +163,8 @@ export class GameServerFleet extends Construct {
       vpc: this.vpc,
       clusterName: this.clusterName,
       containerInsightsV2: ecs.ContainerInsights.ENABLED,
+      // FARGATE and FARGATE_SPOT, for hosts that name a capacity provider (docs/placement.md).
+      enableFargateCapacityProviders: true,
     });
 
     this.securityGroup = new ec2.SecurityGroup(this, 'GameServerSecurityGroup', {

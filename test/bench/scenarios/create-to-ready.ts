@@ -11,7 +11,8 @@ import { startLocalCloud } from '../../../local/cloud';
 import type { LocalFleet } from '../../../local/fleet';
 import { freePort } from '../../../local/free-port';
 import { startBaselines } from '../baselines';
-import { startSqsRoundTrips } from '../raw-parts';
+import { startSqsRoundTrips, startZeroMqRoundTrips } from '../raw-parts';
+import { platform } from '../../../lambdas/dependencies';
 import { jsonClient } from '../../helpers/http';
 import { phase } from '../progress';
 import { describeLatency, formatMs, formatRatio, ratio, summarize, type LatencySummary } from '../stats';
@@ -41,6 +42,34 @@ export interface CreateToReadyResult {
   readonly ratio: number;
   /** create p50 ÷ game-alone p50. */
   readonly gameRatio: number;
+  /** The same create served by the warm pool (`standby: 1`): a ready server handed over with `assign`. */
+  readonly warm: {
+    readonly create: LatencySummary;
+    /** Its raw parts, each alone: the take (one conditional write), `assign` out and its answer back (two SQS round trips), the call to the game (one ZeroMQ round trip). */
+    readonly parts: {
+      readonly conditionalWrite: LatencySummary;
+      readonly sqsRoundTrip: LatencySummary;
+      readonly zeroMqRoundTrip: LatencySummary;
+    };
+    readonly sumOfPartsMs: number;
+    /** warm create p50 ÷ the sum of its parts' p50s. */
+    readonly ratio: number;
+    /** cold create p50 ÷ warm create p50. */
+    readonly speedup: number;
+  };
+}
+
+const sampleKey = { gameId: 'sample', version: '1.0.0' };
+
+/** Waits until the local cloud's pool of the sample game holds a ready standby server. */
+async function readyStandby(region: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const servers = await platform().pool.servers({ ...sampleKey, region });
+    if (servers.some((s) => s.state === 'ready')) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('no standby server became ready within 60 s');
 }
 
 /**
@@ -139,7 +168,13 @@ export async function benchCreateToReady(rounds: number): Promise<CreateToReadyR
     return samples;
   });
 
-  const cloud = await startLocalCloud({ port: 0, gameOutput: 'ignore', rateLimits: { createsPerMinute: 1000 } });
+  const cloud = await startLocalCloud({
+    port: 0,
+    gameOutput: 'ignore',
+    rateLimits: { createsPerMinute: 1000 },
+    // The warm rounds wait for the sweeper to refill the pool.
+    sweepIntervalMs: 250,
+  });
   const baselines = await startBaselines(cloud.dynamodb.endpoint);
   const sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: cloud.sqs.endpoint });
   try {
@@ -174,6 +209,49 @@ export async function benchCreateToReady(rounds: number): Promise<CreateToReadyR
       }
       return measured;
     });
+    // Warm: the same configuration with a pool of one. Each round waits for a ready standby
+    // server and a quiet moment (no start running beside the measured create), then creates.
+    const admin = (await call('POST', '/v1/dev/tokens', { body: { account: 'bench-admin', scopes: ['admin'] } })).body
+      .access_token;
+    const current = await call('GET', '/v1/admin/games/sample/versions/1.0.0', { token: admin });
+    const { gameId: _g, version: _v, updatedAt: _u, taskDefinition: _t, ...body } = current.body.configuration;
+    const pooled = await call('PUT', '/v1/admin/games/sample/versions/1.0.0', {
+      token: admin,
+      body: { ...body, standby: 1 },
+    });
+    if (pooled.status !== 200) throw new Error(`pooling the sample game answered ${pooled.status}`);
+    const zeroMq = await startZeroMqRoundTrips();
+    const warmRuns = await phase('create: rooms from the warm pool', rounds, async (progress) => {
+      const measured: number[] = [];
+      const trips: number[] = [];
+      const writes: number[] = [];
+      const zmq: number[] = [];
+      for (let i = 0; i < rounds; i++) {
+        await readyStandby(cloud.config.region);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const started = performance.now();
+        const response = await call('POST', '/v1/rooms', { token, body: { gameId: 'sample', version: '1.0.0' } });
+        const took = performance.now() - started;
+        if (response.status !== 201)
+          throw new Error(`warm create answered ${response.status}: ${JSON.stringify(response.body)}`);
+        measured.push(took);
+        trips.push(await sqsRoundTrip());
+        writes.push(await baselines.update());
+        zmq.push(await zeroMq.roundTrip());
+        await cloud.fleet.stop(`local:${response.body.room.roomId as string}`, 'bench round done');
+        progress.add();
+      }
+      return { measured, trips, writes, zmq };
+    });
+    zeroMq.close();
+    const warmCreate = summarize(warmRuns.measured);
+    const warmParts = {
+      conditionalWrite: summarize(warmRuns.writes),
+      sqsRoundTrip: summarize(warmRuns.trips),
+      zeroMqRoundTrip: summarize(warmRuns.zmq),
+    };
+    const warmSum = warmParts.conditionalWrite.p50 + 2 * warmParts.sqsRoundTrip.p50 + warmParts.zeroMqRoundTrip.p50;
+
     const create = summarize(samples);
     const gameAlone = summarize(baseline);
     const sidecar = summarize(parts.sidecar);
@@ -190,6 +268,13 @@ export async function benchCreateToReady(rounds: number): Promise<CreateToReadyR
       platformShareMs: create.p50 - gameAlone.p50,
       ratio: ratio(create.p50, sumOfParts),
       gameRatio: ratio(create.p50, gameAlone.p50),
+      warm: {
+        create: warmCreate,
+        parts: warmParts,
+        sumOfPartsMs: warmSum,
+        ratio: ratio(warmCreate.p50, warmSum),
+        speedup: ratio(create.p50, warmCreate.p50),
+      },
     };
   } finally {
     sqs.destroy();
@@ -213,6 +298,14 @@ export function summarizeCreateToReady(result: CreateToReadyResult): ScenarioSum
       `    conditional UpdateItem        ${describeLatency(parts.conditionalWrite)}`,
       `    sum of p50s                   ${formatMs(result.sumOfPartsMs)}`,
       `  RATIO create p50 / sum of parts ${formatRatio(result.ratio)}   (create p50 / game alone ${formatRatio(result.gameRatio)}; the platform adds ${formatMs(result.platformShareMs)} to the game's own start)`,
+      `warm pool (standby: 1): ${result.rounds} rooms, each handed a ready standby server`,
+      `  POST /v1/rooms → 201 (ready)   ${describeLatency(result.warm.create)}`,
+      `  parts, each alone (same run):`,
+      `    conditional UpdateItem        ${describeLatency(result.warm.parts.conditionalWrite)}`,
+      `    SQS send + receive (×2)       ${describeLatency(result.warm.parts.sqsRoundTrip)}`,
+      `    ZeroMQ request + answer       ${describeLatency(result.warm.parts.zeroMqRoundTrip)}`,
+      `    sum of p50s                   ${formatMs(result.warm.sumOfPartsMs)}`,
+      `  RATIO warm create p50 / sum of parts ${formatRatio(result.warm.ratio)}   (cold p50 / warm p50 ${formatRatio(result.warm.speedup)})`,
     ],
     rows: [
       {
@@ -220,6 +313,13 @@ export function summarizeCreateToReady(result: CreateToReadyResult): ScenarioSum
         figure: `p50 ${formatMs(result.create.p50)}`,
         baseline: `sum of its raw parts ${formatMs(result.sumOfPartsMs)}`,
         ratio: result.ratio,
+        reading: 'lower is better; 1 = no overhead beyond the parts',
+      },
+      {
+        scenario: 'spawn: create from the warm pool',
+        figure: `p50 ${formatMs(result.warm.create.p50)}`,
+        baseline: `sum of its raw parts ${formatMs(result.warm.sumOfPartsMs)}`,
+        ratio: result.warm.ratio,
         reading: 'lower is better; 1 = no overhead beyond the parts',
       },
     ],
@@ -235,6 +335,19 @@ export function summarizeCreateToReady(result: CreateToReadyResult): ScenarioSum
           { label: 'game start → first ZeroMQ message', value: parts.game.p50, series: 'baseline' },
           { label: 'SQS send + receive', value: parts.sqsRoundTrip.p50, series: 'baseline' },
           { label: 'conditional UpdateItem', value: parts.conditionalWrite.p50, series: 'baseline' },
+        ],
+      },
+      {
+        id: 'create-warm',
+        title: 'Create from the warm pool vs its raw parts, each timed alone (p50, same run)',
+        unit: 'ms',
+        bars: [
+          { label: 'POST /v1/rooms → ready (warm)', value: result.warm.create.p50, series: 'roomkeeper' },
+          { label: 'sum of the parts', value: result.warm.sumOfPartsMs, series: 'baseline' },
+          { label: 'conditional UpdateItem', value: result.warm.parts.conditionalWrite.p50, series: 'baseline' },
+          { label: 'SQS send + receive (×2)', value: 2 * result.warm.parts.sqsRoundTrip.p50, series: 'baseline' },
+          { label: 'ZeroMQ request + answer', value: result.warm.parts.zeroMqRoundTrip.p50, series: 'baseline' },
+          { label: 'cold create → ready', value: result.create.p50, series: 'baseline' },
         ],
       },
     ],

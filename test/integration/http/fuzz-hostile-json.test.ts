@@ -82,6 +82,28 @@ const bodyRoutes = [
     objects: [],
   },
   { method: 'POST', path: '/v1/admin/bans', caller: 'admin', base: { account: 'mallory' }, objects: [] },
+  {
+    method: 'PUT',
+    path: '/v1/admin/regions/fuzz-region',
+    caller: 'admin',
+    base: { location: { lat: 1, lon: 2 } },
+    objects: [],
+  },
+  {
+    method: 'POST',
+    path: '/v1/admin/hosts',
+    caller: 'admin',
+    base: { hostId: 'fuzz-host', region: 'fuzz-region', maxServers: 1 },
+    objects: [],
+  },
+  { method: 'PATCH', path: '/v1/admin/hosts/fuzz-host', caller: 'admin', base: { draining: true }, objects: [] },
+  {
+    method: 'PUT',
+    path: '/v1/admin/hosts/fuzz-host/heartbeat',
+    caller: 'admin',
+    base: { cpu: 0.1, memory: 0.1, servers: 0 },
+    objects: [],
+  },
   { method: 'POST', path: '/v1/dev/tokens', caller: 'player', base: { account: 'x' }, objects: [] },
   {
     method: 'PATCH',

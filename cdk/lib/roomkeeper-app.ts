@@ -39,6 +39,21 @@ function contextPorts(app: App): number | undefined {
   return ports;
 }
 
+/** `hostClusters` (`-c hostClusters=games-b,games-c`): other clusters ECS hosts may name. */
+function hostClustersContext(app: App): Pick<RoomkeeperStackProps, 'hostClusters'> {
+  const value = contextString(app, 'hostClusters');
+  if (value === undefined) return {};
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  for (const name of names) {
+    if (!/^[A-Za-z0-9_-]{1,255}$/.test(name))
+      throw new Error(`CDK context "hostClusters" must be ECS cluster names separated by commas, not "${value}".`);
+  }
+  return { hostClusters: names };
+}
+
 /** `alarmEmail` and `monthlyBudgetUsd` (`-c monthlyBudgetUsd=200`), both optional. */
 function operationsContext(app: App): Pick<RoomkeeperStackProps, 'alarmEmail' | 'monthlyBudgetUsd'> {
   const alarmEmail = contextString(app, 'alarmEmail');
@@ -109,6 +124,7 @@ export function addRoomkeeper(app: App, overrides: Partial<RoomkeeperStackProps>
     auth,
     gameImage: contextString(app, 'gameImage') ?? gameImagePlaceholder,
     gamePorts: contextPorts(app) ?? 4,
+    ...hostClustersContext(app),
     ...operationsContext(app),
     costBounds: contextCostBounds(app),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },

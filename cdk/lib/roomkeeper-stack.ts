@@ -54,6 +54,8 @@ export interface RoomkeeperStackProps extends StackProps {
   readonly gameImage: string;
   /** Ports per game server, from 7777 (mapped by the task, opened by the security group). @default 4 */
   readonly gamePorts?: number;
+  /** ECS clusters of this account and region besides the fleet's that hosts may name (docs/placement.md). */
+  readonly hostClusters?: readonly string[];
   /** Alarm notifications by email (confirmed by the recipient). @default none: subscribe to the topic yourself */
   readonly alarmEmail?: string;
   /** A monthly AWS Budgets cost budget in USD, notifying the alarm topic. @default none */
@@ -171,6 +173,7 @@ export class RoomkeeperStack extends Stack {
       replyQueuePrefix: replyPrefix,
       gameImage: props.gameImage,
       gamePorts: props.gamePorts ?? 4,
+      ...(props.hostClusters ? { hostClusters: props.hostClusters } : {}),
       extraEgress: props.gameServerEgress,
       logRetention,
     });

@@ -1,7 +1,7 @@
 import { Aws, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { CostBoundDefaults } from '../../../core/infra/config';
-import type { GameServerFleet } from './game-server-fleet';
+import { nagArn, type GameServerFleet } from './game-server-fleet';
 import type { ProjectFunction } from './project-function';
 
 /** The cost-bound settings a deployment may change (docs/cost-bounds.md); unset: core/infra/config.ts defaults. */
@@ -28,25 +28,37 @@ export function bindCostBounds(fn: ProjectFunction, settings: CostBoundSettings 
  * queues (never another queue).
  */
 export function grantOrphanSweeps(fn: ProjectFunction, fleet: GameServerFleet, replyPrefix: string): void {
-  const inCluster = { ArnEquals: { 'ecs:cluster': fleet.cluster.clusterArn } };
+  const inCluster = fleet.inClusters;
   // ListTasks is authorized on the container instance resource type only: "*" with the cluster condition.
   fn.role.addToPrincipalPolicy(
     new iam.PolicyStatement({ actions: ['ecs:ListTasks'], resources: ['*'], conditions: inCluster }),
   );
   fn.role.addToPrincipalPolicy(
-    new iam.PolicyStatement({ actions: ['ecs:DescribeTasks'], resources: [fleet.tasksArn], conditions: inCluster }),
+    new iam.PolicyStatement({ actions: ['ecs:DescribeTasks'], resources: fleet.tasksArns, conditions: inCluster }),
   );
   // ECS hosts' heartbeats (core/placement/ecs-host-heartbeats.ts): the container instances'
-  // registered and remaining CPU and memory, read only, in this cluster only.
+  // registered and remaining CPU and memory, read only, in the fleet's clusters only.
+  const clusterArn = (name: string) => `arn:${Aws.PARTITION}:ecs:${Aws.REGION}:${Aws.ACCOUNT_ID}:cluster/${name}`;
+  const instancesArn = (name: string) =>
+    `arn:${Aws.PARTITION}:ecs:${Aws.REGION}:${Aws.ACCOUNT_ID}:container-instance/${name}/*`;
   fn.role.addToPrincipalPolicy(
-    new iam.PolicyStatement({ actions: ['ecs:ListContainerInstances'], resources: [fleet.cluster.clusterArn] }),
+    new iam.PolicyStatement({
+      actions: ['ecs:ListContainerInstances'],
+      resources: [fleet.cluster.clusterArn, ...fleet.clusterNames.slice(1).map(clusterArn)],
+    }),
   );
   fn.role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       actions: ['ecs:DescribeContainerInstances'],
-      resources: [`arn:${Aws.PARTITION}:ecs:${Aws.REGION}:${Aws.ACCOUNT_ID}:container-instance/${fleet.clusterName}/*`],
+      resources: fleet.clusterNames.map(instancesArn),
     }),
   );
+  for (const name of fleet.clusterNames) {
+    Validations.of(fn.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArn(instancesArn(name))}]`,
+      reason: `Reads the container instances, whose ids are only known at run time, of the ${name} cluster only.`,
+    });
+  }
   // ListQueues has no resource type; the prefix is passed in the request (QueueNamePrefix).
   fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:ListQueues'], resources: ['*'] }));
   const replyQueues = `arn:${Aws.PARTITION}:sqs:${Aws.REGION}:${Aws.ACCOUNT_ID}:${replyPrefix}*`;
@@ -58,10 +70,6 @@ export function grantOrphanSweeps(fn: ProjectFunction, fleet: GameServerFleet, r
     reason:
       'Leftover reply queues are named by room at run time; the grant is GetQueueAttributes and DeleteQueue ' +
       `on queues named ${replyPrefix}* of this deployment only.`,
-  });
-  Validations.of(fn.role).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:container-instance/${fleet.clusterName}/*]`,
-    reason: `Reads the container instances, whose ids are only known at run time, of the ${fleet.clusterName} cluster only.`,
   });
   Validations.of(fn.role).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',

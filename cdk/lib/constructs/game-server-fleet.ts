@@ -95,6 +95,12 @@ export interface GameServerFleetProps {
   readonly cpu?: number;
   /** @default 1024 MiB */
   readonly memoryLimitMiB?: number;
+  /**
+   * Other ECS clusters of this account and region that hosts name (docs/placement.md): the
+   * functions may run, stop, list and describe room tasks there too, as in the fleet's own.
+   * @default none
+   */
+  readonly hostClusters?: readonly string[];
 }
 
 /**
@@ -118,6 +124,8 @@ export class GameServerFleet extends Construct {
   /** The ports a game server may listen on (the task maps them, the security group opens them). */
   readonly gamePorts: readonly number[];
   readonly clusterName: string;
+  /** The fleet's cluster and the host clusters: where room tasks may run. */
+  readonly clusterNames: readonly string[];
   readonly family: string;
   /** Private ECR repositories the execution role may pull (the game image's): configurations' images must be in one, or public. */
   readonly pullableRepositories: string[] = [];
@@ -133,6 +141,13 @@ export class GameServerFleet extends Construct {
     this.gamePorts = Array.from({ length: props.gamePorts }, (_, i) => first + i);
     const last = first + props.gamePorts - 1;
     this.clusterName = `${props.namePrefix}-game-servers`;
+    for (const name of props.hostClusters ?? []) {
+      if (!/^[A-Za-z0-9_-]{1,255}$/.test(name)) throw new Error(`hostClusters: "${name}" is not an ECS cluster name.`);
+    }
+    this.clusterNames = [
+      this.clusterName,
+      ...new Set((props.hostClusters ?? []).filter((n) => n !== this.clusterName)),
+    ];
     this.family = `${props.namePrefix}-game-server`;
 
     // Public subnets only, and no NAT gateway. Players connect straight to each task's
@@ -301,7 +316,33 @@ export class GameServerFleet extends Construct {
 
   /** ARN pattern of every task of the cluster (task ids are only known at run time). */
   get tasksArn(): string {
-    return `arn:${Aws.PARTITION}:ecs:${Aws.REGION}:${Aws.ACCOUNT_ID}:task/${this.clusterName}/*`;
+    return tasksArnOf(this.clusterName);
+  }
+
+  /** ARN patterns of every task of the fleet's cluster and of each host cluster. */
+  get tasksArns(): string[] {
+    return this.clusterNames.map(tasksArnOf);
+  }
+
+  /** The `ecs:cluster` condition: the fleet's cluster or a host cluster. */
+  get inClusters(): { ArnEquals: Record<string, string | string[]> } {
+    const arns = [
+      this.cluster.clusterArn,
+      ...this.clusterNames
+        .slice(1)
+        .map((name) => `arn:${Aws.PARTITION}:ecs:${Aws.REGION}:${Aws.ACCOUNT_ID}:cluster/${name}`),
+    ];
+    return { ArnEquals: { 'ecs:cluster': arns.length === 1 ? (arns[0] as string) : arns } };
+  }
+
+  /** One cdk-nag acknowledgement per task ARN pattern (cdk-nag names each wildcard resource). */
+  acknowledgeTasks(role: iam.Role, reason: (cluster: string) => string): void {
+    for (const name of this.clusterNames) {
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${nagArn(tasksArnOf(name))}]`,
+        reason: reason(name),
+      });
+    }
   }
 
   /**
@@ -426,8 +467,8 @@ export class GameServerFleet extends Construct {
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['ecs:DescribeTasks'],
-        resources: [this.tasksArn],
-        conditions: { ArnEquals: { 'ecs:cluster': this.cluster.clusterArn } },
+        resources: this.tasksArns,
+        conditions: this.inClusters,
       }),
     );
     role.addToPrincipalPolicy(
@@ -439,10 +480,10 @@ export class GameServerFleet extends Construct {
         'ec2:DescribeNetworkInterfaces supports no resource-level permissions; it is read-only and used to learn a ' +
         "game server task's public IPv4.",
     });
-    Validations.of(role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${nagArn(this.tasksArn)}]`,
-      reason: `Describes game server tasks, whose ids are only known at run time, of the ${this.clusterName} cluster only.`,
-    });
+    this.acknowledgeTasks(
+      role,
+      (cluster) => `Describes game server tasks, whose ids are only known at run time, of the ${cluster} cluster only.`,
+    );
     return { [env.cluster]: this.cluster.clusterName };
   }
 
@@ -452,9 +493,9 @@ export class GameServerFleet extends Construct {
    * needs ecs:TagResource), and handing ECS exactly the execution role (tasks have no task role).
    */
   grantSpawner(role: iam.Role, access: 'run' | 'stop'): void {
-    const inCluster = { ArnEquals: { 'ecs:cluster': this.cluster.clusterArn } };
+    const inCluster = this.inClusters;
     role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['ecs:StopTask'], resources: [this.tasksArn], conditions: inCluster }),
+      new iam.PolicyStatement({ actions: ['ecs:StopTask'], resources: this.tasksArns, conditions: inCluster }),
     );
     if (access === 'run') {
       role.addToPrincipalPolicy(
@@ -467,7 +508,7 @@ export class GameServerFleet extends Construct {
       role.addToPrincipalPolicy(
         new iam.PolicyStatement({
           actions: ['ecs:TagResource'],
-          resources: [this.tasksArn],
+          resources: this.tasksArns,
           conditions: { StringEquals: { 'ecs:CreateAction': 'RunTask' } },
         }),
       );
@@ -479,19 +520,23 @@ export class GameServerFleet extends Construct {
           'and only in the game server cluster (ecs:cluster condition).',
       });
     }
-    Validations.of(role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${nagArn(this.tasksArn)}]`,
-      reason:
+    this.acknowledgeTasks(
+      role,
+      (cluster) =>
         (access === 'run'
           ? 'Tags the game server tasks RunTask starts (ecs:CreateAction condition) and stops them'
           : 'Stops game server tasks') +
-        `; task ids are only known at run time, and the ARN is limited to tasks of the ${this.clusterName} cluster.`,
-    });
+        `; task ids are only known at run time, and the ARN is limited to tasks of the ${cluster} cluster.`,
+    );
   }
 }
 
+function tasksArnOf(cluster: string): string {
+  return `arn:${Aws.PARTITION}:ecs:${Aws.REGION}:${Aws.ACCOUNT_ID}:task/${cluster}/*`;
+}
+
 /** How cdk-nag writes an ARN built from the pseudo parameters in a finding id. */
-function nagArn(arn: string): string {
+export function nagArn(arn: string): string {
   return arn
     .replace(Aws.PARTITION, '<AWS::Partition>')
     .replace(Aws.REGION, '<AWS::Region>')

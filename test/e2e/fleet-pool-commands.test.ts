@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import type { LocalCloud } from '../../local/cloud';
-import { platform } from '../../lambdas/dependencies';
 import { jsonClient } from '../helpers/http';
-import { startTestCloud, type TestCloud } from '../helpers/local-cloud';
+import { readyStandby, startTestCloud, type TestCloud } from '../helpers/local-cloud';
 
 /**
  * The warm pool and the command relay on a fleet of two regions and three local hosts: each
@@ -58,38 +57,29 @@ afterAll(async () => {
   expect(await test?.stop()).toEqual([]);
 });
 
-async function readyStandby(region: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ready = (await platform().pool.servers({ gameId: 'sample', version: '1', region })).filter(
-      (s) => s.state === 'ready',
-    );
-    if (ready.length > 0 || Date.now() > deadline) return ready;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const readyIn = (region: string) => readyStandby({ gameId: 'sample', version: '1', region });
 
 describe('warm pool and commands across regions and hosts', () => {
   it('keeps a standby server in each region, on a host of that region', async () => {
-    const [eu] = await readyStandby('eu-west');
-    const [us] = await readyStandby('us-east');
+    const [eu] = await readyIn('eu-west');
+    const [us] = await readyIn('us-east');
     expect(eu && us).toBeTruthy();
     expect(cloud.fleet.hostsByRoom.get(eu?.roomId ?? '')).toMatch(/^eu-[12]$/);
     expect(cloud.fleet.hostsByRoom.get(us?.roomId ?? '')).toBe('us-1');
   });
 
   it("hands a create its region's standby server and refills that region", async () => {
-    const [eu] = await readyStandby('eu-west');
+    const [eu] = await readyIn('eu-west');
     const created = await call('POST', '/v1/rooms', {
       token: alice,
       body: { gameId: 'sample', version: '1', region: 'eu-west', settings: { map: 'fjord' } },
     });
     expect(created.status).toBe(201);
     expect(created.body.room).toMatchObject({ roomId: eu?.roomId, region: 'eu-west', state: 'ready' });
-    const [next] = await readyStandby('eu-west');
+    const [next] = await readyIn('eu-west');
     expect(next?.roomId).not.toBe(eu?.roomId);
     // The other region's pool was not touched.
-    expect(await readyStandby('us-east')).toHaveLength(1);
+    expect(await readyIn('us-east')).toHaveLength(1);
   });
 
   it("relays the owner's whitelisted command to that game and refuses the rest", async () => {

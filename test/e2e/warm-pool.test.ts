@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { platform } from '../../lambdas/dependencies';
 import { jsonClient } from '../helpers/http';
-import { fixtureGame, startTestCloud, type TestCloud } from '../helpers/local-cloud';
+import { fixtureGame, readyStandby, startTestCloud, type TestCloud } from '../helpers/local-cloud';
 
 /**
  * The warm pool on the local cloud: standby servers of the sample game started ahead of
@@ -46,18 +46,9 @@ afterAll(async () => {
   expect(await test?.stop()).toEqual([]);
 });
 
-async function readyStandby(count: number, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const servers = (await platform().pool.servers(pooled)).filter((s) => s.state === 'ready');
-    if (servers.length >= count || Date.now() > deadline) return servers;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('the warm pool', () => {
   it('keeps standby servers ready that no player can see or join', async () => {
-    const ready = await readyStandby(2);
+    const ready = await readyStandby(pooled, 2);
     expect(ready).toHaveLength(2);
     const listed = await call('GET', '/v1/rooms?gameId=pooled&version=1', { token });
     expect(listed.status).toBe(200);
@@ -68,7 +59,7 @@ describe('the warm pool', () => {
   });
 
   it('hands a create a ready server at once, with the asked settings, and refills', async () => {
-    const standbyIds = new Set((await readyStandby(2)).map((s) => s.roomId));
+    const standbyIds = new Set((await readyStandby(pooled, 2)).map((s) => s.roomId));
     const started = Date.now();
     const created = await call('POST', '/v1/rooms', {
       token,
@@ -91,7 +82,7 @@ describe('the warm pool', () => {
     expect(said.status).toBe(200);
     expect(said.body.state).toBe('answered');
 
-    const refilled = await readyStandby(2);
+    const refilled = await readyStandby(pooled, 2);
     expect(refilled.map((s) => s.roomId)).not.toContain(created.body.room.roomId);
     expect(refilled).toHaveLength(2);
   });

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalCloud, type LocalCloud, type LocalCloudOptions } from '../../local/cloud';
 import { processTreeAlive } from './processes';
+import { platform } from '../../lambdas/dependencies';
+import type { PoolKey, StandbyServer } from '../../core/pool/pool-store';
 
 /** The protocol-only game (test/fixtures/games/protocol-game.mjs), as a configuration's binary. */
 export const fixtureGame = join(__dirname, '../fixtures/games/protocol-game.mjs');
@@ -42,4 +44,14 @@ export async function startTestCloud(
       return pids.filter(processTreeAlive);
     },
   };
+}
+
+/** The ready standby servers of one pool, once there are at least `count` (or the time is up). */
+export async function readyStandby(pool: PoolKey, count = 1, timeoutMs = 30_000): Promise<StandbyServer[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ready = (await platform().pool.servers(pool)).filter((s) => s.state === 'ready');
+    if (ready.length >= count || Date.now() > deadline) return ready;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

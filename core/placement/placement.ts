@@ -36,8 +36,8 @@ const log = childLogger('placement');
  * fallback. Otherwise 503 NO_HEALTHY_HOST naming why each host was skipped. Every decision
  * is logged with its reasons.
  *
- * A deployment with no regions or hosts configured serves its one region (`ROOM_REGION`)
- * without host accounting: the spawner is its single host.
+ * A fleet without hosts has no host accounting: the spawner is its single host, and rooms go
+ * to the best region (its regions', or the one `ROOM_REGION` when it names none).
  */
 export class Placement {
   constructor(
@@ -65,7 +65,7 @@ export class Placement {
   async regionFor(request: PlacementRequest): Promise<string> {
     const { fleet, ranked } = await this.rank(request);
     const best = first(ranked).region;
-    if (fleet.hosts.length === 0 && fleet.regions.length === 0) return best;
+    if (fleet.hosts.length === 0) return best;
     const allowed = request.fallback ? ranked : ranked.slice(0, 1);
     const now = this.deps.now();
     return (
@@ -81,7 +81,7 @@ export class Placement {
     caps: ServerCaps,
   ): Promise<PlacementDecision> {
     const { fleet, ranked } = await this.rank(request);
-    if (fleet.hosts.length === 0 && fleet.regions.length === 0) {
+    if (fleet.hosts.length === 0) {
       await this.deps.slots?.acquire(lease, caps);
       const region = first(ranked);
       log.info('placement decision', { roomId, region: region.region, regionReason: region.reason, host: null });

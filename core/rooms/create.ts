@@ -245,6 +245,8 @@ async function createFromPool(
       maxPlayers,
       players: 1,
       changeNumber: standby.changeNumber + 1,
+      // The room's lifetime bound counts from the create, not from when the server was pooled.
+      createdAt: created.toISOString(),
       updatedAt: created.toISOString(),
       // The creator's reservation runs from now, not from when the server became ready.
       readyAt: created.toISOString(),

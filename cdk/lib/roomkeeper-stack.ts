@@ -73,6 +73,8 @@ export function replyQueuePrefix(namePrefix: string): string {
 
 /** The Lambda function the room sweeper schedule runs every minute. */
 export const sweeperEntry = 'lambdas/schedule/room-sweeper.ts';
+/** The Lambda function that tops up the warm pools every minute. */
+export const poolKeeperEntry = 'lambdas/schedule/pool-keeper.ts';
 
 /** The only paths that may skip the JWT authorizer: a liveness probe, nothing with player data. */
 export const publicPaths: ReadonlySet<string> = new Set(['/health']);
@@ -131,6 +133,8 @@ export class RoomkeeperStack extends Stack {
   readonly operations: Operations;
   readonly sweeper: ProjectFunction;
   readonly sweepSchedule: events.Rule;
+  /** Tops up the warm pools (lambdas/schedule/pool-keeper.ts): it starts standby servers. */
+  readonly poolKeeper: ProjectFunction;
 
   constructor(scope: Construct, id: string, props: RoomkeeperStackProps) {
     super(scope, id, props);
@@ -348,6 +352,27 @@ export class RoomkeeperStack extends Stack {
       schedule: events.Schedule.rate(sweepInterval),
       targets: [
         new targets.LambdaFunction(this.sweeper.function, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
+      ],
+    });
+
+    // The warm pools (docs/placement.md): starting standby servers is spawning, so it is a
+    // function of its own with the spawners' grants; the sweeper keeps stopping only.
+    this.poolKeeper = new ProjectFunction(this, 'PoolKeeper', {
+      entry: poolKeeperEntry,
+      description: 'Tops up the warm pools of standby game servers (every minute)',
+      timeout: Duration.seconds(50),
+      logRetention,
+    })
+      .bindTable(this.table, 'readWrite')
+      .bindAuth(props.auth);
+    bindNeeds(this.poolKeeper, ['spawn', 'signTokens']);
+    bindCostBounds(this.poolKeeper, props.costBounds);
+    this.poolKeeper.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
+    new events.Rule(this, 'PoolKeeperSchedule', {
+      description: 'Tops up the warm pools',
+      schedule: events.Schedule.rate(sweepInterval),
+      targets: [
+        new targets.LambdaFunction(this.poolKeeper.function, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
       ],
     });
 

@@ -11,6 +11,9 @@ export type PlatformCommandMessage = Extract<ControllerReply, { type: 'command' 
  */
 export type CommandDelivery = (roomId: string, command: PlatformCommandMessage) => Promise<'delivered' | 'gone'>;
 
+/** Reply queue URLs a process remembers (the oldest is forgotten first). */
+const maxCachedUrls = 1_000;
+
 /** fauxqs and SQS name a missing queue differently across protocols and SDK versions. */
 const isMissingQueue = (error: unknown): boolean =>
   error instanceof QueueDoesNotExist ||
@@ -27,15 +30,26 @@ export function sqsCommandDelivery(
   replyQueuePrefix: string,
   keysFor: (roomId: string) => Promise<SidecarKeys>,
 ): CommandDelivery {
+  // A room's reply queue keeps its URL for the sidecar's life: looked up once per process.
+  const urls = new Map<string, string>();
   return async (roomId, command) => {
     try {
-      const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: `${replyQueuePrefix}${roomId}` }));
-      if (!QueueUrl) return 'gone';
+      let queueUrl = urls.get(roomId);
+      if (!queueUrl) {
+        const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: `${replyQueuePrefix}${roomId}` }));
+        if (!QueueUrl) return 'gone';
+        queueUrl = QueueUrl;
+        if (urls.size >= maxCachedUrls) urls.delete(urls.keys().next().value as string);
+        urls.set(roomId, queueUrl);
+      }
       const body = sealControllerReply(await keysFor(roomId), command);
-      await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: body }));
+      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
       return 'delivered';
     } catch (error) {
-      if (isMissingQueue(error)) return 'gone';
+      if (isMissingQueue(error)) {
+        urls.delete(roomId);
+        return 'gone';
+      }
       throw error;
     }
   };

@@ -21,7 +21,7 @@ export const assignTimeoutMs = 5_000;
  * SQS round trip and one call to an idle game away (the warm create-to-ready is that plus
  * these few milliseconds).
  */
-const pausesMs = [2, 3, 5, 5, 10, 10, 20, 20, 50];
+const pausesMs = [1, 2, 2, 3, 3, 5, 5, 10, 10, 20, 20, 50];
 
 /** The `assign` request's params: the room the standby server now is (docs/game-server-protocol.md). */
 export function assignParams(room: Room): Record<string, unknown> {

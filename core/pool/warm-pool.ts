@@ -85,16 +85,16 @@ export class WarmPool {
   /**
    * Brings the region's pool to exactly `standby` servers (ready or starting): drops entries
    * whose room ended, starts the missing ones, and ends ready ones beyond the number (left
-   * by creates that replaced a server at the same moment, or a lowered `standby`). The sweeper
-   * runs it, one sweep at a time; a create only replaces the server it took.
+   * when `standby` was lowered). The pool keeper runs it (lambdas/schedule/pool-keeper.ts),
+   * one run at a time; a create never starts a server for the pool.
    */
-  async refill(configuration: GameServerConfiguration, region: string, live?: ReadonlySet<string>): Promise<number> {
+  async refill(configuration: GameServerConfiguration, region: string): Promise<number> {
     const wanted = configuration.standby ?? 0;
     const key: PoolKey = { gameId: configuration.gameId, version: configuration.version, region };
     const servers = await this.deps.pool.servers(key);
     const kept: StandbyServer[] = [];
     for (const server of servers) {
-      if (await this.stillStandby(server, live)) kept.push(server);
+      if (await this.stillStandby(server)) kept.push(server);
       else await this.deps.pool.remove(key, server.roomId);
     }
     const extra = kept.filter((s) => s.state === 'ready').slice(0, Math.max(0, kept.length - wanted));
@@ -114,14 +114,8 @@ export class WarmPool {
     log.info('standby server retired', { roomId, gameId: key.gameId, region: key.region });
   }
 
-  /**
-   * A pooled server counts while its room is live: the sweeper's live set when given (a server
-   * started after that set was read counts for a minute), else a read of the room.
-   */
-  private async stillStandby(server: StandbyServer, live?: ReadonlySet<string>): Promise<boolean> {
-    if (live && (live.has(server.roomId) || Date.parse(server.startedAt) > this.deps.now().getTime() - 60_000)) {
-      return true;
-    }
+  /** A pooled server counts while its room is a live standby room. */
+  private async stillStandby(server: StandbyServer): Promise<boolean> {
     const room = await this.deps.rooms.find(server.roomId);
     return room?.standby === true && (room.state === 'spawning' || room.state === 'ready');
   }

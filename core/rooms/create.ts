@@ -261,7 +261,7 @@ async function createFromPool(
   });
   if (!taken) return undefined;
   // No replacement is started here: a server start beside the hand-over would double its time.
-  // The sweeper tops the pool up (core/pool/warm-pool.ts `refill`).
+  // The pool keeper tops the pool up (lambdas/schedule/pool-keeper.ts).
   const outcome = await pool.assign(taken, configuration);
   if (!outcome.accepted) {
     // The game could not take the room: it ends, and the creator gets a cold start instead.

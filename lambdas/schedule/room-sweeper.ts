@@ -6,7 +6,6 @@ import { sweepOrphans, type OrphanSweepResult } from '../../core/rooms/sweep-orp
 import { childLogger } from '../../core/infra/logger';
 import { platform, type Platform } from '../dependencies';
 import { ecsHostHeartbeats } from '../../core/placement/ecs-host-heartbeats';
-import { GameConfigurationNotFoundError } from '../../core/gameservers/errors';
 
 const log = childLogger('room-sweeper');
 
@@ -55,45 +54,10 @@ export async function sweep(): Promise<SweepResult & { orphans: OrphanSweepResul
     log.info('ended orphans', { ...orphans });
   }
   await reportEcsHosts(p);
-  await refillPools(p, new Set(result.live));
   if (result.heartbeats !== 'judged') {
     log.info('heartbeat loss not judged this sweep', { why: result.heartbeats, backlog: result.backlog });
   }
   return { ...result, orphans };
-}
-
-/**
- * Tops up every warm pool: each pooled configuration gets its `standby` servers in each
- * region that has hosts (the deployment's region when the fleet names none). A pool item whose
- * room is no longer live is dropped first. A configuration whose game refused the pool, or
- * that no longer exists, is skipped.
- */
-async function refillPools(p: Platform, live: ReadonlySet<string>): Promise<void> {
-  const pooled = (await p.pool.registered()).filter((c) => !c.unsupported);
-  if (pooled.length === 0) return;
-  const fleet = await p.fleet.read();
-  const regions = fleet.regions.length > 0 ? fleet.regions.map((r) => r.name) : [p.config.roomRegion];
-  const served = regions.filter((region) => fleet.hosts.length === 0 || fleet.hosts.some((h) => h.region === region));
-  for (const entry of pooled) {
-    let configuration;
-    try {
-      configuration = await p.gameConfigurations.get(entry.gameId, entry.version);
-    } catch (error) {
-      if (error instanceof GameConfigurationNotFoundError) {
-        await p.pool.register(entry.gameId, entry.version, 0);
-        continue;
-      }
-      throw error;
-    }
-    for (const region of served) {
-      const started = await p.warmPool.refill(configuration, region, live).catch((error: Error) => {
-        log.warn('could not refill a warm pool', { gameId: entry.gameId, region, error });
-        return 0;
-      });
-      if (started > 0)
-        log.info('refilled a warm pool', { gameId: entry.gameId, version: entry.version, region, started });
-    }
-  }
 }
 
 /** ECS hosts have no agent: each sweep measures their clusters and records their heartbeats. */

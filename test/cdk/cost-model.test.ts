@@ -15,12 +15,12 @@ describe('cost model on the synthesized stack', () => {
   const stack = addRoomkeeper(newApp({ stage: 'cost', ...auth, gameImage }));
   const resources = resourcesOf(Template.fromStack(stack).toJSON() as TemplateJson);
 
-  it('finds one function per deployed route, one consumer per queue and the scheduled sweeper', () => {
+  it('finds one function per deployed route, one consumer per queue and the scheduled sweeper and pool keeper', () => {
     const roles = (role: string) => resources.functions.filter((f) => f.role === role).length;
     expect(roles('route')).toBe(deployableRoutes().length);
     expect(roles('consumer')).toBe(Object.keys(queueDefinitions).length);
-    expect(roles('scheduled')).toBe(1);
-    expect(resources.schedulesPerHour).toEqual([60]);
+    expect(roles('scheduled')).toBe(2);
+    expect(resources.schedulesPerHour).toEqual([60, 60]);
   });
 
   it('reads the game server task size from its task definition', () => {

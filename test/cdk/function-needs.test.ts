@@ -178,6 +178,18 @@ describe('grants and environment of every function that can spawn, stop servers 
   });
 });
 
+describe('the pool keeper (bound by the stack, not by a table)', () => {
+  it('starts standby servers, so it has RunTask, the spawner settings and the signing key', () => {
+    const actions = statementsOf(template, stack, stack.poolKeeper).flatMap((s) => s.actions);
+    expect(actions).toEqual(expect.arrayContaining(['ecs:RunTask', 'ecs:StopTask', 'iam:PassRole']));
+    expect(actions).toContain('secretsmanager:GetSecretValue');
+    const config = parseConfig(renderedEnvironment(template, logicalId(stack, stack.poolKeeper)));
+    expect(config.ecs.cluster).toBeDefined();
+    expect(config.ecs.taskDefinition).toBeDefined();
+    expect(config.queueUrls.controllerRequests).toBeDefined();
+  });
+});
+
 describe('the room sweeper (bound by the stack, not by a table)', () => {
   it('stops tasks, so it has StopTask and the spawner settings, and never RunTask', () => {
     expect(needsShownBy(sweeperEntry).get('stopServers')).toMatch(/^core\/rooms\/sweep(-orphans)?\.ts$/);

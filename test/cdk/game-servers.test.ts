@@ -190,7 +190,7 @@ describe('no task role; a per-room sidecar session instead (issue 8.2)', () => {
       expect(Object.keys(st.Principal as Json)).toEqual(['AWS']);
       return asArray(st.Principal.AWS).map(render);
     });
-    const issuers = [...routesNeeding('spawn'), stack.consumers.controllerRequests].map(
+    const issuers = [...routesNeeding('spawn'), stack.poolKeeper, stack.consumers.controllerRequests].map(
       (fn) => `\${${stack.getLogicalId(fn.role.node.defaultChild as never)}.Arn}`,
     );
     expect(trusted.sort()).toEqual(issuers.sort());
@@ -273,12 +273,12 @@ describe('createRoom: starts game server tasks', () => {
     expect(stop[0]!.condition).toEqual({ ArnEquals: { 'ecs:cluster': clusterArn() } });
   });
 
-  it('no function but the room-creating routes (createRoom, matchmakingJoin) may start tasks, nor pass a role but them and the configuration PUT (which registers task definitions)', () => {
+  it('no function but the room-creating routes (createRoom, matchmakingJoin) and the pool keeper may start tasks, nor pass a role but them and the configuration PUT (which registers task definitions)', () => {
     const spawners = routesNeeding('spawn');
     expect(spawners).toEqual([createRoom(), stack.routeFunctions.get('matchmakingJoin')]);
     const policyOf = (fn: ProjectFunction) =>
       stack.getLogicalId(fn.role.node.findChild('DefaultPolicy').node.defaultChild as never);
-    const policies = spawners.map(policyOf);
+    const policies = [...spawners, stack.poolKeeper].map(policyOf);
     const putConfiguration = policyOf(stack.routeFunctions.get('putGameConfiguration')!);
     const elsewhere = identityStatements(template).filter(
       (s) =>
@@ -385,10 +385,10 @@ describe('createRoom: starts game server tasks', () => {
     }
   });
 
-  it('the routes that sign or keep idempotency records, and the controller consumer, read the token signing secret; nobody else (but its provisioner)', () => {
+  it('the routes that sign or keep idempotency records, the controller consumer and the pool keeper (it mints standby servers\' tokens) read the token signing secret; nobody else (but its provisioner)', () => {
     const secretId = idOf(stack.tokenSigningKey);
     const provisionerRole = idOf(stack.signingKey.provisioner.role);
-    const signers = [...routesNeeding('signTokens'), stack.consumers.controllerRequests];
+    const signers = [...routesNeeding('signTokens'), stack.consumers.controllerRequests, stack.poolKeeper];
     const readers = identityStatements(template)
       .filter((s) => s.actions.some((a) => a.startsWith('secretsmanager:')))
       .filter((s) => !roleStatements(template, provisionerRole).some((p) => p.owner === s.owner));
@@ -464,7 +464,7 @@ describe('room sweeper', () => {
     expect(entry).toMatch(/export const handler\b/);
     expect(resources[sweeperId()].Properties.Handler).toBe('index.handler');
     expect(resources[sweeperId()].Properties.Timeout).toBeLessThan(60);
-    const [, rule] = only('AWS::Events::Rule');
+    const [, rule] = only('AWS::Events::Rule', { Properties: { Description: 'Runs the room sweeper' } });
     expect(rule.Properties.ScheduleExpression).toBe('rate(1 minute)');
     expect(rule.Properties.State).toBe('ENABLED');
     expect(rule.Properties.Targets).toEqual([

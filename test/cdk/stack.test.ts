@@ -209,8 +209,8 @@ describe('HTTP API (from lambdas/http/routes.ts)', () => {
 });
 
 describe('Lambda functions', () => {
-  it('one function per deployable route, one consumer per queue, the sweeper and the signing key provisioner, nothing else', () => {
-    template.resourceCountIs('AWS::Lambda::Function', deployable.length + queueIds.length + 2);
+  it('one function per deployable route, one consumer per queue, the sweeper, the pool keeper and the signing key provisioner, nothing else', () => {
+    template.resourceCountIs('AWS::Lambda::Function', deployable.length + queueIds.length + 3);
   });
 
   it('every platform function: its environment is accepted by parseConfig (core/infra/config.ts)', () => {

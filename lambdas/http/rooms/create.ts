@@ -15,11 +15,17 @@ export const handler = httpHandler(
   { auth: {}, body: createRoomRequestSchema },
   idempotent('createRoom', async ({ body, principal, headers, sourceIp }) => {
     const p = platform();
-    await p.abuse.assertCreateAllowed(principal.account, p.now());
     // The caller's wait counts from the request, not from the spawn: the gateway's 30 s include both.
     const started = p.now().getTime();
+    // Independent reads and writes at once; a refusal by the abuse guard still wins over any other.
+    const [allowed, resolved] = await Promise.allSettled([
+      p.abuse.assertCreateAllowed(principal.account, p.now()),
+      resolveCreateRequest(body, { templates: p.templates, configurations: p.gameConfigurations }),
+    ]);
+    if (allowed.status === 'rejected') throw allowed.reason;
+    if (resolved.status === 'rejected') throw resolved.reason;
+    const session = resolved.value;
     const answerBy = new Date(started + p.config.createWaitS * 1000);
-    const session = await resolveCreateRequest(body, { templates: p.templates, configurations: p.gameConfigurations });
     const placement = placementRequestOf(p, body, { headers, sourceIp });
     const stored = { template: session.template, constants: session.constants, properties: session.properties };
     if (session.hosting.kind === 'peerHosted') {

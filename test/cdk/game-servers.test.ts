@@ -385,7 +385,7 @@ describe('createRoom: starts game server tasks', () => {
     }
   });
 
-  it('the routes that sign or keep idempotency records, the controller consumer and the pool keeper (it mints standby servers\' tokens) read the token signing secret; nobody else (but its provisioner)', () => {
+  it("the routes that sign or keep idempotency records, the controller consumer and the pool keeper (it mints standby servers' tokens) read the token signing secret; nobody else (but its provisioner)", () => {
     const secretId = idOf(stack.tokenSigningKey);
     const provisionerRole = idOf(stack.signingKey.provisioner.role);
     const signers = [...routesNeeding('signTokens'), stack.consumers.controllerRequests, stack.poolKeeper];

@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, retryOnContention } from '../infra/dependency-errors';
+import { conditionFailedAt, isConditionFailure, retryOnContention } from '../infra/dependency-errors';
 import { keys, type ItemKey } from '../infra/keys';
 import { hostClaim, hostRelease } from '../placement/fleet-store';
 import type { Host } from '../placement/fleet-model';
@@ -101,12 +101,9 @@ export class ServerSlotStore implements ServerSlots {
       await retryOnContention(() => this.db.send(write), { maxAttempts: acquireAttempts, sleep: this.sleep });
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      const codes = ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map(
-        (r) => r.Code,
-      );
       // The lease is there already: a retried create took its slot before.
-      if (codes[2] === 'ConditionalCheckFailed') return;
-      if (on && codes[3] === 'ConditionalCheckFailed') {
+      if (conditionFailedAt(error, 2)) return;
+      if (on && conditionFailedAt(error, 3)) {
         throw new HostRefusedError(
           `Host ${on.host.hostId} took no new server: full, draining or unhealthy since it was read.`,
           {
@@ -114,8 +111,8 @@ export class ServerSlotStore implements ServerSlots {
           },
         );
       }
-      const which = codes[0] === 'ConditionalCheckFailed' ? 'the deployment' : 'this configuration';
-      const cap = codes[0] === 'ConditionalCheckFailed' ? caps.global : caps.configuration;
+      const which = conditionFailedAt(error, 0) ? 'the deployment' : 'this configuration';
+      const cap = conditionFailedAt(error, 0) ? caps.global : caps.configuration;
       throw new NoHealthyHostError(
         `No game server can be started: ${which} already runs its maximum of ${cap}. Retry later.`,
         { details: { reason: 'server-cap' }, headers: { 'retry-after': '30' } },
@@ -165,11 +162,8 @@ export class ServerSlotStore implements ServerSlots {
       return true;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      const codes = ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map(
-        (r) => r.Code,
-      );
       // Someone else released it between the read and the write.
-      if (codes[0] === 'ConditionalCheckFailed' || !hostId) return false;
+      if (conditionFailedAt(error, 0) || !hostId) return false;
       // The host's counter is not there to decrement (the item was replaced): the slot still goes back.
       try {
         await release(false);

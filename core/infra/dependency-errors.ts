@@ -106,6 +106,12 @@ export function isConditionFailure(error: unknown): boolean {
   );
 }
 
+/** Whether item `index` of a cancelled transaction is the one whose condition failed. */
+export function conditionFailedAt(error: unknown, index: number): boolean {
+  const shape = error as SdkErrorShape | undefined;
+  return shape?.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
+}
+
 /**
  * Node names the code in a socket error's message (`connect ECONNREFUSED 127.0.0.1:8000`).
  * The SDK's retry layer rewraps an error from another realm (a jest sandbox, a worker) as

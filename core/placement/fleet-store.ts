@@ -7,7 +7,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { RequestInvalidError } from '../errors';
-import { isConditionFailure, retryOnContention } from '../infra/dependency-errors';
+import { conditionFailedAt, isConditionFailure, retryOnContention } from '../infra/dependency-errors';
 import { keys } from '../infra/keys';
 import { FleetConflictError, HostNotFoundError, RegionNotFoundError } from './errors';
 import {
@@ -139,10 +139,7 @@ export class FleetStore implements FleetReader {
       );
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      const codes = ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map(
-        (r) => r.Code,
-      );
-      if (codes[0] === 'ConditionalCheckFailed') {
+      if (conditionFailedAt(error, 0)) {
         throw new RequestInvalidError(`Region '${body.region}' does not exist; create it first.`, [
           { field: 'body.region', message: 'must name an existing region' },
         ]);

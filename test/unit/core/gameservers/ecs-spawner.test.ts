@@ -1,4 +1,10 @@
-import { ECSClient, RunTaskCommand, StopTaskCommand } from '@aws-sdk/client-ecs';
+import {
+  DescribeTasksCommand,
+  ECSClient,
+  ListTasksCommand,
+  RunTaskCommand,
+  StopTaskCommand,
+} from '@aws-sdk/client-ecs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { EcsSpawner } from '../../../../core/gameservers/ecs-spawner';
 import { NoHealthyHostError, SpawnFailedError } from '../../../../core/gameservers/errors';
@@ -40,9 +46,10 @@ const request: SpawnRequest = {
   },
 };
 
-function spawner() {
+function spawner(hostClusters: readonly string[] = []) {
   return new EcsSpawner(new ECSClient({ region: 'eu-west-1' }), {
     cluster: 'games',
+    hostClusters: () => Promise.resolve(hostClusters),
     taskDefinition: 'roomkeeper-game:3',
     subnets: ['subnet-a', 'subnet-b'],
     securityGroups: ['sg-1'],
@@ -159,5 +166,61 @@ describe('EcsSpawner', () => {
       task: 'arn:task',
       reason: 'hung',
     });
+  });
+});
+
+describe('ECS placement into the chosen host', () => {
+  beforeEach(() => {
+    ecsMock.on(RunTaskCommand).resolves({ tasks: [{ taskArn: 'arn:aws:ecs:eu-west-1:1:task/games-b/abc' }] });
+  });
+
+  it('starts the task in the host cluster through its capacity provider, with no launch type', async () => {
+    await spawner().spawn({
+      ...request,
+      host: { hostId: 'eu-b', ecs: { cluster: 'games-b', capacityProvider: 'spot' } },
+    });
+    const input = ecsMock.commandCalls(RunTaskCommand)[0]?.args[0].input;
+    expect(input?.cluster).toBe('games-b');
+    expect(input?.capacityProviderStrategy).toEqual([{ capacityProvider: 'spot', weight: 1 }]);
+    expect(input).not.toHaveProperty('launchType');
+    expect(input?.clientToken).toBe(request.roomId);
+  });
+
+  it('starts the task on Fargate in the host cluster when the host names no capacity provider', async () => {
+    await spawner().spawn({ ...request, host: { hostId: 'eu-c', ecs: { cluster: 'games-c' } } });
+    const input = ecsMock.commandCalls(RunTaskCommand)[0]?.args[0].input;
+    expect(input?.cluster).toBe('games-c');
+    expect(input?.launchType).toBe('FARGATE');
+    expect(input).not.toHaveProperty('capacityProviderStrategy');
+  });
+
+  it("keeps the stack's cluster and Fargate without a host", async () => {
+    await spawner().spawn(request);
+    const input = ecsMock.commandCalls(RunTaskCommand)[0]?.args[0].input;
+    expect(input?.cluster).toBe('games');
+    expect(input?.launchType).toBe('FARGATE');
+  });
+
+  it('stops a task in the cluster its ARN names', async () => {
+    ecsMock.on(StopTaskCommand).resolves({});
+    await spawner().stop('arn:aws:ecs:eu-west-1:123456789012:task/games-b/0123abcd', 'closed');
+    await spawner().stop('arn:aws:ecs:eu-west-1:123456789012:task/0123abcd', 'closed');
+    const clusters = ecsMock.commandCalls(StopTaskCommand).map((call) => call.args[0].input.cluster);
+    expect(clusters).toEqual(['games-b', 'games']);
+  });
+
+  it("lists the room tasks of the stack's cluster and of every host cluster, once each", async () => {
+    ecsMock.on(ListTasksCommand).callsFake((input: { cluster: string }) => ({
+      taskArns: [`arn:aws:ecs:eu-west-1:1:task/${input.cluster}/t1`],
+    }));
+    ecsMock.on(DescribeTasksCommand).callsFake((input: { tasks: string[] }) => ({
+      tasks: input.tasks.map((taskArn) => ({ taskArn, tags: [{ key: 'roomkeeper:room', value: taskArn }] })),
+    }));
+    const servers = await spawner(['games-b', 'games', 'games-c']).listServers();
+    expect(servers.map((s) => s.taskId).sort()).toEqual([
+      'arn:aws:ecs:eu-west-1:1:task/games-b/t1',
+      'arn:aws:ecs:eu-west-1:1:task/games-c/t1',
+      'arn:aws:ecs:eu-west-1:1:task/games/t1',
+    ]);
   });
 });

@@ -54,7 +54,8 @@ import type { IpLocator } from '../core/placement/geo';
 import { Placement } from '../core/placement/placement';
 import { PoolStore } from '../core/pool/pool-store';
 import { WarmPool } from '../core/pool/warm-pool';
-import { assignThroughSidecar } from '../core/pool/assign';
+import { assignThroughSidecar, sqsAssignAnswers } from '../core/pool/assign';
+import { queueUrlResolver } from '../core/infra/queue-urls';
 import { gameServerTokenClaims } from '../core/auth/token-model';
 
 /**
@@ -316,7 +317,9 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
   const slots = new ServerSlotStore(db, table, (ms) => clock.sleep(ms));
   const fleet = new FleetStore(db, table);
   const sqs = createSqsClient(settings);
-  const deliverCommand = sqsCommandDelivery(sqs, settings.replyQueuePrefix, tokens.sidecarKeys);
+  // Sidecars' queues are siblings of the controller request queue when its URL is configured.
+  const queueUrl = queueUrlResolver(sqs, settings.queueUrls.controllerRequests);
+  const deliverCommand = sqsCommandDelivery(sqs, settings.replyQueuePrefix, tokens.sidecarKeys, queueUrl);
   const base: Omit<Platform, 'spawner' | 'locateServer' | 'prepareConfiguration' | 'warmPool'> = {
     config: settings,
     db,
@@ -381,10 +384,8 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
     mintServerToken: (configuration, roomId) =>
       base.signToken(gameServerTokenClaims(roomId, configuration.serverScopes)),
     assign: assignThroughSidecar({
-      commands: base.commands,
       deliver: base.deliverCommand,
-      now: base.now,
-      sleep: (ms) => clock.sleep(ms),
+      answers: sqsAssignAnswers(sqs, settings.replyQueuePrefix, tokens.sidecarKeys, queueUrl),
       newId: base.newId,
     }),
   });

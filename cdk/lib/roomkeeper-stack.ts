@@ -210,6 +210,7 @@ export class RoomkeeperStack extends Stack {
       if (needs.includes('sidecarCredentials') && !needs.includes('spawn')) fn.bindSidecarCredentials(this.fleet);
       if (needs.includes('signTokens')) fn.bindTokenSigningKey(this.tokenSigningKey);
       if (needs.includes('sendCommands')) fn.bindReplyQueues(replyPrefix, 'send');
+      if (needs.includes('takeStandby')) fn.bindReplyQueues(replyPrefix, 'assign');
     };
 
     const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: logRetention });

@@ -42,6 +42,12 @@ export interface BridgeOptions {
   readonly requestQueueUrl: string;
   /** `${REPLY_QUEUE_PREFIX}${ROOM_ID}`: created at start, deleted at exit. */
   readonly replyQueueName: string;
+  /**
+   * A standby server's `${REPLY_QUEUE_PREFIX}${ROOM_ID}-assign`: created and deleted with the
+   * reply queue. The answer to the platform's one `assign` goes there, straight to the create
+   * that waits for it, instead of through the request queue's consumer.
+   */
+  readonly assignQueueName?: string;
   /** PLATFORM_REPLY_TIMEOUT_S in ms: how long a forwarded request waits for its answer. */
   readonly replyTimeoutMs: number;
   readonly log: Logger;
@@ -77,19 +83,29 @@ export class PlatformBridge {
   private polling: Promise<void> | undefined;
   private closed = false;
   private queueUrl: string | undefined;
+  private assignQueueUrl: string | undefined;
 
   constructor(private readonly options: BridgeOptions) {}
 
-  /** Creates the reply queue; requests can carry it as `replyTo` from then on. */
+  /** Creates the reply queue (and a standby server's assign queue); requests can carry it as `replyTo` from then on. */
   async createReplyQueue(): Promise<string> {
+    const [queueUrl, assignQueueUrl] = await Promise.all([
+      this.createQueue(this.options.replyQueueName),
+      this.options.assignQueueName ? this.createQueue(this.options.assignQueueName) : undefined,
+    ]);
+    this.queueUrl = queueUrl;
+    this.assignQueueUrl = assignQueueUrl;
+    return queueUrl;
+  }
+
+  private async createQueue(name: string): Promise<string> {
     const { QueueUrl } = await this.options.sqs.send(
       new CreateQueueCommand({
-        QueueName: this.options.replyQueueName,
+        QueueName: name,
         Attributes: { MessageRetentionPeriod: '3600', VisibilityTimeout: '30' },
       }),
     );
-    if (!QueueUrl) throw new Error(`SQS returned no URL for ${this.options.replyQueueName}.`);
-    this.queueUrl = QueueUrl;
+    if (!QueueUrl) throw new Error(`SQS returned no URL for ${name}.`);
     return QueueUrl;
   }
 
@@ -165,6 +181,21 @@ export class PlatformBridge {
     return this.send({ type: 'commandResult', commandId, ...answer }, deduplicationId, AbortSignal.timeout(timeoutMs));
   }
 
+  /**
+   * Sends the game's answer to `assign` to the assign queue, where the create that handed this
+   * standby server its room waits for it. Without an assign queue it goes like any command's.
+   */
+  answerAssign(
+    commandId: string,
+    answer: { result: unknown } | { error: { code: number; message: string } },
+    timeoutMs = 5_000,
+  ): Promise<boolean> {
+    if (!this.assignQueueUrl) return this.answerCommand(commandId, answer, timeoutMs);
+    return this.send({ type: 'commandResult', commandId, ...answer }, undefined, AbortSignal.timeout(timeoutMs), {
+      queueUrl: this.assignQueueUrl,
+    });
+  }
+
   /** Forwards one game → owner message. Resolves whether SQS took it within `timeoutMs`. */
   forwardMessage(data: Record<string, unknown>, timeoutMs = 5_000): Promise<boolean> {
     const messageId = newCorrelationId();
@@ -205,20 +236,30 @@ export class PlatformBridge {
     this.stopPolling.abort();
     this.waits.cancelAll();
     await this.polling;
-    if (!this.queueUrl) return;
-    try {
-      await this.options.sqs.send(new DeleteQueueCommand({ QueueUrl: this.queueUrl }), {
-        abortSignal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (error) {
-      this.options.log.error('could not delete the reply queue', { error, queue: this.options.replyQueueName });
-    }
+    const queues = [
+      { url: this.queueUrl, name: this.options.replyQueueName },
+      { url: this.assignQueueUrl, name: this.options.assignQueueName },
+    ];
+    await Promise.all(
+      queues.map(async ({ url, name }) => {
+        if (!url) return;
+        try {
+          await this.options.sqs.send(new DeleteQueueCommand({ QueueUrl: url }), {
+            abortSignal: AbortSignal.timeout(timeoutMs),
+          });
+        } catch (error) {
+          this.options.log.error('could not delete a queue of this room', { error, queue: name });
+        }
+      }),
+    );
   }
 
+  /** One MAC'd request: to the FIFO request queue (deduplicated), or to a standard queue of this room's. */
   private async send(
     partial: WithoutEnvelope<ControllerRequest>,
-    deduplicationId: string,
+    deduplicationId: string | undefined,
     abortSignal?: AbortSignal,
+    to?: { readonly queueUrl: string },
   ): Promise<boolean> {
     const now = this.options.now?.() ?? new Date();
     const message = controllerRequestSchema.safeParse({
@@ -236,10 +277,14 @@ export class PlatformBridge {
     try {
       await this.options.sqs.send(
         new SendMessageCommand({
-          QueueUrl: this.options.requestQueueUrl,
           MessageBody: JSON.stringify(sealRequest(this.options.keys, JSON.stringify(message.data))),
-          MessageGroupId: this.options.roomId,
-          MessageDeduplicationId: deduplicationId,
+          ...(to
+            ? { QueueUrl: to.queueUrl }
+            : {
+                QueueUrl: this.options.requestQueueUrl,
+                MessageGroupId: this.options.roomId,
+                MessageDeduplicationId: deduplicationId,
+              }),
         }),
         abortSignal ? { abortSignal } : {},
       );

@@ -20,6 +20,8 @@ export interface CommandRelayOptions {
   readonly standby?: boolean;
   readonly calls: Pick<GameCalls, 'call'>;
   readonly timeoutMs: number;
+  /** Sends the answer to `assign` straight to the create waiting for it; resolves whether SQS took it. */
+  readonly answerAssign?: CommandRelayOptions['answer'];
   /** Sends the answer back to the platform (`commandResult`); resolves whether SQS took it. */
   readonly answer: (commandId: string, answer: CommandAnswer) => Promise<boolean>;
   readonly log: Logger;
@@ -59,11 +61,12 @@ export function createCommandRelay(options: CommandRelayOptions): (command: Plat
       answer: outcome.kind !== 'answered' ? outcome.kind : 'error' in answer ? 'error' : 'result',
       code: 'error' in answer ? answer.error.code : undefined,
     });
-    await send(command.commandId, answer);
+    await send(command.commandId, answer, isAssign);
   };
 
-  async function send(commandId: string, answer: CommandAnswer): Promise<void> {
-    if (!(await options.answer(commandId, answer))) {
+  async function send(commandId: string, answer: CommandAnswer, isAssign = false): Promise<void> {
+    const answered = isAssign && options.answerAssign ? options.answerAssign : options.answer;
+    if (!(await answered(commandId, answer))) {
       options.log.error('could not send a command answer to the platform', { commandId: commandId.slice(0, 128) });
     }
   }

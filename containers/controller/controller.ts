@@ -4,6 +4,7 @@ import type { SidecarEnvironment } from '../../core/gameservers/sidecar-environm
 import { createSqsClient } from '../../core/infra/aws-clients';
 import type { GameMethod } from '../../core/protocol/game-methods';
 import { rpcErrorCodes, type RpcError } from '../../core/protocol/jsonrpc';
+import { assignQueueName } from '../../core/protocol/queue-names';
 import type { SidecarKeys } from '../../core/protocol/sidecar-channel';
 import { PlatformBridge, type ForwardOutcome } from './bridge';
 import { sessionCredentials } from './credentials';
@@ -101,6 +102,7 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
     keys: deps.keys,
     requestQueueUrl: env.CONTROLLER_REQUEST_QUEUE_URL,
     replyQueueName: `${env.REPLY_QUEUE_PREFIX}${env.ROOM_ID}`,
+    ...(env.STANDBY === '1' ? { assignQueueName: assignQueueName(env.REPLY_QUEUE_PREFIX, env.ROOM_ID) } : {}),
     replyTimeoutMs: ms(env.PLATFORM_REPLY_TIMEOUT_S),
     log,
   });
@@ -225,6 +227,7 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
     calls,
     timeoutMs: ms(env.PLATFORM_REPLY_TIMEOUT_S),
     answer: (commandId, answer) => bridge.answerCommand(commandId, answer),
+    answerAssign: (commandId, answer) => bridge.answerAssign(commandId, answer),
     log,
   });
   bridge.consume((command) => {

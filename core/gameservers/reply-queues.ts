@@ -5,8 +5,9 @@ import {
   QueueDoesNotExist,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { roomOfQueueName } from '../protocol/queue-names';
 
-/** A sidecar's reply queue (`<prefix><roomId>`, docs/game-server-protocol.md) as the sweeper sees it. */
+/** A sidecar's reply queue (`<prefix><roomId>`) or assign queue (`…-assign`), as the sweeper sees it. */
 export interface ReplyQueue {
   readonly url: string;
   readonly roomId: string;
@@ -45,8 +46,9 @@ export class SqsReplyQueues implements ReplyQueues {
     for (const url of urls) {
       const name = url.slice(url.lastIndexOf('/') + 1);
       // ListQueues matches the prefix; the name check keeps a look-alike URL out.
-      if (!name.startsWith(this.prefix) || name.length === this.prefix.length) continue;
-      queues.push({ url, roomId: name.slice(this.prefix.length), ...(await this.createdAt(url)) });
+      const roomId = roomOfQueueName(this.prefix, name);
+      if (!roomId) continue;
+      queues.push({ url, roomId, ...(await this.createdAt(url)) });
     }
     return queues;
   }

@@ -1,5 +1,6 @@
 import { AssumeRoleCommand, type STSClient } from '@aws-sdk/client-sts';
 import type { SidecarCredentials } from '../protocol/controller-messages';
+import { assignQueueName, replyQueueName } from '../protocol/queue-names';
 import { SpawnFailedError } from './errors';
 
 /**
@@ -38,16 +39,19 @@ export function siblingQueueArn(sibling: string, name: string): string {
  * that reaches exactly one.
  */
 export function sidecarSessionPolicy(settings: SidecarCredentialSettings, roomId: string): string {
-  const replyQueue = siblingQueueArn(settings.requestQueueArn, `${settings.replyQueuePrefix}${roomId}`);
+  const replyQueue = siblingQueueArn(settings.requestQueueArn, replyQueueName(settings.replyQueuePrefix, roomId));
+  const assignQueue = siblingQueueArn(settings.requestQueueArn, assignQueueName(settings.replyQueuePrefix, roomId));
   return JSON.stringify({
     Version: '2012-10-17',
     Statement: [
-      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: settings.requestQueueArn },
+      // The assign queue only takes the standby server's one answer to `assign`; nothing reads it but the create.
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: [settings.requestQueueArn, assignQueue] },
       {
         Effect: 'Allow',
         Action: ['sqs:CreateQueue', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:DeleteQueue'],
         Resource: [replyQueue, `${replyQueue}.fifo`],
       },
+      { Effect: 'Allow', Action: ['sqs:CreateQueue', 'sqs:GetQueueUrl', 'sqs:DeleteQueue'], Resource: assignQueue },
     ],
   });
 }

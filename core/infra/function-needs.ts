@@ -14,7 +14,17 @@
  * - `sidecarCredentials`: issues room-scoped sessions of the sidecar role.
  * - `sendCommands`: puts owners' commands on a room's reply queue (GetQueueUrl and SendMessage
  *   on the reply queues). They are sealed with the room's channel key: declare `signTokens` too.
+ * - `takeStandby`: hands a warm-pool server its room: `assign` on its reply queue as
+ *   `sendCommands` does, and the answer received from its assign queue (ReceiveMessage on the
+ *   queues named `<reply prefix>*-assign`). Declare `signTokens` too.
  */
-export const functionNeeds = ['spawn', 'stopServers', 'signTokens', 'sidecarCredentials', 'sendCommands'] as const;
+export const functionNeeds = [
+  'spawn',
+  'stopServers',
+  'signTokens',
+  'sidecarCredentials',
+  'sendCommands',
+  'takeStandby',
+] as const;
 
 export type FunctionNeed = (typeof functionNeeds)[number];

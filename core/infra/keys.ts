@@ -22,7 +22,7 @@
  * | a room's server lease  | SERVERS                | ROOM#<roomId>      |
  * | region                 | FLEET                  | REGION#<name>      |  (regions and hosts in one partition: one Query reads the fleet)
  * | host                   | FLEET                  | HOST#<hostId>      |
- * | standby server         | POOL#<gameId>#<version>#<region> | ROOM#<roomId> |  (warm pool: core/pool/pool-store.ts)
+ * | standby server         | POOL#<gameId>#<version> | REGION#<region>#ROOM#<roomId> |  (warm pool: core/pool/pool-store.ts; one Query reads every region's)
  * | pooled configuration   | POOLS                  | <gameId>#<version> |
  *
  * Index keys of a live room (written at create, REMOVEd by the write that fails or closes it):
@@ -146,11 +146,13 @@ export const keys = {
   fleetPartition: 'FLEET',
   region: (name: string): ItemKey => ({ pk: 'FLEET', sk: `REGION#${name}` }),
   host: (hostId: string): ItemKey => ({ pk: 'FLEET', sk: `HOST#${hostId}` }),
-  /** The warm pool (core/pool/pool-store.ts): standby servers of one configuration in one region. */
-  pool: (gameId: string, version: string, region: string) => `POOL#${gameId}#${version}#${region}`,
+  /** The warm pool (core/pool/pool-store.ts): standby servers of one configuration, every region's. */
+  pool: (gameId: string, version: string) => `POOL#${gameId}#${version}`,
+  /** The sort key prefix of one region's standby servers in its configuration's pool partition. */
+  poolRegionPrefix: (region: string) => `REGION#${region}#ROOM#`,
   standbyServer: (gameId: string, version: string, region: string, roomId: string): ItemKey => ({
-    pk: `POOL#${gameId}#${version}#${region}`,
-    sk: `ROOM#${roomId}`,
+    pk: `POOL#${gameId}#${version}`,
+    sk: `REGION#${region}#ROOM#${roomId}`,
   }),
   poolRegistryPartition: 'POOLS',
   pooledConfiguration: (gameId: string, version: string): ItemKey => ({ pk: 'POOLS', sk: `${gameId}#${version}` }),

@@ -1,27 +1,38 @@
-import type { CommandDelivery } from '../commands/delivery';
-import { newCommandRecord } from '../commands/model';
-import type { Commands } from '../commands/store';
+import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { isMissingQueue, type CommandDelivery } from '../commands/delivery';
+import { openControllerMessage } from '../gameservers/controller-channel';
 import type { GameServerConfiguration } from '../gameservers/configuration';
+import { assignQueueName } from '../protocol/queue-names';
+import type { SidecarKeys } from '../protocol/sidecar-channel';
 import type { Room } from '../rooms/model';
 import type { AssignOutcome } from './warm-pool';
 
+/** What came back on a standby server's assign queue for one `assign`. */
+export type AssignAnswer =
+  | { readonly kind: 'answered'; readonly result: unknown }
+  | { readonly kind: 'failed'; readonly error: { readonly code: number; readonly message: string } }
+  | { readonly kind: 'timeout' }
+  | { readonly kind: 'gone' };
+
+/**
+ * Waits up to `waitMs` for the sidecar's answer to the `assign` `commandId` of `roomId` on
+ * that room's assign queue. Resolves early with `timeout` when `signal` aborts.
+ */
+export type AssignAnswers = (
+  roomId: string,
+  commandId: string,
+  waitMs: number,
+  signal: AbortSignal,
+) => Promise<AssignAnswer>;
+
 export interface AssignDependencies {
-  readonly commands: Commands;
   readonly deliver: CommandDelivery;
-  readonly now: () => Date;
-  readonly sleep: (ms: number) => Promise<void>;
+  readonly answers: AssignAnswers;
   readonly newId: () => string;
 }
 
 /** How long a create waits for the game's answer to `assign` before it starts a server cold. */
 export const assignTimeoutMs = 5_000;
-
-/**
- * Pauses between reads of the `assign` record: short at first, because the answer is one
- * SQS round trip and one call to an idle game away (the warm create-to-ready is that plus
- * these few milliseconds).
- */
-const pausesMs = [1, 2, 2, 3, 3, 5, 5, 10, 10, 20, 20, 50];
 
 /** The `assign` request's params: the room the standby server now is (docs/game-server-protocol.md). */
 export function assignParams(room: Room): Record<string, unknown> {
@@ -29,44 +40,95 @@ export function assignParams(room: Room): Record<string, unknown> {
 }
 
 /**
- * Hands a taken standby server its room over the command relay: a command record, the sealed
- * `assign` on the sidecar's reply queue (the sidecar relays it once, whitelist or not, when it
- * was started with STANDBY=1), and the game's answer recorded from its `commandResult`.
+ * Hands a taken standby server its room: the sealed `assign` on the sidecar's reply queue
+ * (the sidecar relays it once, whitelist or not, when it was started with STANDBY=1), and
+ * the game's answer from the sidecar's assign queue, long-polled from before the send. This
+ * is the AWS request-response pattern (a response queue per requester): the answer reaches
+ * the waiting create in one SQS hop, not through the request queue's consumer and a record.
  * Accepted only when the game answered `{"status": "OK"}`.
  */
 export function assignThroughSidecar(deps: AssignDependencies) {
   return async (room: Room, _configuration: GameServerConfiguration): Promise<AssignOutcome> => {
-    const record = newCommandRecord(
-      {
-        roomId: room.roomId,
-        commandId: deps.newId(),
-        account: room.owner,
-        command: 'assign',
-        args: assignParams(room),
-      },
-      deps.now(),
-    );
-    await deps.commands.create(record);
-    const delivered = await deps.deliver(room.roomId, {
-      type: 'command',
-      commandId: record.commandId,
-      method: 'assign',
-      params: record.args,
-    });
-    if (delivered === 'gone') return { accepted: false, detail: 'its sidecar has ended' };
-    const deadline = deps.now().getTime() + assignTimeoutMs;
-    for (let attempt = 0; ; attempt++) {
-      const found = await deps.commands.find(room.roomId, record.commandId);
-      if (found?.state === 'answered') {
-        const status = (found.result as { status?: unknown } | null)?.status;
+    const commandId = deps.newId();
+    const stopWaiting = new AbortController();
+    const answer = deps.answers(room.roomId, commandId, assignTimeoutMs, stopWaiting.signal);
+    let delivered: 'delivered' | 'gone';
+    try {
+      delivered = await deps.deliver(room.roomId, {
+        type: 'command',
+        commandId,
+        method: 'assign',
+        params: assignParams(room),
+      });
+    } catch (error) {
+      stopWaiting.abort();
+      await answer.catch(() => undefined);
+      throw error;
+    }
+    if (delivered === 'gone') {
+      stopWaiting.abort();
+      await answer.catch(() => undefined);
+      return { accepted: false, detail: 'its sidecar has ended' };
+    }
+    const got = await answer;
+    switch (got.kind) {
+      case 'answered': {
+        const status = (got.result as { status?: unknown } | null)?.status;
         return status === 'OK'
           ? { accepted: true }
-          : { accepted: false, detail: `the game answered ${JSON.stringify(found.result)?.slice(0, 200)}` };
+          : { accepted: false, detail: `the game answered ${JSON.stringify(got.result)?.slice(0, 200)}` };
       }
-      if (found?.state === 'failed') return { accepted: false, detail: found.error?.message ?? 'failed' };
-      const left = deadline - deps.now().getTime();
-      if (left <= 0) return { accepted: false, detail: `no answer within ${assignTimeoutMs / 1000} s` };
-      await deps.sleep(Math.min(pausesMs[Math.min(attempt, pausesMs.length - 1)] ?? 50, left));
+      case 'failed':
+        return { accepted: false, detail: `${got.error.message} (${got.error.code})` };
+      case 'timeout':
+        return { accepted: false, detail: `no answer within ${assignTimeoutMs / 1000} s` };
+      case 'gone':
+        return { accepted: false, detail: 'its assign queue is gone' };
+    }
+  };
+}
+
+/**
+ * Assign answers over SQS: long-polls `<prefix><roomId>-assign` (its URL from `queueUrl`)
+ * until the answer to `commandId` arrives. Only a message MAC'd with the room's channel key,
+ * speaking for that room, and answering that command counts; anything else is ignored. The
+ * queue is used once and deleted with its sidecar, so nothing is deleted from it here.
+ */
+export function sqsAssignAnswers(
+  sqs: SQSClient,
+  replyQueuePrefix: string,
+  keysFor: (roomId: string) => Promise<SidecarKeys>,
+  queueUrl: (name: string) => Promise<string>,
+): AssignAnswers {
+  return async (roomId, commandId, waitMs, signal) => {
+    const deadline = Date.now() + waitMs;
+    try {
+      const url = await queueUrl(assignQueueName(replyQueuePrefix, roomId));
+      for (let left = waitMs; left > 0 && !signal.aborted; left = deadline - Date.now()) {
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: url,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: Math.min(20, Math.ceil(left / 1000)),
+          }),
+          { abortSignal: AbortSignal.any([signal, AbortSignal.timeout(left)]) },
+        );
+        for (const message of Messages) {
+          const opened = await openControllerMessage(message.Body ?? '', keysFor);
+          if (!opened.ok || opened.request.roomId !== roomId) continue;
+          const { request } = opened;
+          if (request.type !== 'commandResult' || request.commandId !== commandId) continue;
+          return 'error' in request && request.error
+            ? { kind: 'failed', error: request.error }
+            : { kind: 'answered', result: 'result' in request ? request.result : null };
+        }
+      }
+      return { kind: 'timeout' };
+    } catch (error) {
+      if (isMissingQueue(error)) return { kind: 'gone' };
+      if (signal.aborted || (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')))
+        return { kind: 'timeout' };
+      throw error;
     }
   };
 }

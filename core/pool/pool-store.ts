@@ -2,15 +2,15 @@ import {
   DeleteCommand,
   PutCommand,
   QueryCommand,
-  TransactWriteCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, isTransactionContention } from '../infra/dependency-errors';
+import { isConditionFailure } from '../infra/dependency-errors';
 import { keys } from '../infra/keys';
 import type { Room } from '../rooms/model';
-import { roomItem } from '../rooms/store';
-import type { StoredMember } from '../sessions/document';
+import { roomOf } from '../rooms/store';
+import { documentOf, type StoredMember } from '../sessions/document';
+import type { SessionRead } from '../sessions/store';
 
 /** One pool: the standby servers of one configuration in one region. */
 export interface PoolKey {
@@ -26,6 +26,23 @@ export interface StandbyServer {
   readonly startedAt: string;
 }
 
+export interface RegionalStandbyServer extends StandbyServer {
+  readonly region: string;
+}
+
+/** What a create makes of the standby room it takes: everything that is the creator's. */
+export interface HandOver {
+  readonly owner: string;
+  readonly settings: Room['settings'];
+  readonly maxPlayers: number;
+  /** The create's instant: the room's lifetime and the creator's reservation count from it. */
+  readonly createdAt: string;
+  readonly template: Room['template'];
+  readonly constants: NonNullable<Room['constants']>;
+  readonly properties: NonNullable<Room['properties']>;
+  readonly members: Readonly<Record<string, StoredMember>>;
+}
+
 /** A configuration with a pool, as the refill sees it. */
 export interface PooledConfiguration {
   readonly gameId: string;
@@ -37,9 +54,8 @@ export interface PooledConfiguration {
 
 /**
  * The warm pool's bookkeeping on the single table: one item per standby server under its
- * pool's partition, and one registry item per pooled configuration. Taking a server is one
- * transaction that deletes its pool item (only if `ready`) and turns its standby room into
- * the creator's room (only if still standby and ready): two creators never get one server.
+ * configuration's pool partition (sorted by region), and one registry item per pooled
+ * configuration. Taking a server is one conditional write on its standby room.
  */
 export class PoolStore {
   constructor(
@@ -97,17 +113,31 @@ export class PoolStore {
     }
   }
 
+  /** The standby servers of one region's pool. */
   async servers(pool: PoolKey): Promise<StandbyServer[]> {
+    return (await this.query(pool.gameId, pool.version, pool.region)).map(({ region: _region, ...server }) => server);
+  }
+
+  /** The standby servers of every region's pool of a configuration, in one read. */
+  async serversByRegion(gameId: string, version: string): Promise<RegionalStandbyServer[]> {
+    return this.query(gameId, version);
+  }
+
+  private async query(gameId: string, version: string, region?: string): Promise<RegionalStandbyServer[]> {
     const { Items } = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.pool(pool.gameId, pool.version, pool.region) },
+        KeyConditionExpression: region ? 'pk = :pk AND begins_with(sk, :region)' : 'pk = :pk',
+        ExpressionAttributeValues: {
+          ':pk': keys.pool(gameId, version),
+          ...(region ? { ':region': keys.poolRegionPrefix(region) } : {}),
+        },
         ConsistentRead: true,
       }),
     );
     return (Items ?? []).map((item) => ({
       roomId: String(item.roomId),
+      region: String(item.region),
       state: item.state === 'ready' ? 'ready' : 'starting',
       startedAt: String(item.startedAt),
     }));
@@ -121,6 +151,7 @@ export class PoolStore {
           ...keys.standbyServer(pool.gameId, pool.version, pool.region, roomId),
           type: 'standby-server',
           roomId,
+          region: pool.region,
           state: 'starting',
           startedAt: now.toISOString(),
         },
@@ -156,40 +187,49 @@ export class PoolStore {
   }
 
   /**
-   * Takes one ready standby server for `room` (its id is the server's): the pool item goes,
-   * and the standby room becomes `room` with `members`, in one transaction. False when
-   * another creator took it first or it is no longer a ready standby room.
+   * Takes the standby server `roomId` of `pool`: one conditional UpdateItem turns its room
+   * (only while it is still a ready standby room) into the creator's, listed, with `handOver`,
+   * and returns it with its session document. Two creators never get one server: the second finds it no longer standby.
+   * Undefined when another creator took it first or it ended. Its pool item is left for the
+   * caller to `remove` beside the hand-over; until then a reader sees an item whose room is
+   * no longer standby, which every reader skips.
    */
-  async take(pool: PoolKey, room: Room, members: Readonly<Record<string, StoredMember>>): Promise<boolean> {
+  async take(pool: PoolKey, roomId: string, handOver: HandOver): Promise<SessionRead | undefined> {
+    const { members, ...fields } = handOver;
+    const set: Record<string, unknown> = {
+      ...fields,
+      players: Object.keys(members).length,
+      members,
+      gone: {},
+      updatedAt: handOver.createdAt,
+      // The creator's reservation runs from the create, not from when the server became ready.
+      readyAt: handOver.createdAt,
+      ...keys.roomIndexes({ ...pool, roomId, createdAt: handOver.createdAt }),
+    };
+    const names: Record<string, string> = { '#standby': 'standby', '#state': 'state', '#changeNumber': 'changeNumber' };
+    const values: Record<string, unknown> = { ':true': true, ':ready': 'ready', ':one': 1 };
+    const assignments = Object.entries(set).map(([name, value]) => {
+      names[`#${name}`] = name;
+      values[`:${name}`] = value;
+      return `#${name} = :${name}`;
+    });
     try {
-      await this.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName: this.tableName,
-                Key: keys.standbyServer(pool.gameId, pool.version, pool.region, room.roomId),
-                ConditionExpression: '#state = :ready',
-                ExpressionAttributeNames: { '#state': 'state' },
-                ExpressionAttributeValues: { ':ready': 'ready' },
-              },
-            },
-            {
-              Put: {
-                TableName: this.tableName,
-                Item: roomItem(room, members),
-                ConditionExpression: '#standby = :true AND #roomState = :readyRoom',
-                ExpressionAttributeNames: { '#standby': 'standby', '#roomState': 'state' },
-                ExpressionAttributeValues: { ':true': true, ':readyRoom': 'ready' },
-              },
-            },
-          ],
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.room(roomId),
+          UpdateExpression: `SET ${assignments.join(', ')}, #changeNumber = #changeNumber + :one REMOVE #standby`,
+          ConditionExpression: '#standby = :true AND #state = :ready',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
         }),
       );
-      return true;
+      // The write's answer is the whole new session document: the create answers from it, no read.
+      return Attributes ? { room: roomOf(Attributes), doc: documentOf(Attributes) } : undefined;
     } catch (error) {
-      // Taken or gone, or another creator's transaction on the same server: try another.
-      if (isConditionFailure(error) || isTransactionContention(error)) return false;
+      // Taken by another creator, or ended since it was pooled: try another.
+      if (isConditionFailure(error)) return undefined;
       throw error;
     }
   }

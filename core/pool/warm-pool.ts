@@ -9,9 +9,9 @@ import { roomBoundsOf } from '../rooms/cost-bounds';
 import type { RoomCosts } from '../rooms/create';
 import type { Room } from '../rooms/model';
 import type { RoomStore } from '../rooms/store';
-import type { StoredMember } from '../sessions/document';
+import type { SessionRead } from '../sessions/store';
 import { defaultConstants } from '../sessions/model';
-import type { PoolKey, PoolStore, StandbyServer } from './pool-store';
+import type { HandOver, PoolKey, PoolStore, RegionalStandbyServer, StandbyServer } from './pool-store';
 
 /** The owner of a standby room: no account can be called this (accounts never contain '@'). */
 export const standbyOwner = '@standby';
@@ -42,42 +42,47 @@ const takeAttempts = 3;
  * and `inited` ahead of demand. Each is a room of its own (its id, token, sidecar keys and
  * reply queue are made for it as for any room) that is nobody's yet: `standby`, closed to
  * joins, in no listing. A create takes one (core/pool/pool-store.ts `take`), which turns it
- * into the creator's room in one write, hands the game its settings with `assign`, and
- * starts a replacement meanwhile.
+ * into the creator's room in one write, and hands the game its settings with `assign`. The
+ * pool keeper starts the replacement.
  */
 export class WarmPool {
   constructor(private readonly deps: WarmPoolDependencies) {}
-
-  /** Hands a taken server its room: `assign` to the game, and its answer. */
-  assign(room: Room, configuration: GameServerConfiguration): Promise<AssignOutcome> {
-    return this.deps.assign(room, configuration);
-  }
 
   /** Whether creates of this configuration look in the pool at all. */
   static pools(configuration: GameServerConfiguration): boolean {
     return (configuration.standby ?? 0) > 0;
   }
 
+  /** The standby servers of every region's pool of `configuration`, in one read. */
+  servers(configuration: GameServerConfiguration): Promise<RegionalStandbyServer[]> {
+    return this.deps.pool.serversByRegion(configuration.gameId, configuration.version);
+  }
+
   /**
-   * Takes a ready standby server of `configuration` in `region` and makes it `build(standby)`:
-   * the creator's room with the creator's reservation. Undefined when none is ready.
+   * Takes one of the ready standby servers of `region` among `servers` and hands it over:
+   * its room becomes the creator's (`handOver`, one conditional write), then the game gets
+   * `assign` while the pool item goes. Undefined when none could be taken.
    */
   async take(
     configuration: GameServerConfiguration,
     region: string,
-    build: (standby: Room) => { room: Room; members: Record<string, StoredMember> },
-  ): Promise<Room | undefined> {
+    servers: readonly RegionalStandbyServer[],
+    handOver: HandOver,
+  ): Promise<{ session: SessionRead; outcome: AssignOutcome } | undefined> {
     const key: PoolKey = { gameId: configuration.gameId, version: configuration.version, region };
-    const ready = shuffled((await this.deps.pool.servers(key)).filter((s) => s.state === 'ready'));
+    const ready = shuffled(servers.filter((s) => s.region === region && s.state === 'ready'));
     for (const server of ready.slice(0, takeAttempts)) {
-      const standby = await this.deps.rooms.find(server.roomId);
-      if (!standby?.standby || standby.state !== 'ready') {
-        // Ended since it was pooled (killed, hung, past its lifetime): not a server any more.
+      const session = await this.deps.pool.take(key, server.roomId, handOver);
+      if (!session) {
+        // Taken by another creator (who removes it too) or ended since it was pooled.
         await this.deps.pool.remove(key, server.roomId);
         continue;
       }
-      const { room, members } = build(standby);
-      if (await this.deps.pool.take(key, room, members)) return room;
+      const [outcome] = await Promise.all([
+        this.deps.assign(session.room, configuration),
+        this.deps.pool.remove(key, server.roomId),
+      ]);
+      return { session, outcome };
     }
     return undefined;
   }

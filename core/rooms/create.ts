@@ -4,6 +4,8 @@ import { NoHealthyHostError, SpawnFailedError, SpawnTimeoutError } from '../game
 import type { ServerCaps, ServerSlots } from '../gameservers/server-slot-store';
 import type { Placement, PlacementRequest } from '../placement/placement';
 import type { Host } from '../placement/fleet-model';
+import type { HandOver, RegionalStandbyServer } from '../pool/pool-store';
+import type { SessionDocument } from '../sessions/document';
 import { WarmPool } from '../pool/warm-pool';
 import { firstMembers } from './store';
 import { playerAddress, unknownHost } from '../gameservers/server-address';
@@ -74,6 +76,14 @@ export interface CreateRoomDependencies {
    * bucket's room id is chosen before the create.
    */
   readonly warmPool?: WarmPool;
+  /**
+   * Reads the caller started before the configuration was known (beside the abuse check and
+   * the configuration read), so that a warm create overlaps them instead of waiting for them.
+   */
+  readonly prefetched?: {
+    readonly ranking?: Promise<Awaited<ReturnType<Placement['rank']>>>;
+    readonly standbyServers?: Promise<readonly RegionalStandbyServer[]>;
+  };
 }
 
 export interface RoomCosts {
@@ -82,7 +92,13 @@ export interface RoomCosts {
 }
 
 export type CreateRoomResult =
-  | { readonly state: 'Ready'; readonly room: Room; readonly reservation: Reservation }
+  | {
+      readonly state: 'Ready';
+      readonly room: Room;
+      readonly reservation: Reservation;
+      /** The session document as the create's own write returned it (a warm create): no read needed. */
+      readonly document?: SessionDocument;
+    }
   | { readonly state: 'Spawning'; readonly room: Room; readonly reservation: Reservation };
 
 /** Grace past the spawn deadline before the platform, not the sidecar, declares the spawn dead. */
@@ -226,9 +242,12 @@ async function createFromPool(
   deps: CreateRoomDependencies,
 ): Promise<CreateRoomResult | undefined> {
   const { configuration } = deps;
-  const region = deps.placement
-    ? ((await deps.placement.placer.rank(deps.placement.request)).ranked[0]?.region ?? command.region)
-    : command.region;
+  // The ranking and the pool are read at once: the pool partition holds every region's servers.
+  const [ranking, servers] = await Promise.all([
+    deps.placement ? (deps.prefetched?.ranking ?? deps.placement.placer.rank(deps.placement.request)) : undefined,
+    deps.prefetched?.standbyServers ?? pool.servers(configuration),
+  ]);
+  const region = ranking?.ranked[0]?.region ?? command.region;
   const created = deps.now();
   const key = generateRegistrationKey();
   const member: NewMember = {
@@ -237,32 +256,26 @@ async function createFromPool(
     scopes: command.scopes,
     createdAt: created.toISOString(),
   };
-  const taken = await pool.take(configuration, region, (standby) => {
-    const { standby: _standby, ...server } = standby;
-    const room: Room = {
-      ...server,
-      settings: command.settings,
-      maxPlayers,
-      players: 1,
-      changeNumber: standby.changeNumber + 1,
-      // The room's lifetime bound counts from the create, not from when the server was pooled.
-      createdAt: created.toISOString(),
-      updatedAt: created.toISOString(),
-      // The creator's reservation runs from now, not from when the server became ready.
-      readyAt: created.toISOString(),
-      owner: command.account,
-      template: command.session?.template ?? null,
-      constants:
-        command.session?.constants ??
-        defaultConstants({ maxPlayers, reservationTimeoutS: configuration.reservationTimeoutS }),
-      properties: command.session?.properties ?? { joinability: 'open', custom: {} },
-    };
-    return { room, members: firstMembers(room, member) };
-  });
-  if (!taken) return undefined;
+  const shape = { maxPlayers, reservationTimeoutS: configuration.reservationTimeoutS };
+  const constants = command.session?.constants ?? defaultConstants(shape);
+  const handOver: HandOver = {
+    owner: command.account,
+    settings: command.settings,
+    maxPlayers,
+    // The room's lifetime bound counts from the create, not from when the server was pooled.
+    createdAt: created.toISOString(),
+    template: command.session?.template ?? null,
+    constants,
+    properties: command.session?.properties ?? { joinability: 'open', custom: {} },
+    // A standby server is ready: the creator's reservation is a ready room's.
+    members: firstMembers({ ...shape, constants, state: 'ready' }, member),
+  };
   // No replacement is started here: a server start beside the hand-over would double its time.
   // The pool keeper tops the pool up (lambdas/schedule/pool-keeper.ts).
-  const outcome = await pool.assign(taken, configuration);
+  const handed = await pool.take(configuration, region, servers, handOver);
+  if (!handed) return undefined;
+  const { session, outcome } = handed;
+  const taken = session.room;
   if (!outcome.accepted) {
     // The game could not take the room: it ends, and the creator gets a cold start instead.
     await deps.rooms.markFailed(taken.roomId, 'assign-refused', deps.now());
@@ -275,6 +288,7 @@ async function createFromPool(
   return {
     state: 'Ready',
     room: taken,
+    document: session.doc,
     reservation: {
       key,
       host: playerAddress(taken) ?? unknownHost,

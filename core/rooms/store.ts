@@ -195,9 +195,11 @@ export class RoomStore {
   }
 }
 
-/** A room's whole item as `createWithMember` writes it: its session document and its index keys. */
 /** The members map of a new room: its creator's reservation, if it has a creator. */
-export function firstMembers(room: Room, member?: NewMember): Record<string, StoredMember> {
+export function firstMembers(
+  room: Pick<Room, 'state' | 'constants' | 'maxPlayers' | 'reservationTimeoutS'>,
+  member?: NewMember,
+): Record<string, StoredMember> {
   const members: Record<string, StoredMember> = {};
   if (!member) return members;
   const created = Date.parse(member.createdAt);
@@ -214,6 +216,7 @@ export function firstMembers(room: Room, member?: NewMember): Record<string, Sto
   return members;
 }
 
+/** A room's whole item as `createWithMember` writes it: its session document and its index keys. */
 export function roomItem(room: Room, members: Readonly<Record<string, StoredMember>>): Record<string, unknown> {
   return {
     ...keys.room(room.roomId),

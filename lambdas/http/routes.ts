@@ -42,7 +42,7 @@ export const routes = [
     entry: 'lambdas/http/rooms/create.ts',
     auth: 'jwt',
     timeoutS: 29,
-    needs: ['spawn', 'signTokens'],
+    needs: ['spawn', 'signTokens', 'takeStandby'],
   },
   { id: 'listRooms', method: 'GET', path: '/v1/rooms', entry: 'lambdas/http/rooms/list.ts', auth: 'jwt' },
   {

@@ -32,6 +32,8 @@ const usesOf: Record<FunctionNeed, RegExp> = {
   stopServers: /\bspawner\.stop\(/,
   // A command for a sidecar: sealed (the signing key) and sent to its reply queue.
   sendCommands: /\.deliverCommand\b/,
+  // A create that may take a warm-pool server: `assign` out and its answer back.
+  takeStandby: /\bwarmPool:\s*\w+\.warmPool\b/,
 };
 
 /** A need another one includes: `spawn` binds the fleet for stopping too. */

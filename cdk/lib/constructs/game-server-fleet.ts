@@ -389,14 +389,22 @@ export class GameServerFleet extends Construct {
     const replyQueues = `arn:${Aws.PARTITION}:sqs:${Aws.REGION}:${Aws.ACCOUNT_ID}:${this.replyQueuePrefix}*`;
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
-        actions: ['sqs:CreateQueue', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:DeleteQueue'],
+        // SendMessage: a standby server's answer to `assign` on its assign queue (`<reply queue>-assign`).
+        actions: [
+          'sqs:CreateQueue',
+          'sqs:GetQueueUrl',
+          'sqs:ReceiveMessage',
+          'sqs:DeleteMessage',
+          'sqs:DeleteQueue',
+          'sqs:SendMessage',
+        ],
         resources: [replyQueues],
       }),
     );
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sqs:<AWS::Region>:<AWS::AccountId>:${this.replyQueuePrefix}*]`,
       reason:
-        "The role is only ever assumed with a session policy naming one room's reply queue; the role itself covers " +
+        "The role is only ever assumed with a session policy naming one room's reply and assign queues; the role itself covers " +
         `the queues named ${this.replyQueuePrefix}* of this deployment, as room ids are only known at run time.`,
     });
     return role;

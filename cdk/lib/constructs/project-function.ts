@@ -13,6 +13,7 @@ import { tableDefinition } from '../../../core/infra/table';
 import { lockFile, repoRoot } from '../paths';
 import type { GameServerFleet } from './game-server-fleet';
 import type { ProjectQueue } from './project-queue';
+import { assignQueueSuffix } from '../../../core/protocol/queue-names';
 
 /**
  * Environment variable names the handlers read. They must match the schema in
@@ -216,10 +217,11 @@ export class ProjectFunction extends Construct {
   /**
    * `send`: may send replies to the reply queues of controller sidecars: every queue whose
    * name starts with `prefix` in this account and region (their names are only known at run
-   * time). `name`: no permission, for a function that hands the prefix to the sidecars it
-   * starts. Both set `REPLY_QUEUE_PREFIX`.
+   * time). `assign`: that, and receiving from the standby servers' assign queues
+   * (`<prefix>*-assign`), where the answer to `assign` comes back. `name`: no permission, for
+   * a function that hands the prefix to the sidecars it starts. All set `REPLY_QUEUE_PREFIX`.
    */
-  bindReplyQueues(prefix: string, access: 'send' | 'name' = 'send'): this {
+  bindReplyQueues(prefix: string, access: 'send' | 'assign' | 'name' = 'send'): this {
     this.function.addEnvironment(env.replyQueuePrefix, prefix);
     if (access === 'name') return this;
     // Pseudo parameters, never the stack's literal region/partition: the ARN (and so the
@@ -237,6 +239,16 @@ export class ProjectFunction extends Construct {
         'Each game server task creates its own reply queue at run time; the grant is SendMessage and GetQueueUrl only, ' +
         `on queues named ${prefix}* of this deployment.`,
     });
+    if (access === 'assign') {
+      const assignQueues = `${replyQueues}${assignQueueSuffix}`;
+      iam.Grant.addToPrincipal({ grantee: this.role, actions: ['sqs:ReceiveMessage'], resourceArns: [assignQueues] });
+      Validations.of(this.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sqs:<AWS::Region>:<AWS::AccountId>:${prefix}*${assignQueueSuffix}]`,
+        reason:
+          'Each standby game server creates its own assign queue at run time; the grant is ReceiveMessage only, on ' +
+          `queues named ${prefix}*${assignQueueSuffix} of this deployment.`,
+      });
+    }
     return this;
   }
 

@@ -2,7 +2,7 @@ import { resolveCreateRequest } from '../../../core/sessions/create-resolution';
 import { createPeerHostedSession } from '../../../core/sessions/create-peer-hosted';
 import { createRoom } from '../../../core/rooms/create';
 import { createRoomRequestSchema } from '../../../core/rooms/schema';
-import { roomResponse } from '../../../core/sessions/room-response';
+import { roomResponse, sessionRoomView } from '../../../core/sessions/room-response';
 import { runTaskQueueMs } from '../../../core/gameservers/throttled-spawner';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
@@ -17,6 +17,16 @@ export const handler = httpHandler(
     const p = platform();
     // The caller's wait counts from the request, not from the spawn: the gateway's 30 s include both.
     const started = p.now().getTime();
+    const placement = placementRequestOf(p, body, { headers, sourceIp });
+    // What a create from the warm pool reads next (the region ranking, the configuration's
+    // standby servers), started now: it overlaps the checks below instead of following them.
+    const prefetched =
+      body.gameId && body.version
+        ? {
+            ranking: settledLater(p.placement.rank(placement)),
+            standbyServers: settledLater(p.pool.serversByRegion(body.gameId, body.version)),
+          }
+        : undefined;
     // Independent reads and writes at once; a refusal by the abuse guard still wins over any other.
     const [allowed, resolved] = await Promise.allSettled([
       p.abuse.assertCreateAllowed(principal.account, p.now()),
@@ -26,7 +36,6 @@ export const handler = httpHandler(
     if (resolved.status === 'rejected') throw resolved.reason;
     const session = resolved.value;
     const answerBy = new Date(started + p.config.createWaitS * 1000);
-    const placement = placementRequestOf(p, body, { headers, sourceIp });
     const stored = { template: session.template, constants: session.constants, properties: session.properties };
     if (session.hosting.kind === 'peerHosted') {
       // No server to place: the best region, whatever its hosts.
@@ -72,6 +81,10 @@ export const handler = httpHandler(
         costs: p.costs,
         placement: { placer: p.placement, request: placement },
         warmPool: p.warmPool,
+        // Prefetched for the configuration the body named: a template's may be another.
+        ...(prefetched && configuration.gameId === body.gameId && configuration.version === body.version
+          ? { prefetched }
+          : {}),
       },
     );
     if (result.state === 'Spawning') {
@@ -82,8 +95,19 @@ export const handler = httpHandler(
       );
     }
     return roomResponse(201, {
-      room: await memberViewOf(p, result.room, principal.account),
+      room: result.document
+        ? sessionRoomView(result.room, result.document, p.now(), principal.account)
+        : await memberViewOf(p, result.room, principal.account),
       reservation: result.reservation,
     });
   }),
 );
+
+/**
+ * A read started ahead that the request may end without awaiting (a refusal, another
+ * configuration): its failure is then nobody's, and must not surface as an unhandled rejection.
+ */
+function settledLater<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => undefined);
+  return read;
+}

@@ -28,18 +28,21 @@ sqs.middlewareStack.add(
 afterAll(() => sqs.destroy());
 
 describe('SqsReplyQueues and the orphan sweep', () => {
-  it('deletes the reply queues of rooms that are not live, keeps live rooms and other queues', async () => {
+  it('deletes the reply and assign queues of rooms that are not live, keeps live rooms and other queues', async () => {
     const prefix = `rk-test-${randomUUID().slice(0, 8)}-reply-`;
     const url = async (name: string) => (await sqs.send(new CreateQueueCommand({ QueueName: name }))).QueueUrl ?? '';
     const ended = await url(`${prefix}ended`);
     const live = await url(`${prefix}live`);
     const lagging = await url(`${prefix}lagging`);
+    // A standby server's assign queue belongs to its room like the reply queue.
+    const endedAssign = await url(`${prefix}ended-assign`);
+    const liveAssign = await url(`${prefix}live-assign`);
     const other = await url(`${prefix.slice(0, -1)}x-other`);
     const queues = new SqsReplyQueues(sqs, prefix);
     sent.length = 0;
 
     const listed = await queues.list();
-    expect(listed.map((q) => q.roomId).sort()).toEqual(['ended', 'lagging', 'live']);
+    expect(listed.map((q) => q.roomId).sort()).toEqual(['ended', 'ended', 'lagging', 'live', 'live']);
     for (const q of listed) expect(q.createdAt?.getTime()).toBeGreaterThan(Date.now() - 120_000);
 
     const result = await sweepOrphans(
@@ -55,10 +58,11 @@ describe('SqsReplyQueues and the orphan sweep', () => {
       { graceS: 300 },
     );
 
-    expect(result.deletedQueues).toEqual([ended]);
+    expect(result.deletedQueues.sort()).toEqual([ended, endedAssign].sort());
     const remaining = (await sqs.send(new ListQueuesCommand({ QueueNamePrefix: prefix.slice(0, -6) }))).QueueUrls;
-    expect(remaining).toEqual(expect.arrayContaining([live, lagging, other]));
+    expect(remaining).toEqual(expect.arrayContaining([live, lagging, other, liveAssign]));
     expect(remaining).not.toContain(ended);
+    expect(remaining).not.toContain(endedAssign);
     expect(sent.filter((s) => s.command === 'ListQueuesCommand')[0]?.input).toMatchObject({
       QueueNamePrefix: prefix,
       MaxResults: 1000,
@@ -66,11 +70,16 @@ describe('SqsReplyQueues and the orphan sweep', () => {
     expect(sent.find((s) => s.command === 'GetQueueAttributesCommand')?.input).toMatchObject({
       AttributeNames: ['CreatedTimestamp'],
     });
-    expect(sent.filter((s) => s.command === 'DeleteQueueCommand').map((s) => s.input)).toEqual([{ QueueUrl: ended }]);
+    expect(
+      sent
+        .filter((s) => s.command === 'DeleteQueueCommand')
+        .map((s) => s.input.QueueUrl)
+        .sort(),
+    ).toEqual([ended, endedAssign].sort());
 
     // Deleting a queue its sidecar already deleted is no error.
     await queues.delete(ended);
-    for (const q of [live, lagging, other]) await sqs.send(new DeleteQueueCommand({ QueueUrl: q }));
+    for (const q of [live, lagging, other, liveAssign]) await sqs.send(new DeleteQueueCommand({ QueueUrl: q }));
     await expect(
       sqs.send(new GetQueueAttributesCommand({ QueueUrl: live, AttributeNames: ['All'] })),
     ).rejects.toThrow();

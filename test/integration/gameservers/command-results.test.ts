@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { queueUrlResolver } from '../../../core/infra/queue-urls';
 import { sqsCommandDelivery } from '../../../core/commands/delivery';
 import {
   commandAnswerWindowS,
@@ -194,24 +195,35 @@ describe('message', () => {
 });
 
 describe('sqsCommandDelivery', () => {
-  it("puts the command on the room's reply queue, sealed so that only the room's sidecar reads it", async () => {
-    const prefix = `rk-test-reply-${randomUUID().slice(0, 8)}-`;
-    const room = aRoom();
-    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `${prefix}${room.roomId}` }));
-    try {
-      const deliver = sqsCommandDelivery(sqs, prefix, (roomId) => lambdaPlatform().sidecarKeys(roomId));
-      const command = { type: 'command', commandId: 'c1', method: 'say', params: { text: 'hi' } } as const;
-      expect(await deliver(room.roomId, command)).toBe('delivered');
-      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 2 }));
-      expect(Messages).toHaveLength(1);
-      const body = Messages[0]?.Body ?? '';
-      expect(body).not.toContain('say');
-      expect(JSON.parse(openReply(await channel.keys(room.roomId), body) ?? 'null')).toEqual(command);
-      expect(openReply(await channel.keys(aRoom().roomId), body)).toBeUndefined();
-      // No queue: the sidecar is gone.
-      expect(await deliver(aRoom().roomId, command)).toBe('gone');
-    } finally {
-      await sqs.send(new DeleteQueueCommand({ QueueUrl }));
-    }
-  });
+  it.each([
+    ['derived beside a known queue URL', (url: string) => queueUrlResolver(sqs, url)],
+    ['looked up with GetQueueUrl', () => queueUrlResolver(sqs)],
+  ])(
+    "puts the command on the room's reply queue (its URL %s), sealed so that only the room's sidecar reads it",
+    async (_, resolver) => {
+      const prefix = `rk-test-reply-${randomUUID().slice(0, 8)}-`;
+      const room = aRoom();
+      const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `${prefix}${room.roomId}` }));
+      try {
+        const deliver = sqsCommandDelivery(
+          sqs,
+          prefix,
+          (roomId) => lambdaPlatform().sidecarKeys(roomId),
+          resolver(QueueUrl ?? ''),
+        );
+        const command = { type: 'command', commandId: 'c1', method: 'say', params: { text: 'hi' } } as const;
+        expect(await deliver(room.roomId, command)).toBe('delivered');
+        const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 2 }));
+        expect(Messages).toHaveLength(1);
+        const body = Messages[0]?.Body ?? '';
+        expect(body).not.toContain('say');
+        expect(JSON.parse(openReply(await channel.keys(room.roomId), body) ?? 'null')).toEqual(command);
+        expect(openReply(await channel.keys(aRoom().roomId), body)).toBeUndefined();
+        // No queue: the sidecar is gone.
+        expect(await deliver(aRoom().roomId, command)).toBe('gone');
+      } finally {
+        await sqs.send(new DeleteQueueCommand({ QueueUrl }));
+      }
+    },
+  );
 });

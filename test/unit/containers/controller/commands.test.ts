@@ -4,9 +4,10 @@ import { GameCalls } from '../../../../containers/controller/rpc/game-calls';
 import { maxCommandResultBytes } from '../../../../core/commands/model';
 import { rpcErrorCodes } from '../../../../core/protocol/jsonrpc';
 
-function setup(whitelist: string[], options: { answerSent?: boolean } = {}) {
+function setup(whitelist: string[], options: { answerSent?: boolean; standby?: boolean } = {}) {
   const frames: Array<Record<string, unknown>> = [];
   const answers: Array<[string, CommandAnswer]> = [];
+  const assignAnswers: Array<[string, CommandAnswer]> = [];
   const logged: string[] = [];
   const log = {
     info: (m: string) => logged.push(m),
@@ -28,8 +29,17 @@ function setup(whitelist: string[], options: { answerSent?: boolean } = {}) {
       answers.push([commandId, answer]);
       return options.answerSent ?? true;
     },
+    ...(options.standby
+      ? {
+          standby: true,
+          answerAssign: async (commandId: string, answer: CommandAnswer) => {
+            assignAnswers.push([commandId, answer]);
+            return true;
+          },
+        }
+      : {}),
   });
-  return { relay, frames, answers, logged, calls };
+  return { relay, frames, answers, assignAnswers, logged, calls };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -64,6 +74,21 @@ describe('createCommandRelay', () => {
       expect(answers).toEqual([['c1', { error: { code: rpcErrorCodes.notAllowed, message: expect.any(String) } }]]);
     },
   );
+
+  it("relays a standby server's one assign and sends its answer to the assign queue; a second is refused as usual", async () => {
+    const { relay, frames, calls, answers, assignAnswers } = setup(['say'], { standby: true });
+    const relayed = relay({ type: 'command', commandId: 'a1', method: 'assign', params: { room_id: 'r1' } });
+    await settle();
+    expect(frames).toEqual([{ jsonrpc: '2.0', id: 1, method: 'assign', params: { room_id: 'r1' } }]);
+    calls.settle({ jsonrpc: '2.0', id: 1, result: { status: 'OK' } });
+    await relayed;
+    expect(assignAnswers).toEqual([['a1', { result: { status: 'OK' } }]]);
+
+    await relay({ type: 'command', commandId: 'a2', method: 'assign', params: { room_id: 'r2' } });
+    expect(frames).toHaveLength(1);
+    expect(answers).toEqual([['a2', { error: expect.objectContaining({ code: rpcErrorCodes.notAllowed }) }]]);
+    expect(assignAnswers).toHaveLength(1);
+  });
 
   it('relays and answers a command delivered twice once', async () => {
     const { relay, frames, logged, calls, answers } = setup(['say']);

@@ -18,11 +18,12 @@ const settings = {
 beforeEach(() => stsMock.reset());
 
 describe('sidecar-credentials', () => {
-  it("scopes a session to exactly the room's reply queue and SendMessage on the request queue", () => {
+  it("scopes a session to exactly the room's reply and assign queues and SendMessage on the request queue", () => {
+    const assignQueue = 'arn:aws:sqs:eu-west-1:111122223333:rk-reply-room-1-assign';
     expect(JSON.parse(sidecarSessionPolicy(settings, 'room-1'))).toEqual({
       Version: '2012-10-17',
       Statement: [
-        { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: settings.requestQueueArn },
+        { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: [settings.requestQueueArn, assignQueue] },
         {
           Effect: 'Allow',
           Action: ['sqs:CreateQueue', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:DeleteQueue'],
@@ -31,6 +32,8 @@ describe('sidecar-credentials', () => {
             'arn:aws:sqs:eu-west-1:111122223333:rk-reply-room-1.fifo',
           ],
         },
+        // Its assign queue: created, answered into and deleted, never read by the sidecar.
+        { Effect: 'Allow', Action: ['sqs:CreateQueue', 'sqs:GetQueueUrl', 'sqs:DeleteQueue'], Resource: assignQueue },
       ],
     });
     expect(sidecarSessionPolicy(settings, 'room-1')).not.toContain('*');

@@ -7,7 +7,7 @@ import type { ProjectFunction } from '../../cdk/lib/constructs/project-function'
 import type { FunctionNeed } from '../../core/infra/function-needs';
 import { parseConfig } from '../../core/infra/config';
 import { queueDefinitions, type QueueId } from '../../core/infra/queues';
-import { auth, gameImage, logicalId, renderedEnvironment, statementsOf, useScratch } from './support';
+import { auth, gameImage, logicalId, render, renderedEnvironment, statementsOf, useScratch } from './support';
 
 /**
  * Issue 10, point 2: every function whose code can start a game server or use the signing
@@ -126,6 +126,8 @@ describe('needs derived from the code', () => {
     );
     expect(needsShownBy('lambdas/queue/controller-events.ts').has('sidecarCredentials')).toBe(true);
     expect(needsShownBy('lambdas/http/rooms/commands.ts').get('sendCommands')).toBe('lambdas/http/rooms/commands.ts');
+    expect(needsShownBy('lambdas/http/rooms/create.ts').get('takeStandby')).toBe('lambdas/http/rooms/create.ts');
+    expect(needsShownBy('lambdas/http/matchmaking/join.ts').has('takeStandby')).toBe(false);
   });
 
   it.each(deployed.map((d) => [d.name, d] as const))('%s declares every need its code shows', (_name, d) => {
@@ -176,6 +178,17 @@ describe('grants and environment of every function that can spawn, stop servers 
     if (shown.has('sidecarCredentials')) {
       expect(actions).toContain('sts:AssumeRole');
       expect(config.sidecarRole).toBeDefined();
+    }
+    // Only a create that takes warm-pool servers reads sidecars' queues, and only the assign queues.
+    const receives = statementsOf(template, stack, fn).filter(
+      (st) => st.actions.includes('sqs:ReceiveMessage') && st.resources.some((r) => render(r).includes('reply-')),
+    );
+    if (shown.has('takeStandby')) {
+      expect(actions).toEqual(expect.arrayContaining(['sqs:SendMessage', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage']));
+      expect(receives.flatMap((st) => st.resources.map(render))).toEqual([expect.stringMatching(/reply-\*-assign$/)]);
+      expect(config.queueUrls.controllerRequests).toBeDefined();
+    } else {
+      expect(receives).toEqual([]);
     }
   });
 });

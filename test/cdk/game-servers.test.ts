@@ -199,7 +199,7 @@ describe('no task role; a per-room sidecar session instead (issue 8.2)', () => {
     expect(assumers.map((st) => st.resources.map(render))).toEqual(issuers.map(() => [`\${${sidecarRoleId()}.Arn}`]));
   });
 
-  it('SendMessage on the controller request queue and its own reply queues; no * action', () => {
+  it('SendMessage on the controller request queue and its own reply and assign queues; no * action', () => {
     const queueId = idOf(stack.queues.controllerRequests.queue);
     expect(resources[queueId].Properties.QueueName).toBe(
       qualifiedQueueName(stack.namePrefix, queueDefinitions.controllerRequests.name),
@@ -216,7 +216,15 @@ describe('no task role; a per-room sidecar session instead (issue 8.2)', () => {
       { effect: 'Allow', actions: ['sqs:SendMessage'], resources: [`\${${queueId}.Arn}`], condition: undefined },
       {
         effect: 'Allow',
-        actions: ['sqs:CreateQueue', 'sqs:DeleteMessage', 'sqs:DeleteQueue', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'],
+        // SendMessage: a standby server's answer to `assign` on its own assign queue (the session policy narrows it).
+        actions: [
+          'sqs:CreateQueue',
+          'sqs:DeleteMessage',
+          'sqs:DeleteQueue',
+          'sqs:GetQueueUrl',
+          'sqs:ReceiveMessage',
+          'sqs:SendMessage',
+        ],
         resources: [pseudo('sqs', `${prefix}*`)],
         condition: undefined,
       },

@@ -17,7 +17,7 @@ import {
   type ControllerRequest,
   type SidecarCredentials,
 } from '../../core/protocol/controller-messages';
-import { openReply, sealRequest, type SidecarKeys } from '../../core/protocol/sidecar-channel';
+import { openReply, sealReply, sealRequest, type SidecarKeys } from '../../core/protocol/sidecar-channel';
 import type { GameMethod } from '../../core/protocol/game-methods';
 import { rpcErrorCodes } from '../../core/protocol/jsonrpc';
 import { abandonDeduplicationId, abandonNotice } from './abandon';
@@ -112,6 +112,22 @@ export class PlatformBridge {
   get replyQueueUrl(): string {
     if (!this.queueUrl) throw new Error('The reply queue has not been created.');
     return this.queueUrl;
+  }
+
+  /**
+   * Runs what a command and its answer go through (open the sealed command, check it, check
+   * and MAC the answer) once, on a dummy, sending nothing. V8 compiles a function at its first
+   * call and zod a schema at its first parse; a standby server does that while it waits, so
+   * its first command, the hand-over a player's create waits for, finds it all compiled.
+   */
+  warmUpCommandPath(): void {
+    const { keys, roomId } = this.options;
+    const command = { type: 'command', commandId: 'warm-up', method: 'assign', params: {} };
+    const opened = openReply(keys, JSON.stringify(sealReply(keys, JSON.stringify(command))));
+    controllerReplySchema.safeParse(JSON.parse(opened ?? 'null'));
+    const answer = { type: 'commandResult', roomId, sentAt: new Date().toISOString(), commandId: 'warm-up' };
+    const checked = controllerRequestSchema.safeParse({ ...answer, result: { status: 'OK' } });
+    if (checked.success) sealRequest(keys, JSON.stringify(checked.data));
   }
 
   /** Forwards one game call and waits for the answer (or the reply timeout). Never throws. */

@@ -151,6 +151,7 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
     phase = 'ready';
     clearTimeout(spawnTimer);
     log.info('game is ready (inited accepted)');
+    if (env.STANDBY === '1') bridge.warmUpCommandPath();
     health = startHealthChecks({
       intervalMs: ms(env.STATUS_INTERVAL_S),
       probe: statusProbe(calls, ms(env.STATUS_TIMEOUT_S)),

@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,8 +7,10 @@ import { join } from 'node:path';
 import {
   CreateQueueCommand,
   DeleteMessageCommand,
+  DeleteQueueCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
+  type Message,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -105,4 +108,183 @@ export async function startWebSocketRoundTrips(): Promise<{
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+export interface GameRoundTripQueues {
+  /** The SQS emulator's endpoint and region, which the relay's own client uses too. */
+  readonly sqsEndpoint: string;
+  readonly region: string;
+  /** The queue the relay long-polls (a sidecar's reply queue). */
+  readonly calls: string;
+  /** The queue the caller long-polls for the answer. */
+  readonly answers: string;
+}
+
+export interface GameRoundTrips {
+  /** One call through the relay to the game and its answer back; resolves with its latency in ms. */
+  roundTrip(): Promise<number>;
+  close(): Promise<void>;
+}
+
+const relayEntry = join(__dirname, 'game-round-trip/relay.ts');
+const gameEntry = join(__dirname, 'game-round-trip/game.ts');
+/** Untimed calls after the start: the first ones open keep-alive connections and warm the JIT. */
+const warmUpCalls = 3;
+const answerTimeoutMs = 30_000;
+
+function startChild(entry: string, args: readonly string[]): { child: ChildProcess; output: () => string } {
+  // stdin stays an open pipe: the child exits when it closes, so it dies with the bench.
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk: Buffer) => void (output = (output + chunk.toString('utf8')).slice(-2_000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return { child, output: () => output };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+/**
+ * A raw round trip to a game, across processes, with nothing of Roomkeeper's logic: what a
+ * warm pool's hand-over is "a few milliseconds plus". This process sends a message to the
+ * `calls` queue; a separate, idle relay process long-polling it (as a sidecar polls its
+ * reply queue) calls a separate game process over a ZeroMQ PAIR socket on `ipc://`, the
+ * game answers at once, and the relay sends the answer to the `answers` queue, which this
+ * process has been long-polling since before the send (as a waiting caller). Timed from the
+ * send until the answer is received. Every cross-process wake-up of the real hand-over is in
+ * it: the relay's long poll, the game's socket, the caller's long poll.
+ *
+ * Both children run `node --import tsx`, with the same SQS client factory as the platform.
+ */
+export async function startGameRoundTrips(sqs: SQSClient, queues: GameRoundTripQueues): Promise<GameRoundTrips> {
+  const queueUrl = async (name: string) => {
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: name }));
+    if (!QueueUrl) throw new Error('the SQS emulator returned no queue URL');
+    return QueueUrl;
+  };
+  const [callsUrl, answersUrl] = await Promise.all([queueUrl(queues.calls), queueUrl(queues.answers)]);
+  const dir = mkdtempSync(join(tmpdir(), 'rk-bench-game-'));
+  const endpoint = `ipc://${dir}/game.sock`;
+  const relay = startChild(relayEntry, [queues.sqsEndpoint, queues.region, callsUrl, answersUrl, endpoint]);
+  const game = startChild(gameEntry, [endpoint]);
+  const children = [relay, game];
+  const kill = () => children.forEach(({ child }) => child.kill('SIGKILL'));
+  process.once('exit', kill);
+
+  // One waiter at a time (rounds are sequential); a child's death fails it at once.
+  let waiting: { id: number; resolve: (receivedAt: number) => void; reject: (error: Error) => void } | undefined;
+  let failure: Error | undefined;
+  const fail = (error: Error) => {
+    failure ??= error;
+    waiting?.reject(error);
+    waiting = undefined;
+  };
+  for (const [name, { child, output }] of [
+    ['relay', relay],
+    ['game', game],
+  ] as const)
+    child.once('exit', (code, signal) =>
+      fail(new Error(`the bench's ${name} process exited (${code ?? signal}): ${output().trim()}`)),
+    );
+
+  const polling = new AbortController();
+  const answers = (async () => {
+    while (!polling.signal.aborted) {
+      let messages: Message[];
+      try {
+        ({ Messages: messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: answersUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 20 }),
+          { abortSignal: polling.signal },
+        ));
+      } catch (error) {
+        if (polling.signal.aborted) return;
+        fail(error as Error);
+        return;
+      }
+      const receivedAt = performance.now();
+      for (const message of messages) {
+        // Deleted before the waiter resumes (but after its time is taken), so no clean-up
+        // runs beside the next timed part.
+        await sqs
+          .send(new DeleteMessageCommand({ QueueUrl: answersUrl, ReceiptHandle: message.ReceiptHandle }))
+          .catch(() => undefined);
+        const { id } = JSON.parse(message.Body ?? '{}') as { id?: unknown };
+        if (waiting && id === waiting.id) {
+          waiting.resolve(receivedAt);
+          waiting = undefined;
+        }
+      }
+    }
+  })();
+
+  let id = 0;
+  const roundTrip = async () => {
+    if (failure) throw failure;
+    const call = ++id;
+    const answered = new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`no answer from the bench's game within ${answerTimeoutMs / 1000} s`)),
+        answerTimeoutMs,
+      );
+      waiting = {
+        id: call,
+        resolve: (receivedAt) => {
+          clearTimeout(timer);
+          resolve(receivedAt);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+    });
+    const started = performance.now();
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: callsUrl,
+        MessageBody: JSON.stringify({ id: call, params: { room_id: 'bench', game_max_players: 8 } }),
+      }),
+    );
+    return (await answered) - started;
+  };
+
+  const close = async () => {
+    process.removeListener('exit', kill);
+    polling.abort();
+    await Promise.all(children.map(({ child }) => stopChild(child)));
+    await answers;
+    await Promise.all(
+      [callsUrl, answersUrl].map((QueueUrl) => sqs.send(new DeleteQueueCommand({ QueueUrl })).catch(() => undefined)),
+    );
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("the bench's relay was not ready within 30 s")), 30_000);
+      const onData = (chunk: Buffer) => {
+        if (!chunk.toString('utf8').includes('ready')) return;
+        clearTimeout(timer);
+        relay.child.stdout?.removeListener('data', onData);
+        resolve();
+      };
+      relay.child.stdout?.on('data', onData);
+      for (const { child } of children)
+        child.once('exit', () => {
+          clearTimeout(timer);
+          reject(failure ?? new Error("the bench's relay or game exited before it was ready"));
+        });
+    });
+    for (let i = 0; i < warmUpCalls; i++) await roundTrip();
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { roundTrip, close };
 }

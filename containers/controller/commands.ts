@@ -56,12 +56,14 @@ export function createCommandRelay(options: CommandRelayOptions): (command: Plat
     }
     const outcome = await options.calls.call(command.method, command.params ?? {}, options.timeoutMs);
     const answer = commandAnswer(outcome, options.timeoutMs);
+    // Sent before it is logged: the owner (or a create, for `assign`) waits for the answer.
+    const sent = send(command.commandId, answer, isAssign);
     options.log.info('relayed a command', {
       ...context,
       answer: outcome.kind !== 'answered' ? outcome.kind : 'error' in answer ? 'error' : 'result',
       code: 'error' in answer ? answer.error.code : undefined,
     });
-    await send(command.commandId, answer, isAssign);
+    await sent;
   };
 
   async function send(commandId: string, answer: CommandAnswer, isAssign = false): Promise<void> {

@@ -79,12 +79,15 @@ async function main(): Promise<void> {
     .handle('assign', (params) => {
       // The warm pool's hand-over: this server is now the room these settings describe.
       const assigned = assignSchema.parse(params);
-      log('info', 'assigned a room', {
-        roomId: assigned.room_id,
-        map: assigned.room_settings.map ?? 'harbor',
-        maxPlayers: assigned.game_max_players,
-        sinceProcessStartMs: Math.round(performance.now()),
-      });
+      // Logged once the answer is on its way: a player's create waits for the answer, not the log.
+      setImmediate(() =>
+        log('info', 'assigned a room', {
+          roomId: assigned.room_id,
+          map: assigned.room_settings.map ?? 'harbor',
+          maxPlayers: assigned.game_max_players,
+          sinceProcessStartMs: Math.round(performance.now()),
+        }),
+      );
       return { status: 'OK' };
     })
     .handle('say', (params) => {

@@ -227,7 +227,8 @@ export class ProjectFunction extends Construct {
     // Pseudo parameters, never the stack's literal region/partition: the ARN (and so the
     // cdk-nag finding acknowledged below) reads the same in env-agnostic and pinned stacks.
     const replyQueues = `arn:${Aws.PARTITION}:sqs:${Aws.REGION}:${Aws.ACCOUNT_ID}:${prefix}*`;
-    // GetQueueUrl: a command finds its room's queue by name (core/commands/delivery.ts).
+    // GetQueueUrl: a function without the controller queue's URL finds a room's queue by name
+    // (core/infra/queue-urls.ts); with it, the URL is the controller queue's sibling.
     iam.Grant.addToPrincipal({
       grantee: this.role,
       actions: ['sqs:SendMessage', 'sqs:GetQueueUrl'],

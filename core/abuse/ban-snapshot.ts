@@ -12,8 +12,11 @@ export const banSnapshotRefreshAheadMs = 500;
 /** What the snapshot says of one account right now. */
 export type BanLookup =
   | { readonly state: 'fresh'; readonly ban: { readonly expiresAt?: string } | undefined }
-  /** Too old to answer (or never taken): `lookup` refreshes it. */
-  | { readonly state: 'stale' };
+  /**
+   * Too old to answer (or never taken): `lookup` refreshes it. `knownBanned`: whether the old
+   * snapshot had the account banned (false when there was none).
+   */
+  | { readonly state: 'stale'; readonly knownBanned: boolean };
 
 interface Taken {
   readonly directory: BanDirectory;
@@ -45,11 +48,12 @@ export class BanSnapshot {
     const taken = this.taken;
     const age = taken ? now.getTime() - taken.takenAtMs : Number.POSITIVE_INFINITY;
     // A clock that moved backwards cannot vouch for the snapshot's age: refresh.
-    if (!taken || age < 0 || age >= banSnapshotMaxAgeMs) return { state: 'stale' };
-    if (age >= banSnapshotRefreshAheadMs) this.refresh(now).catch(() => undefined);
     const change = this.local.get(account);
-    const ban = change ? change.ban : taken.directory.bans.get(account);
-    return { state: 'fresh', ban: ban && banInForce(ban, now) ? ban : undefined };
+    const known = change ? change.ban : taken?.directory.bans.get(account);
+    const ban = known && banInForce(known, now) ? known : undefined;
+    if (!taken || age < 0 || age >= banSnapshotMaxAgeMs) return { state: 'stale', knownBanned: ban !== undefined };
+    if (age >= banSnapshotRefreshAheadMs) this.refresh(now).catch(() => undefined);
+    return { state: 'fresh', ban };
   }
 
   /** The account's ban in force at `now`, refreshing the snapshot first if it is too old. */

@@ -96,6 +96,36 @@ describe('AbuseGuard.assertJoinAllowed / assertCreateAllowed', () => {
     expect(counted).toEqual([]);
   });
 
+  it("refuses a create with 403 BANNED, counting nothing, when the process's older snapshot knew the ban", async () => {
+    const { guard, counted } = guardWith({ ban: ban() });
+    await expect(guard.assertNotBanned('mallory', now)).rejects.toBeInstanceOf(AccountBannedError);
+    // Two seconds on, the snapshot is too old to answer but still knows the ban.
+    const later = new Date(now.getTime() + 2_000);
+    await expect(guard.assertCreateAllowed('mallory', later)).rejects.toBeInstanceOf(AccountBannedError);
+    expect(counted).toEqual([]);
+  });
+
+  it('counts a create while the stale snapshot refreshes, and refuses one banned meanwhile elsewhere', async () => {
+    const { guard, bans, counted, banElsewhere } = guardWith();
+    let release: () => void = () => undefined;
+    const refreshed = new Promise<void>((resolve) => (release = resolve));
+    bans.directory.mockImplementationOnce(async () => {
+      await refreshed;
+      return { epoch: 0, bans: new Map() };
+    });
+    const first = guard.assertCreateAllowed('alice', now);
+    // Counted before the refresh it runs beside has answered.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(counted).toHaveLength(1);
+    release();
+    await expect(first).resolves.toBeUndefined();
+
+    banElsewhere(ban());
+    const later = new Date(now.getTime() + 2_000);
+    const error = await guard.assertCreateAllowed('mallory', later).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AccountBannedError);
+  });
+
   it('lets an expired ban through (TTL may not have collected it yet)', async () => {
     const { guard, counted } = guardWith({ ban: ban('2026-01-01T12:00:30.000Z') });
     await expect(guard.assertCreateAllowed('mallory', now)).resolves.toBeUndefined();

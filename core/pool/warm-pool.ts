@@ -80,7 +80,12 @@ export class WarmPool {
       }
       const [outcome] = await Promise.all([
         this.deps.assign(session.room, configuration),
-        this.deps.pool.remove(key, server.roomId),
+        // A pool item left behind is dropped by the next reader or the pool keeper: not the creator's failure.
+        this.deps.pool
+          .remove(key, server.roomId)
+          .catch((error: Error) =>
+            log.warn('could not remove a taken server from its pool', { roomId: server.roomId, error }),
+          ),
       ]);
       return { session, outcome };
     }

@@ -1,18 +1,66 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { qualifiedQueueName, queueDefinitions, type QueueDefinition, type QueueId } from '../core/infra/queues';
+import { withParentDeathSignal } from './parent-death';
 
 export interface SqsEmulator {
   readonly endpoint: string;
+  /** The emulator's process. */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
-/** Starts fauxqs (ESM-only, hence the dynamic import) on a free port. */
-export async function startSqsEmulator(options: { port?: number } = {}): Promise<SqsEmulator> {
-  const { startFauxqs } = await import('fauxqs');
-  const server = await startFauxqs({ port: options.port ?? 0, logger: false, host: '127.0.0.1' });
-  return { endpoint: `http://127.0.0.1:${server.port}`, stop: () => server.stop() };
-}
+const startTimeoutMs = 30_000;
 
+/**
+ * Starts fauxqs on a free port in a child process (local/sqs-emulator-process.mjs). In AWS,
+ * SQS runs elsewhere: served from the platform's own process, every queue request of every
+ * sidecar would take turns with the platform's handlers on one event loop. The child is in
+ * this process's group (a stop of the platform stops its queues too, as before) and dies
+ * with it (`--pdeathsig`, and a closed stdin).
+ */
+export async function startSqsEmulator(options: { port?: number } = {}): Promise<SqsEmulator> {
+  const [command, args] = withParentDeathSignal(process.execPath, [
+    join(__dirname, 'sqs-emulator-process.mjs'),
+    String(options.port ?? 0),
+  ]);
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`The SQS emulator did not start within ${startTimeoutMs / 1000} s: ${output.trim()}`));
+    }, startTimeoutMs);
+    let line = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      line += chunk.toString();
+      const newline = line.indexOf('\n');
+      if (newline < 0) return;
+      clearTimeout(timer);
+      resolve(Number(line.slice(0, newline)));
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`The SQS emulator exited during start-up (${code ?? signal}): ${output.trim()}`));
+    });
+  });
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    pid: child.pid ?? -1,
+    stop: async () => {
+      child.kill('SIGTERM');
+      const killed = setTimeout(() => child.kill('SIGKILL'), 2_000);
+      await exited;
+      clearTimeout(killed);
+    },
+  };
+}
 function fifoAttributes(definition: { fifo: boolean }): Record<string, string> {
   return definition.fifo ? { FifoQueue: 'true', ContentBasedDeduplication: 'false' } : {};
 }

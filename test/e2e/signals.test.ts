@@ -143,12 +143,13 @@ describe('npm start stops everything it started', () => {
     expect(left).toEqual([]);
   }, 150_000);
 
-  it('when the platform process is killed with SIGKILL (DynamoDB Local, sidecar and game die with it)', async () => {
+  it('when the platform process is killed with SIGKILL (DynamoDB Local, the SQS emulator, sidecar and game die with it)', async () => {
     const cloud = await npmStart();
     await createRoom(cloud.apiUrl);
     const tree = processTree(cloud.npm.pid as number);
     running = { npm: cloud.npm, tree };
     expectGameServersIn(tree);
+    expect(tree.some((p) => p.command.includes('sqs-emulator-process'))).toBe(true);
 
     const signalledAt = Date.now();
     process.kill(platformOf(tree).pid, 'SIGKILL');

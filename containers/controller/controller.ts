@@ -151,9 +151,14 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
     phase = 'ready';
     clearTimeout(spawnTimer);
     log.info('game is ready (inited accepted)');
-    if (env.STANDBY === '1') bridge.warmUpCommandPath();
+    const standby = env.STANDBY === '1';
+    if (standby) bridge.warmUpCommandPath();
     health = startHealthChecks({
       intervalMs: ms(env.STATUS_INTERVAL_S),
+      // A standby server is probed at once: it proves the game answers before anyone is handed
+      // it, and the game's and this sidecar's request and answer paths run (and compile) now,
+      // not in the hand-over a player's create waits for.
+      ...(standby ? { firstProbeAfterMs: 0 } : {}),
       probe: statusProbe(calls, ms(env.STATUS_TIMEOUT_S)),
       onHung,
     });

@@ -8,6 +8,8 @@ export type ProbeVerdict = { readonly ok: true } | { readonly ok: false; readonl
 export interface HealthCheckOptions {
   /** STATUS_INTERVAL_S in ms: from the start of one probe to the start of the next. */
   readonly intervalMs: number;
+  /** When the first probe runs, after the start; default `intervalMs`. */
+  readonly firstProbeAfterMs?: number;
   /** Sends `status` and judges the answer; must settle within STATUS_TIMEOUT_S. */
   readonly probe: () => Promise<ProbeVerdict>;
   readonly onHung: (why: string) => void;
@@ -34,7 +36,7 @@ export function startHealthChecks(options: HealthCheckOptions): Ticker {
     }
     timer = setTimeout(check, Math.max(0, options.intervalMs - (Date.now() - started)));
   };
-  timer = setTimeout(check, options.intervalMs);
+  timer = setTimeout(check, options.firstProbeAfterMs ?? options.intervalMs);
   return {
     stop: () => {
       stopped = true;

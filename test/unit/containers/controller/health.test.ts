@@ -29,6 +29,26 @@ describe('startHealthChecks', () => {
     ticker.stop();
   });
 
+  it('runs the first probe at firstProbeAfterMs, then every interval', async () => {
+    let probes = 0;
+    const ticker = startHealthChecks({
+      intervalMs: 1_000,
+      firstProbeAfterMs: 0,
+      probe: async () => {
+        probes += 1;
+        return { ok: true };
+      },
+      onHung: () => undefined,
+    });
+    await jest.advanceTimersByTimeAsync(1);
+    expect(probes).toBe(1);
+    await jest.advanceTimersByTimeAsync(998);
+    expect(probes).toBe(1);
+    await jest.advanceTimersByTimeAsync(2);
+    expect(probes).toBe(2);
+    ticker.stop();
+  });
+
   it('waits for an answer slower than the interval before the next probe', async () => {
     let probes = 0;
     const probe = answerAfter(1_500, { ok: true });

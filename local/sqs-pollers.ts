@@ -31,6 +31,18 @@ export interface SqsPoller {
 
 const log = childLogger('sqs-poller');
 
+/**
+ * No client-side timer on a receive: the emulator it polls runs in this same process
+ * (`npm start`) and ends every long poll itself after `WaitTimeSeconds`. A client timer cannot
+ * tell a slow emulator from a stopped process: when the whole process is stopped (SIGSTOP, a
+ * suspended laptop) for longer than the timer, both sides' timers are overdue at the resume and
+ * fire before any I/O is read. The emulator's fire first (shorter), and it serves the waiting
+ * receive; then the client's abandons it, response unread. The messages it took stay invisible
+ * for the visibility timeout (60 s) and their FIFO group with them: a live room's heartbeats
+ * went unapplied for a minute after a stall, and the room refused joins as silent. 0 = none.
+ */
+const receiveRequestTimeoutMs = 0;
+
 function toLambdaAttributes(attributes: Record<string, MessageAttributeValue> | undefined): SQSMessageAttributes {
   const result: SQSMessageAttributes = {};
   for (const [name, value] of Object.entries(attributes ?? {})) {
@@ -98,7 +110,7 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
         MessageSystemAttributeNames: ['All'],
         MessageAttributeNames: ['All'],
       }),
-      { abortSignal: abort.signal },
+      { abortSignal: abort.signal, requestTimeout: receiveRequestTimeoutMs },
     );
     if (Messages.length === 0) return;
     const event: SQSEvent = { Records: Messages.map((m) => toSqsRecord(m, queueArn, region)) };

@@ -20,6 +20,7 @@ import {
 import { openReply, sealReply, sealRequest, type SidecarKeys } from '../../core/protocol/sidecar-channel';
 import type { GameMethod } from '../../core/protocol/game-methods';
 import { rpcErrorCodes } from '../../core/protocol/jsonrpc';
+import { isMissingQueue } from '../../core/commands/delivery';
 import { abandonDeduplicationId, abandonNotice } from './abandon';
 import { Correlations } from './correlations';
 import { failure, type Outcome } from './rpc/dispatcher';
@@ -392,11 +393,6 @@ export class PlatformBridge {
     }
   }
 }
-
-/** fauxqs and SQS name a missing queue differently across protocols and SDK versions. */
-const isMissingQueue = (error: unknown): boolean =>
-  error instanceof Error &&
-  (error.name === 'QueueDoesNotExist' || error.name === 'AWS.SimpleQueueService.NonExistentQueue');
 
 const local = (code: number, message: string): ForwardOutcome => ({
   ...failure(code, message),

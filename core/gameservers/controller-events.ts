@@ -1,4 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { z } from 'zod';
 import {
   gameServerAccount,
   gameServerAudience,
@@ -45,6 +47,8 @@ export interface ControllerEventDependencies {
   readonly commands: Pick<Commands, 'recordOutcome'>;
   /** Each room's log of game → owner messages. */
   readonly messages: Pick<RoomMessages, 'append'>;
+  /** For what is dropped without an answer to anyone (a message the platform cannot store). */
+  readonly log: Pick<Logger, 'warn'>;
 }
 
 type RpcRequest = Extract<ControllerRequest, { type: 'rpc' }>;
@@ -92,9 +96,19 @@ export async function handleControllerRequest(
       await deps.commands.recordOutcome(request.roomId, request.commandId, commandOutcome(request), now);
       return;
     case 'message': {
-      // The sidecar checked the same; a message that cannot be stored exactly is dropped.
+      // The sidecar checked the same, so only a sidecar out of step with the platform gets
+      // here with data that cannot be stored exactly. Retrying cannot fix it: it is dropped,
+      // but with a trace, or the owner's missing message would be a mystery.
       const data = messageDataSchema.safeParse(request.data);
-      if (data.success) await deps.messages.append(request.roomId, request.messageId, data.data, now);
+      if (!data.success) {
+        deps.log.warn('dropping a game message the platform cannot store', {
+          roomId: request.roomId,
+          messageId: request.messageId,
+          reason: issueSummary(data.error.issues),
+        });
+        return;
+      }
+      await deps.messages.append(request.roomId, request.messageId, data.data, now);
       return;
     }
     case 'credentials': {
@@ -275,4 +289,9 @@ async function extendedScopes(
 /** An `inited` that changes nothing about a ready room: no settings, or the ones it already has. */
 function isRetryOfInited(settings: RoomSettings | undefined, current: RoomSettings): boolean {
   return settings === undefined || isDeepStrictEqual(settings, current);
+}
+
+/** Zod's issues as one line for a log: `path: message`, `(root)` for the value itself. */
+function issueSummary(issues: readonly z.core.$ZodIssue[]): string {
+  return issues.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`).join('; ');
 }

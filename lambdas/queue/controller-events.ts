@@ -110,6 +110,7 @@ export async function processControllerEvents(event: SQSEvent): Promise<SQSBatch
             now: p.now,
             commands: p.commands,
             messages: p.roomMessages,
+            log,
           });
         } catch (error) {
           if (request?.type === 'heartbeat') {

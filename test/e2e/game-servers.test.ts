@@ -8,7 +8,7 @@ import { fixtureGame, startTestCloud, type TestCloud } from '../helpers/local-cl
  * the protocol page alone (test/fixtures/games/protocol-game.mjs).
  */
 const games = {
-  ok: { args: ['ok'], spawnTimeoutS: 10 },
+  ok: { args: ['ok'], spawnTimeoutS: 10, commands: ['say'] },
   never: { args: ['never-inited'], spawnTimeoutS: 2 },
   hang: { args: ['hang-status'], spawnTimeoutS: 10 },
   slow: { args: ['slow-status'], spawnTimeoutS: 10 },
@@ -145,5 +145,26 @@ describe('POST /v1/rooms on the local fleet', () => {
     expect(
       (await call('POST', '/v1/rooms', { token, body: { gameId: 'ok', version: '1', settings: big } })).status,
     ).toBe(400);
+  });
+});
+
+describe("the protocol game's message to its owner", () => {
+  it('reaches the owner through GET /v1/rooms/{roomId}/messages', async () => {
+    const created = await create('ok');
+    expect(created.status).toBe(201);
+    const roomId = created.body.room.roomId;
+    // The fixture answers the owner's say, and sends the owner a `message` notification with it.
+    const said = await call('POST', `/v1/rooms/${roomId}/commands`, {
+      token,
+      body: { command: 'say', args: { text: 'doors close in 5' } },
+    });
+    expect([said.status, said.body.state, said.body.result]).toEqual([200, 'answered', { said: 'doors close in 5' }]);
+    // A long poll: the message and the command's answer travel separately, in either order.
+    const read = await call('GET', `/v1/rooms/${roomId}/messages?after=0&waitS=15`, { token });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual({
+      messages: [{ seq: 1, data: { type: 'said', text: 'doors close in 5' }, at: expect.any(String) }],
+      next: 1,
+    });
   });
 });

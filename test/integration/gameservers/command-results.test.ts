@@ -10,6 +10,7 @@ import {
   newCommandRecord,
 } from '../../../core/commands/model';
 import { readMessages } from '../../../core/commands/relay';
+import { handleControllerRequest } from '../../../core/gameservers/controller-events';
 import { createSqsClient } from '../../../core/infra/aws-clients';
 import { keys } from '../../../core/infra/keys';
 import type { ControllerRequest } from '../../../core/protocol/controller-messages';
@@ -179,6 +180,44 @@ describe('message', () => {
       message(room.roomId, 'not an object'),
       message(room.roomId, { ok: true }),
     );
+    expect((await read(room.roomId)).messages.map((m) => m.data)).toEqual([{ ok: true }]);
+  });
+
+  it('logs one warning per dropped message, naming the room and why, and stores nothing', async () => {
+    const room = aRoom();
+    await rooms.create(room);
+    const warnings: { message: unknown; attributes: unknown[] }[] = [];
+    const p = lambdaPlatform();
+    // Straight to the use case, with the consumer's stores and a log that records.
+    const handle = (request: ControllerRequest) =>
+      handleControllerRequest(request, {
+        rooms: p.rooms,
+        members: p.sessions,
+        signToken: p.signToken,
+        verifyServerToken: p.verifyPlatformToken,
+        reply: () => Promise.reject(new Error('a message is never answered')),
+        locateServer: p.locateServer,
+        now: () => new Date(),
+        commands: p.commands,
+        messages: p.roomMessages,
+        log: { warn: (message, ...attributes) => void warnings.push({ message, attributes }) },
+      });
+    const [unstorable, notAnObject] = [randomUUID(), randomUUID()];
+    await handle(message(room.roomId, { n: 2 ** 60 }, unstorable));
+    await handle(message(room.roomId, 'not an object', notAnObject));
+    expect(warnings).toEqual([
+      {
+        message: 'dropping a game message the platform cannot store',
+        attributes: [{ roomId: room.roomId, messageId: unstorable, reason: expect.stringMatching(/^n: .*integer/) }],
+      },
+      {
+        message: 'dropping a game message the platform cannot store',
+        attributes: [{ roomId: room.roomId, messageId: notAnObject, reason: '(root): must be a JSON object' }],
+      },
+    ]);
+    expect(await read(room.roomId)).toEqual({ messages: [], next: 0 });
+    await handle(message(room.roomId, { ok: true }));
+    expect(warnings).toHaveLength(2);
     expect((await read(room.roomId)).messages.map((m) => m.data)).toEqual([{ ok: true }]);
   });
 

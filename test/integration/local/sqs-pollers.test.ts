@@ -1,4 +1,7 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { GetQueueAttributesCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { createSqsClient } from '../../../core/infra/aws-clients';
@@ -144,4 +147,66 @@ describe('startSqsPoller', () => {
       ),
     ).toBe(0);
   });
+});
+
+describe('a stop of the process that runs both the emulator and the poller (npm start)', () => {
+  const fixture = join(__dirname, '../../fixtures/local/stoppable-poller.ts');
+  let child: ChildProcess | undefined;
+  afterEach(() => {
+    if (child?.exitCode !== null) return;
+    child.kill('SIGCONT');
+    child.kill('SIGKILL');
+  });
+
+  it('loses no receive: the message in flight at the stop comes back once, and its group goes on', async () => {
+    // Stopped longer than the fixture's client timeout (3 s) and visibility timeout (2 s), as
+    // a minute's stop of `npm start` outlasts its 25 s and 60 s.
+    child = spawn(process.execPath, ['--import', 'tsx', fixture], {
+      cwd: join(__dirname, '../../..'),
+      env: { ...process.env, CLIENT_TIMEOUT_MS: '3000', VISIBILITY_S: '2', HANDLE_MS: '1500' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const events: Array<Record<string, string>> = [];
+    if (child.stdout) createInterface({ input: child.stdout }).on('line', (line) => events.push(JSON.parse(line)));
+    const next = async (accept: (e: Record<string, string>) => boolean) => {
+      const found = await eventually(
+        async () => events.find(accept),
+        (e) => e !== undefined,
+      );
+      if (!found) throw new Error(`The fixture never printed it; it printed ${JSON.stringify(events)}.`);
+      return found;
+    };
+    const ready = await next((e) => e.event === 'ready');
+    const client = createSqsClient({ region: 'us-east-1', sqsEndpoint: ready.endpoint });
+    try {
+      // One FIFO group, as one room's messages: `after` waits behind `slow`.
+      await client.send(
+        new SendMessageBatchCommand({
+          QueueUrl: ready.queueUrl,
+          Entries: ['slow', 'after'].map((body) => ({
+            Id: body,
+            MessageBody: body,
+            MessageGroupId: 'room',
+            MessageDeduplicationId: randomUUID(),
+          })),
+        }),
+      );
+    } finally {
+      client.destroy();
+    }
+    // Stopped while the handler holds `slow`, and the other loop's long poll waits.
+    await next((e) => e.event === 'handling');
+    child.kill('SIGSTOP');
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    child.kill('SIGCONT');
+    await next((e) => e.event === 'handled' && e.body === 'after');
+    // `slow` outlived its visibility timeout while stopped, so it is delivered again: once. A
+    // receive served to a poll that then gave up would show as a third receive, a visibility
+    // timeout later, with the whole group held behind it.
+    expect(events.filter((e) => e.event === 'handled').map((e) => [e.body, e.receiveCount])).toEqual([
+      ['slow', '1'],
+      ['slow', '2'],
+      ['after', '1'],
+    ]);
+  }, 30_000);
 });

@@ -152,10 +152,15 @@ describe('startSqsPoller', () => {
 describe('a stop of the process that runs both the emulator and the poller (npm start)', () => {
   const fixture = join(__dirname, '../../fixtures/local/stoppable-poller.ts');
   let child: ChildProcess | undefined;
+  // The fixture leads its own process group, which holds the emulator's process too: npm start
+  // is stopped as a group (Ctrl-Z, a suspended laptop), emulator and pollers together.
+  const signalGroup = (signal: NodeJS.Signals) => {
+    if (child?.pid) process.kill(-child.pid, signal);
+  };
   afterEach(() => {
     if (child?.exitCode !== null) return;
-    child.kill('SIGCONT');
-    child.kill('SIGKILL');
+    signalGroup('SIGCONT');
+    signalGroup('SIGKILL');
   });
 
   it('loses no receive: the message in flight at the stop comes back once, and its group goes on', async () => {
@@ -165,6 +170,7 @@ describe('a stop of the process that runs both the emulator and the poller (npm 
       cwd: join(__dirname, '../../..'),
       env: { ...process.env, CLIENT_TIMEOUT_MS: '3000', VISIBILITY_S: '2', HANDLE_MS: '1500' },
       stdio: ['ignore', 'pipe', 'inherit'],
+      detached: true,
     });
     const events: Array<Record<string, string>> = [];
     if (child.stdout) createInterface({ input: child.stdout }).on('line', (line) => events.push(JSON.parse(line)));
@@ -196,9 +202,9 @@ describe('a stop of the process that runs both the emulator and the poller (npm 
     }
     // Stopped while the handler holds `slow`, and the other loop's long poll waits.
     await next((e) => e.event === 'handling');
-    child.kill('SIGSTOP');
+    signalGroup('SIGSTOP');
     await new Promise((resolve) => setTimeout(resolve, 5_000));
-    child.kill('SIGCONT');
+    signalGroup('SIGCONT');
     await next((e) => e.event === 'handled' && e.body === 'after');
     // `slow` outlived its visibility timeout while stopped, so it is delivered again: once. A
     // receive served to a poll that then gave up would show as a third receive, a visibility

@@ -1,10 +1,17 @@
 import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../infra/keys';
+import { RecentReads, recentReadMaxAgeMs } from '../infra/recent-reads';
 import type { GameServerConfiguration } from './configuration';
 import { GameConfigurationNotFoundError } from './errors';
 
 /** Game server configurations by game and version: what use cases and handlers depend on. */
 export interface GameConfigurations {
+  /**
+   * The configuration as this process read it at most `recentReadMaxAgeMs` ago (this store's
+   * own writes are seen at once): for a create's path, where a change by an admin may take
+   * that long to arrive. @throws GameConfigurationNotFoundError 404 when the version has none.
+   */
+  recent(gameId: string, version: string): Promise<GameServerConfiguration>;
   /** Places or replaces the configuration of its game version. */
   put(configuration: GameServerConfiguration): Promise<void>;
   /** @throws GameConfigurationNotFoundError 404 when the version has none. */
@@ -13,14 +20,30 @@ export interface GameConfigurations {
   delete(gameId: string, version: string): Promise<void>;
 }
 
-/** Game server configurations, one item per game version. */
+/**
+ * Game server configurations, one item per game version. `get` reads the item; `recent`
+ * serves what this process read within `recentReadMaxAgeMs` (a create's path: one read fewer),
+ * and this store's own writes are seen by both at once.
+ */
 export class GameConfigurationStore implements GameConfigurations {
+  private readonly recentReads = new RecentReads<GameServerConfiguration>(recentReadMaxAgeMs);
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
+  async recent(gameId: string, version: string): Promise<GameServerConfiguration> {
+    // A copy each: callers share the read, not the object.
+    return structuredClone(await this.recentReads.read(recentKey(gameId, version), () => this.get(gameId, version)));
+  }
+
   async put(configuration: GameServerConfiguration): Promise<void> {
+    // Forgotten after the write: a read that began before it and ends after it is dropped too.
+    await this.forgettingAfter(recentKey(configuration.gameId, configuration.version), () => this.write(configuration));
+  }
+
+  private async write(configuration: GameServerConfiguration): Promise<void> {
     await this.db.send(
       new PutCommand({
         TableName: this.tableName,
@@ -44,6 +67,18 @@ export class GameConfigurationStore implements GameConfigurations {
 
   /** Rooms already running keep the copy they were created from. */
   async delete(gameId: string, version: string): Promise<void> {
+    await this.forgettingAfter(recentKey(gameId, version), () => this.remove(gameId, version));
+  }
+
+  private async forgettingAfter(key: string, write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } finally {
+      this.recentReads.forget(key);
+    }
+  }
+
+  private async remove(gameId: string, version: string): Promise<void> {
     const { Attributes } = await this.db.send(
       new DeleteCommand({
         TableName: this.tableName,
@@ -54,3 +89,5 @@ export class GameConfigurationStore implements GameConfigurations {
     if (!Attributes) throw new GameConfigurationNotFoundError(gameId, version);
   }
 }
+
+const recentKey = (gameId: string, version: string) => JSON.stringify([gameId, version]);

@@ -9,6 +9,7 @@ import {
 import { RequestInvalidError } from '../errors';
 import { conditionFailedAt, isConditionFailure, retryOnContention } from '../infra/dependency-errors';
 import { keys } from '../infra/keys';
+import { RecentReads, recentReadMaxAgeMs } from '../infra/recent-reads';
 import { FleetConflictError, HostNotFoundError, RegionNotFoundError } from './errors';
 import {
   defaultHeartbeatTimeoutS,
@@ -28,6 +29,11 @@ export interface Fleet {
 /** What placement needs of the fleet: all of it, in one read. */
 export interface FleetReader {
   read(): Promise<Fleet>;
+  /**
+   * The regions as this process read them at most `recentReadMaxAgeMs` ago (this store's own
+   * region writes are seen at once): enough to rank regions, never to judge hosts.
+   */
+  recentRegions?(): Promise<readonly Region[]>;
 }
 
 /**
@@ -37,6 +43,8 @@ export interface FleetReader {
  * host's health as their condition: `hostClaim` and `hostRelease` below.
  */
 export class FleetStore implements FleetReader {
+  private readonly recentReads = new RecentReads<readonly Region[]>(recentReadMaxAgeMs);
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -65,8 +73,21 @@ export class FleetStore implements FleetReader {
     return { regions, hosts };
   }
 
+  recentRegions(): Promise<readonly Region[]> {
+    return this.recentReads.read('regions', async () => (await this.read()).regions);
+  }
+
   /** Creates or replaces a region; `default: true` takes the flag from any other region in the same write. */
   async putRegion(region: Region): Promise<Region> {
+    try {
+      return await this.writeRegion(region);
+    } finally {
+      // After the write: a read that began before it and ends after it is dropped too.
+      this.recentReads.forget();
+    }
+  }
+
+  private async writeRegion(region: Region): Promise<Region> {
     await retryOnContention(
       async () => {
         const { regions } = await this.read();
@@ -96,6 +117,14 @@ export class FleetStore implements FleetReader {
 
   /** Removes a region that has no hosts left. */
   async deleteRegion(name: string): Promise<void> {
+    try {
+      await this.removeRegion(name);
+    } finally {
+      this.recentReads.forget();
+    }
+  }
+
+  private async removeRegion(name: string): Promise<void> {
     const { regions, hosts } = await this.read();
     if (!regions.some((r) => r.name === name)) throw new RegionNotFoundError(name);
     const inside = hosts.filter((h) => h.region === name).map((h) => h.hostId);

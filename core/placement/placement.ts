@@ -57,6 +57,17 @@ export class Placement {
   }
 
   /**
+   * The same ranking from regions read at most `recentReadMaxAgeMs` ago (core/infra/recent-reads.ts),
+   * for a create from the warm pool, which takes a server already running and judges no host.
+   */
+  async rankRecent(request: RegionRequest): Promise<{ ranked: RankedRegion[] }> {
+    const regions = this.deps.fleet.recentRegions
+      ? await this.deps.fleet.recentRegions()
+      : (await this.deps.fleet.read()).regions;
+    return { ranked: rankRegions(request, this.regionsOf({ regions, hosts: [] })) };
+  }
+
+  /**
    * The region a room would go to now, without taking anything: the first with a healthy
    * host (the next ones only with fallback), else the best. Matchmaking files its bucket
    * under it: its open rooms take joins whatever the hosts, and a room it must create there

@@ -81,7 +81,7 @@ export interface CreateRoomDependencies {
    * the configuration read), so that a warm create overlaps them instead of waiting for them.
    */
   readonly prefetched?: {
-    readonly ranking?: Promise<Awaited<ReturnType<Placement['rank']>>>;
+    readonly ranking?: Promise<Awaited<ReturnType<Placement['rankRecent']>>>;
     readonly standbyServers?: Promise<readonly RegionalStandbyServer[]>;
   };
 }
@@ -244,7 +244,7 @@ async function createFromPool(
   const { configuration } = deps;
   // The ranking and the pool are read at once: the pool partition holds every region's servers.
   const [ranking, servers] = await Promise.all([
-    deps.placement ? (deps.prefetched?.ranking ?? deps.placement.placer.rank(deps.placement.request)) : undefined,
+    deps.placement ? (deps.prefetched?.ranking ?? deps.placement.placer.rankRecent(deps.placement.request)) : undefined,
     deps.prefetched?.standbyServers ?? pool.servers(configuration),
   ]);
   const region = ranking?.ranked[0]?.region ?? command.region;

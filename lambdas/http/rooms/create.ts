@@ -1,6 +1,7 @@
 import { resolveCreateRequest } from '../../../core/sessions/create-resolution';
 import { createPeerHostedSession } from '../../../core/sessions/create-peer-hosted';
 import { createRoom } from '../../../core/rooms/create';
+import { WarmPool } from '../../../core/pool/warm-pool';
 import { createRoomRequestSchema } from '../../../core/rooms/schema';
 import { roomResponse, sessionRoomView } from '../../../core/sessions/room-response';
 import { runTaskQueueMs } from '../../../core/gameservers/throttled-spawner';
@@ -20,17 +21,30 @@ export const handler = httpHandler(
     const placement = placementRequestOf(p, body, { headers, sourceIp });
     // What a create from the warm pool reads next (the region ranking, the configuration's
     // standby servers), started now: it overlaps the checks below instead of following them.
+    // The pool is read only for a pooled configuration: known at once when this process read
+    // the configuration in the last 5 s, else once that read (the create's own) is back.
+    const { gameId, version } = body;
     const prefetched =
-      body.gameId && body.version
+      gameId && version
         ? {
-            ranking: settledLater(p.placement.rank(placement)),
-            standbyServers: settledLater(p.pool.serversByRegion(body.gameId, body.version)),
+            ranking: settledLater(p.placement.rankRecent(placement)),
+            standbyServers: settledLater(
+              p.gameConfigurations
+                .recent(gameId, version)
+                .then((configuration) =>
+                  WarmPool.pools(configuration) ? p.pool.serversByRegion(gameId, version) : [],
+                ),
+            ),
           }
         : undefined;
     // Independent reads and writes at once; a refusal by the abuse guard still wins over any other.
     const [allowed, resolved] = await Promise.allSettled([
       p.abuse.assertCreateAllowed(principal.account, p.now()),
-      resolveCreateRequest(body, { templates: p.templates, configurations: p.gameConfigurations }),
+      // A configuration changes by an admin's hand: a create uses one read at most 5 s ago.
+      resolveCreateRequest(body, {
+        templates: p.templates,
+        configurations: { get: (gameId, version) => p.gameConfigurations.recent(gameId, version) },
+      }),
     ]);
     if (allowed.status === 'rejected') throw allowed.reason;
     if (resolved.status === 'rejected') throw resolved.reason;

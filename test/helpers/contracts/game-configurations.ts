@@ -55,4 +55,20 @@ export function gameConfigurationsContract(subject: () => GameConfigurations): v
       GameConfigurationNotFoundError,
     );
   });
+
+  it('serves recent reads that see its own puts and deletes at once, each a copy', async () => {
+    const store = subject();
+    const first = aConfiguration({ maxPlayers: 4 });
+    await expect(store.recent(first.gameId, first.version)).rejects.toBeInstanceOf(GameConfigurationNotFoundError);
+    await store.put(first);
+    const read = await store.recent(first.gameId, first.version);
+    expect(read).toEqual(first);
+    (read as { maxPlayers: number }).maxPlayers = 99;
+    await expect(store.recent(first.gameId, first.version)).resolves.toEqual(first);
+    const second = { ...first, maxPlayers: 8 };
+    await store.put(second);
+    await expect(store.recent(first.gameId, first.version)).resolves.toEqual(second);
+    await store.delete(first.gameId, first.version);
+    await expect(store.recent(first.gameId, first.version)).rejects.toBeInstanceOf(GameConfigurationNotFoundError);
+  });
 }

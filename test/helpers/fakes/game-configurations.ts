@@ -20,6 +20,11 @@ export class InMemoryGameConfigurations implements GameConfigurations {
     return structuredClone(configuration);
   }
 
+  /** Always the latest: within any bound. */
+  recent(gameId: string, version: string): Promise<GameServerConfiguration> {
+    return this.get(gameId, version);
+  }
+
   async delete(gameId: string, version: string): Promise<void> {
     if (!this.items.delete(keyOf(gameId, version))) throw new GameConfigurationNotFoundError(gameId, version);
   }

@@ -55,6 +55,21 @@ describe('FleetStore', () => {
     await fleet.deleteRegion('ap-1');
   });
 
+  it('serves recent regions from memory, seeing its own region writes at once and no other store’s', async () => {
+    const names = async (store: FleetStore) => (await store.recentRegions()).map((r) => r.name).sort();
+    const before = await names(fleet);
+    const other = new FleetStore(platform.db, platform.tableName);
+    // Another process's write (another Lambda instance) reaches this one within the bound, not at once.
+    await other.putRegion({ name: 'recent-other-1', location: { lat: 0, lon: 0 }, default: false });
+    expect(await names(fleet)).toEqual(before);
+    await fleet.putRegion({ name: 'recent-own-1', location: { lat: 0, lon: 1 }, default: false });
+    expect(await names(fleet)).toEqual([...before, 'recent-other-1', 'recent-own-1'].sort());
+    await other.deleteRegion('recent-other-1');
+    expect(await names(fleet)).toEqual([...before, 'recent-other-1', 'recent-own-1'].sort());
+    await fleet.deleteRegion('recent-own-1');
+    expect(await names(fleet)).toEqual(before);
+  });
+
   it('places exactly maxServers of 200 parallel servers on a host, and releases give them back', async () => {
     const host = await fleet.addHost(body('race-1', 'eu-west-1', 10), new Date());
     await fleet.heartbeat('race-1', beat, new Date());

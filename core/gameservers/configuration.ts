@@ -13,3 +13,8 @@ export interface GameServerConfiguration extends GameServerConfigurationBody {
   readonly version: string;
   readonly updatedAt: string;
 }
+
+/** Whether creates of this configuration look in a warm pool: `standby` above 0 (core/pool/warm-pool.ts). */
+export function keepsWarmPool(configuration: Pick<GameServerConfiguration, 'standby'>): boolean {
+  return (configuration.standby ?? 0) > 0;
+}

@@ -48,11 +48,6 @@ const takeAttempts = 3;
 export class WarmPool {
   constructor(private readonly deps: WarmPoolDependencies) {}
 
-  /** Whether creates of this configuration look in the pool at all. */
-  static pools(configuration: GameServerConfiguration): boolean {
-    return (configuration.standby ?? 0) > 0;
-  }
-
   /** The standby servers of every region's pool of `configuration`, in one read. */
   servers(configuration: GameServerConfiguration): Promise<RegionalStandbyServer[]> {
     return this.deps.pool.serversByRegion(configuration.gameId, configuration.version);

@@ -1,5 +1,5 @@
 import { grantableScopes } from '../auth/token-model';
-import type { GameServerConfiguration } from '../gameservers/configuration';
+import { keepsWarmPool, type GameServerConfiguration } from '../gameservers/configuration';
 import { NoHealthyHostError, SpawnFailedError, SpawnTimeoutError } from '../gameservers/errors';
 import type { ServerCaps, ServerSlots } from '../gameservers/server-slot-store';
 import type { Placement, PlacementRequest } from '../placement/placement';
@@ -125,7 +125,7 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
   }
   // Settings travel to the game server in RunTask's overrides, capped at 8,192 characters.
   assertRoomSettingsFitTask(command.settings);
-  if (deps.warmPool && !command.bucket && WarmPool.pools(configuration)) {
+  if (deps.warmPool && !command.bucket && keepsWarmPool(configuration)) {
     const warm = await createFromPool(command, maxPlayers, deps.warmPool, deps);
     if (warm) return warm;
   }

@@ -1,7 +1,7 @@
 import { resolveCreateRequest } from '../../../core/sessions/create-resolution';
 import { createPeerHostedSession } from '../../../core/sessions/create-peer-hosted';
 import { createRoom } from '../../../core/rooms/create';
-import { WarmPool } from '../../../core/pool/warm-pool';
+import { keepsWarmPool } from '../../../core/gameservers/configuration';
 import { createRoomRequestSchema } from '../../../core/rooms/schema';
 import { roomResponse, sessionRoomView } from '../../../core/sessions/room-response';
 import { runTaskQueueMs } from '../../../core/gameservers/throttled-spawner';
@@ -31,9 +31,7 @@ export const handler = httpHandler(
             standbyServers: settledLater(
               p.gameConfigurations
                 .recent(gameId, version)
-                .then((configuration) =>
-                  WarmPool.pools(configuration) ? p.pool.serversByRegion(gameId, version) : [],
-                ),
+                .then((configuration) => (keepsWarmPool(configuration) ? p.pool.serversByRegion(gameId, version) : [])),
             ),
           }
         : undefined;

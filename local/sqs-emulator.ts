@@ -6,8 +6,6 @@ import { withParentDeathSignal } from './parent-death';
 
 export interface SqsEmulator {
   readonly endpoint: string;
-  /** The emulator's process. */
-  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -52,7 +50,6 @@ export async function startSqsEmulator(options: { port?: number } = {}): Promise
   });
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    pid: child.pid ?? -1,
     stop: async () => {
       child.kill('SIGTERM');
       const killed = setTimeout(() => child.kill('SIGKILL'), 2_000);
@@ -61,6 +58,7 @@ export async function startSqsEmulator(options: { port?: number } = {}): Promise
     },
   };
 }
+
 function fifoAttributes(definition: { fifo: boolean }): Record<string, string> {
   return definition.fifo ? { FifoQueue: 'true', ContentBasedDeduplication: 'false' } : {};
 }

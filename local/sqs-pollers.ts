@@ -34,10 +34,9 @@ const log = childLogger('sqs-poller');
 /**
  * No client-side timer on a receive: the emulator it polls runs beside it, in a child of this
  * process that is stopped and resumed with it (`npm start`), and ends every long poll itself
- * after `WaitTimeSeconds`. A client timer cannot
- * tell a slow emulator from a stopped process: when the whole process is stopped (SIGSTOP, a
- * suspended laptop) for longer than the timer, both sides' timers are overdue at the resume and
- * fire before any I/O is read. The emulator's fire first (shorter), and it serves the waiting
+ * after `WaitTimeSeconds`. A client timer cannot tell a slow emulator from a stopped process:
+ * when the whole process is stopped (SIGSTOP, a suspended laptop) for longer than the timer,
+ * both sides' timers are overdue at the resume and fire before any I/O is read. The emulator's fire first (shorter), and it serves the waiting
  * receive; then the client's abandons it, response unread. The messages it took stay invisible
  * for the visibility timeout (60 s) and their FIFO group with them: a live room's heartbeats
  * went unapplied for a minute after a stall, and the room refused joins as silent. 0 = none.

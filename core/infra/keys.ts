@@ -148,11 +148,10 @@ export const keys = {
   host: (hostId: string): ItemKey => ({ pk: 'FLEET', sk: `HOST#${hostId}` }),
   /** The warm pool (core/pool/pool-store.ts): standby servers of one configuration, every region's. */
   pool: (gameId: string, version: string) => `POOL#${gameId}#${version}`,
-  /** The sort key prefix of one region's standby servers in its configuration's pool partition. */
-  poolRegionPrefix: (region: string) => `REGION#${region}#ROOM#`,
-  standbyServer: (gameId: string, version: string, region: string, roomId: string): ItemKey => ({
+  /** One region's pool of a configuration: its standby servers and ready list (core/pool/pool-store.ts). */
+  standbyPool: (gameId: string, version: string, region: string): ItemKey => ({
     pk: `POOL#${gameId}#${version}`,
-    sk: `REGION#${region}#ROOM#${roomId}`,
+    sk: `REGION#${region}`,
   }),
   poolRegistryPartition: 'POOLS',
   pooledConfiguration: (gameId: string, version: string): ItemKey => ({ pk: 'POOLS', sk: `${gameId}#${version}` }),

@@ -1,7 +1,6 @@
 import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { isMissingQueue, type CommandDelivery } from '../commands/delivery';
 import { openControllerMessage } from '../gameservers/controller-channel';
-import type { GameServerConfiguration } from '../gameservers/configuration';
 import { assignQueueName } from '../protocol/queue-names';
 import type { SidecarKeys } from '../protocol/sidecar-channel';
 import type { Room } from '../rooms/model';
@@ -34,9 +33,20 @@ export interface AssignDependencies {
 /** How long a create waits for the game's answer to `assign` before it starts a server cold. */
 export const assignTimeoutMs = 5_000;
 
-/** The `assign` request's params: the room the standby server now is (docs/game-server-protocol.md). */
-export function assignParams(room: Room): Record<string, unknown> {
-  return { room_id: room.roomId, room_settings: room.settings, game_max_players: room.maxPlayers };
+/** What a standby server is told of the room it now is. */
+export interface Assignment {
+  readonly roomId: string;
+  readonly settings: Room['settings'];
+  readonly maxPlayers: number;
+}
+
+/** The `assign` request's params (docs/game-server-protocol.md). */
+export function assignParams(assignment: Assignment): Record<string, unknown> {
+  return {
+    room_id: assignment.roomId,
+    room_settings: assignment.settings,
+    game_max_players: assignment.maxPlayers,
+  };
 }
 
 /**
@@ -45,20 +55,27 @@ export function assignParams(room: Room): Record<string, unknown> {
  * the game's answer from the sidecar's assign queue, long-polled from before the send. This
  * is the AWS request-response pattern (a response queue per requester): the answer reaches
  * the waiting create in one SQS hop, not through the request queue's consumer and a record.
- * Accepted only when the game answered `{"status": "OK"}`.
+ * Accepted only when the game answered `{"status": "OK"}`. `abandoned` stops the wait: the
+ * create learned the room is not its own after all (core/pool/warm-pool.ts).
  */
 export function assignThroughSidecar(deps: AssignDependencies) {
-  return async (room: Room, _configuration: GameServerConfiguration): Promise<AssignOutcome> => {
+  return async (assignment: Assignment, abandoned: AbortSignal): Promise<AssignOutcome> => {
+    if (abandoned.aborted) return { accepted: false, detail: 'abandoned before it was sent' };
     const commandId = deps.newId();
     const stopWaiting = new AbortController();
-    const answer = deps.answers(room.roomId, commandId, assignTimeoutMs, stopWaiting.signal);
+    const answer = deps.answers(
+      assignment.roomId,
+      commandId,
+      assignTimeoutMs,
+      AbortSignal.any([abandoned, stopWaiting.signal]),
+    );
     let delivered: 'delivered' | 'gone';
     try {
-      delivered = await deps.deliver(room.roomId, {
+      delivered = await deps.deliver(assignment.roomId, {
         type: 'command',
         commandId,
         method: 'assign',
-        params: assignParams(room),
+        params: assignParams(assignment),
       });
     } catch (error) {
       stopWaiting.abort();
@@ -81,7 +98,9 @@ export function assignThroughSidecar(deps: AssignDependencies) {
       case 'failed':
         return { accepted: false, detail: `${got.error.message} (${got.error.code})` };
       case 'timeout':
-        return { accepted: false, detail: `no answer within ${assignTimeoutMs / 1000} s` };
+        return abandoned.aborted
+          ? { accepted: false, detail: "abandoned: the room is no longer this create's" }
+          : { accepted: false, detail: `no answer within ${assignTimeoutMs / 1000} s` };
       case 'gone':
         return { accepted: false, detail: 'its assign queue is gone' };
     }

@@ -1,5 +1,6 @@
 import {
   DeleteCommand,
+  GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
@@ -21,9 +22,15 @@ export interface PoolKey {
 
 export interface StandbyServer {
   readonly roomId: string;
-  /** `starting` until its game called `inited` (with `standby: true`), then `ready` to be taken. */
-  readonly state: 'starting' | 'ready';
+  /**
+   * `starting` until its game called `inited` (with `standby: true`); then `ready`, in the
+   * pool's ready list, to be taken; `handedOut` once a create popped it from that list (its
+   * hand-over is under way, or that create died before it).
+   */
+  readonly state: 'starting' | 'ready' | 'handedOut';
   readonly startedAt: string;
+  /** When the pool keeper first saw it handed out but its room still standby (core/pool/warm-pool.ts). */
+  readonly handedOutSeenAt?: string;
 }
 
 export interface RegionalStandbyServer extends StandbyServer {
@@ -53,9 +60,16 @@ export interface PooledConfiguration {
 }
 
 /**
- * The warm pool's bookkeeping on the single table: one item per standby server under its
- * configuration's pool partition (sorted by region), and one registry item per pooled
- * configuration. Taking a server is one conditional write on its standby room.
+ * The warm pool's bookkeeping on the single table: one item per pool (configuration and
+ * region) under its configuration's partition, and one registry item per pooled configuration.
+ *
+ * A pool item holds every standby server of the pool (`servers`, by room id: its state and
+ * start) and the ready ones in the order they became ready (`ready`, a list of room ids). A
+ * create takes the oldest ready one with `pop`: one conditional write that removes the list's
+ * head and returns it, so concurrent creates serialize on the item and each gets a different
+ * server, without a read first. The room itself changes hands with `handOver`, a conditional
+ * write on the room (still a ready standby room), which also makes a popped server that ended
+ * meanwhile a miss rather than a broken room.
  */
 export class PoolStore {
   constructor(
@@ -113,63 +127,91 @@ export class PoolStore {
     }
   }
 
-  /** The standby servers of one region's pool. */
+  /** The standby servers of one region's pool, oldest first. */
   async servers(pool: PoolKey): Promise<StandbyServer[]> {
-    return (await this.query(pool.gameId, pool.version, pool.region)).map(({ region: _region, ...server }) => server);
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: poolItemKey(pool), ConsistentRead: true }),
+    );
+    return Item ? serversOf(Item) : [];
   }
 
   /** The standby servers of every region's pool of a configuration, in one read. */
   async serversByRegion(gameId: string, version: string): Promise<RegionalStandbyServer[]> {
-    return this.query(gameId, version);
-  }
-
-  private async query(gameId: string, version: string, region?: string): Promise<RegionalStandbyServer[]> {
     const { Items } = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
-        KeyConditionExpression: region ? 'pk = :pk AND begins_with(sk, :region)' : 'pk = :pk',
-        ExpressionAttributeValues: {
-          ':pk': keys.pool(gameId, version),
-          ...(region ? { ':region': keys.poolRegionPrefix(region) } : {}),
-        },
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.pool(gameId, version) },
         ConsistentRead: true,
       }),
     );
-    return (Items ?? []).map((item) => ({
-      roomId: String(item.roomId),
-      region: String(item.region),
-      state: item.state === 'ready' ? 'ready' : 'starting',
-      startedAt: String(item.startedAt),
-    }));
+    return (Items ?? [])
+      .filter((item) => item.type === poolItemType)
+      .flatMap((item) => serversOf(item).map((server) => ({ ...server, region: String(item.region) })));
   }
 
+  /** A server started for the pool: counted from now, not takeable until `markReady`. */
   async addStarting(pool: PoolKey, roomId: string, now: Date): Promise<void> {
-    await this.db.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          ...keys.standbyServer(pool.gameId, pool.version, pool.region, roomId),
-          type: 'standby-server',
-          roomId,
-          region: pool.region,
-          state: 'starting',
-          startedAt: now.toISOString(),
-        },
-      }),
-    );
+    const entry = { state: 'starting', startedAt: now.toISOString() };
+    // The item is made by the first server of its pool; whichever write loses retries the other.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: poolItemKey(pool),
+            UpdateExpression: 'SET #servers.#id = :entry',
+            ConditionExpression: 'attribute_exists(#servers)',
+            ExpressionAttributeNames: { '#servers': 'servers', '#id': roomId },
+            ExpressionAttributeValues: { ':entry': entry },
+          }),
+        );
+        return;
+      } catch (error) {
+        if (!isConditionFailure(error) || attempt > 0) throw error;
+      }
+      try {
+        await this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: {
+              ...poolItemKey(pool),
+              type: poolItemType,
+              gameId: pool.gameId,
+              version: pool.version,
+              region: pool.region,
+              servers: { [roomId]: entry },
+              ready: [],
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
   }
 
-  /** The server called `inited` accepting standby: it may be taken. */
+  /**
+   * The server called `inited` accepting standby: appended to the ready list, once (a retried
+   * `inited` finds it ready already). Nothing when it left the pool meanwhile.
+   */
   async markReady(pool: PoolKey, roomId: string): Promise<void> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: keys.standbyServer(pool.gameId, pool.version, pool.region, roomId),
-          UpdateExpression: 'SET #state = :ready',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':ready': 'ready' },
+          Key: poolItemKey(pool),
+          UpdateExpression: 'SET #servers.#id.#state = :ready, #ready = list_append(#ready, :one)',
+          ConditionExpression: '#servers.#id.#state = :starting AND NOT contains(#ready, :roomId)',
+          ExpressionAttributeNames: { '#servers': 'servers', '#id': roomId, '#state': 'state', '#ready': 'ready' },
+          ExpressionAttributeValues: {
+            ':ready': 'ready',
+            ':starting': 'starting',
+            ':one': [roomId],
+            ':roomId': roomId,
+          },
         }),
       );
     } catch (error) {
@@ -177,24 +219,95 @@ export class PoolStore {
     }
   }
 
+  /**
+   * Takes the oldest ready server off the pool's ready list, in one conditional write: no two
+   * callers get the same one. Undefined when none is ready. Its entry stays in `servers`
+   * (`handedOut`) until the pool keeper sees its room is no longer standby.
+   */
+  async pop(pool: PoolKey): Promise<string | undefined> {
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: poolItemKey(pool),
+          UpdateExpression: 'REMOVE #ready[0]',
+          ConditionExpression: 'size(#ready) > :none',
+          ExpressionAttributeNames: { '#ready': 'ready' },
+          ExpressionAttributeValues: { ':none': 0 },
+          // The list as it was (or only its removed element): its head is the server taken.
+          ReturnValues: 'UPDATED_OLD',
+        }),
+      );
+      const head: unknown = (Attributes?.ready as unknown[] | undefined)?.[0];
+      return typeof head === 'string' ? head : undefined;
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** The keeper saw `roomId` handed out while its room was still standby: remembered to judge it later. */
+  async noteHandedOut(pool: PoolKey, roomId: string, now: Date): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: poolItemKey(pool),
+          UpdateExpression: 'SET #servers.#id.#seen = :now',
+          ConditionExpression:
+            '#servers.#id.#state = :ready AND NOT contains(#ready, :roomId) AND attribute_not_exists(#servers.#id.#seen)',
+          ExpressionAttributeNames: {
+            '#servers': 'servers',
+            '#id': roomId,
+            '#state': 'state',
+            '#ready': 'ready',
+            '#seen': 'handedOutSeenAt',
+          },
+          ExpressionAttributeValues: { ':ready': 'ready', ':roomId': roomId, ':now': now.toISOString() },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  /** Drops `roomId` from its pool: its entry, and its place in the ready list if it has one. */
   async remove(pool: PoolKey, roomId: string): Promise<void> {
-    await this.db.send(
-      new DeleteCommand({
-        TableName: this.tableName,
-        Key: keys.standbyServer(pool.gameId, pool.version, pool.region, roomId),
-      }),
-    );
+    for (let attempt = 0; attempt < removeAttempts; attempt++) {
+      const { Item } = await this.db.send(
+        new GetCommand({ TableName: this.tableName, Key: poolItemKey(pool), ConsistentRead: true }),
+      );
+      if (!Item) return;
+      const at = readyList(Item).indexOf(roomId);
+      const inServers = isRecord(Item.servers) && roomId in Item.servers;
+      if (at < 0 && !inServers) return;
+      try {
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: poolItemKey(pool),
+            // Its index is only good while the list is unchanged: the condition says so.
+            UpdateExpression: at < 0 ? 'REMOVE #servers.#id' : `REMOVE #servers.#id, #ready[${at}]`,
+            ConditionExpression: at < 0 ? 'NOT contains(#ready, :roomId)' : `#ready[${at}] = :roomId`,
+            ExpressionAttributeNames: { '#servers': 'servers', '#id': roomId, '#ready': 'ready' },
+            ExpressionAttributeValues: { ':roomId': roomId },
+          }),
+        );
+        return;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
+    throw new Error(`could not remove ${roomId} from its pool: the ready list kept changing`);
   }
 
   /**
-   * Takes the standby server `roomId` of `pool`: one conditional UpdateItem turns its room
-   * (only while it is still a ready standby room) into the creator's, listed, with `handOver`,
-   * and returns it with its session document. Two creators never get one server: the second finds it no longer standby.
-   * Undefined when another creator took it first or it ended. Its pool item is left for the
-   * caller to `remove` beside the hand-over; until then a reader sees an item whose room is
-   * no longer standby, which every reader skips.
+   * Hands the standby server `roomId` over to a create: one conditional UpdateItem turns its
+   * room (only while it is still a ready standby room) into the creator's, listed, with
+   * `handOver`, and returns it with its session document. Undefined when the room ended (or
+   * was handed over) since it was pooled.
    */
-  async take(pool: PoolKey, roomId: string, handOver: HandOver): Promise<SessionRead | undefined> {
+  async handOver(pool: PoolKey, roomId: string, handOver: HandOver): Promise<SessionRead | undefined> {
     const { members, ...fields } = handOver;
     const set: Record<string, unknown> = {
       ...fields,
@@ -228,9 +341,42 @@ export class PoolStore {
       // The write's answer is the whole new session document: the create answers from it, no read.
       return Attributes ? { room: roomOf(Attributes), doc: documentOf(Attributes) } : undefined;
     } catch (error) {
-      // Taken by another creator, or ended since it was pooled: try another.
+      // Ended (or handed over) since it was pooled: the caller pops another.
       if (isConditionFailure(error)) return undefined;
       throw error;
     }
   }
+}
+
+const poolItemType = 'standby-pool';
+/** A removal re-reads the list when a pop or an append moved its index meanwhile. */
+const removeAttempts = 5;
+
+function poolItemKey(pool: PoolKey) {
+  return keys.standbyPool(pool.gameId, pool.version, pool.region);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function readyList(item: Record<string, unknown>): string[] {
+  return Array.isArray(item.ready) ? item.ready.filter((id): id is string => typeof id === 'string') : [];
+}
+
+function serversOf(item: Record<string, unknown>): StandbyServer[] {
+  const listed = new Set(readyList(item));
+  const servers = isRecord(item.servers) ? item.servers : {};
+  return Object.entries(servers)
+    .filter((entry): entry is [string, Record<string, unknown>] => isRecord(entry[1]))
+    .map(
+      ([roomId, entry]) =>
+        ({
+          roomId,
+          state: entry.state !== 'ready' ? 'starting' : listed.has(roomId) ? 'ready' : 'handedOut',
+          startedAt: String(entry.startedAt),
+          ...(typeof entry.handedOutSeenAt === 'string' ? { handedOutSeenAt: entry.handedOutSeenAt } : {}),
+        }) satisfies StandbyServer,
+    )
+    .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
 }

@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import { grantableScopes } from '../auth/token-model';
 import type { GameServerConfiguration } from '../gameservers/configuration';
 import { NoHealthyHostError } from '../gameservers/errors';
@@ -11,7 +10,8 @@ import type { Room } from '../rooms/model';
 import type { RoomStore } from '../rooms/store';
 import type { SessionRead } from '../sessions/store';
 import { defaultConstants } from '../sessions/model';
-import type { HandOver, PoolKey, PoolStore, RegionalStandbyServer, StandbyServer } from './pool-store';
+import type { Assignment } from './assign';
+import type { HandOver, PoolKey, PoolStore, StandbyServer } from './pool-store';
 
 /** The owner of a standby room: no account can be called this (accounts never contain '@'). */
 export const standbyOwner = '@standby';
@@ -28,14 +28,20 @@ export interface WarmPoolDependencies {
   readonly now: () => Date;
   readonly newRoomId: () => string;
   readonly mintServerToken: (configuration: GameServerConfiguration, roomId: string) => Promise<string>;
-  /** Hands the standby server its room: `assign` to the game through its sidecar, and its answer. */
-  readonly assign: (room: Room, configuration: GameServerConfiguration) => Promise<AssignOutcome>;
+  /**
+   * Hands the standby server its room: `assign` to the game through its sidecar, and its
+   * answer. `abandoned` aborts when the room turned out not to be the create's.
+   */
+  readonly assign: (assignment: Assignment, abandoned: AbortSignal) => Promise<AssignOutcome>;
 }
 
 const log = childLogger('warm-pool');
 
 /** How many ready standby servers one create tries before it starts a server cold. */
 const takeAttempts = 3;
+
+/** Past any create's hand-over (its assign waits 5 s at most, its request 30 s). */
+export const lostHandOverMs = 60_000;
 
 /**
  * The warm pool: per configuration with `standby: N` and per region, N game servers started
@@ -48,41 +54,39 @@ const takeAttempts = 3;
 export class WarmPool {
   constructor(private readonly deps: WarmPoolDependencies) {}
 
-  /** The standby servers of every region's pool of `configuration`, in one read. */
-  servers(configuration: GameServerConfiguration): Promise<RegionalStandbyServer[]> {
-    return this.deps.pool.serversByRegion(configuration.gameId, configuration.version);
-  }
-
   /**
-   * Takes one of the ready standby servers of `region` among `servers` and hands it over:
-   * its room becomes the creator's (`handOver`, one conditional write), then the game gets
-   * `assign` while the pool item goes. Undefined when none could be taken.
+   * Takes the oldest ready standby server of `region`'s pool and hands it over: popped from
+   * the pool's ready list (one conditional write: no other create gets it), then its room
+   * becomes the creator's (`handOver`, a conditional write on the room) while the game gets
+   * `assign`, at once: the hand-over's write is not a step before the round trip to the game.
+   * A room that ended since it was pooled fails its hand-over; its `assign` is abandoned and
+   * the next ready server is popped. Undefined when none could be taken.
    */
   async take(
     configuration: GameServerConfiguration,
     region: string,
-    servers: readonly RegionalStandbyServer[],
     handOver: HandOver,
   ): Promise<{ session: SessionRead; outcome: AssignOutcome } | undefined> {
     const key: PoolKey = { gameId: configuration.gameId, version: configuration.version, region };
-    const ready = shuffled(servers.filter((s) => s.region === region && s.state === 'ready'));
-    for (const server of ready.slice(0, takeAttempts)) {
-      const session = await this.deps.pool.take(key, server.roomId, handOver);
-      if (!session) {
-        // Taken by another creator (who removes it too) or ended since it was pooled.
-        await this.deps.pool.remove(key, server.roomId);
-        continue;
-      }
-      const [outcome] = await Promise.all([
-        this.deps.assign(session.room, configuration),
-        // A pool item left behind is dropped by the next reader or the pool keeper: not the creator's failure.
-        this.deps.pool
-          .remove(key, server.roomId)
-          .catch((error: Error) =>
-            log.warn('could not remove a taken server from its pool', { roomId: server.roomId, error }),
-          ),
+    for (let attempt = 0; attempt < takeAttempts; attempt++) {
+      const roomId = await this.deps.pool.pop(key);
+      if (!roomId) return undefined;
+      const notOurs = new AbortController();
+      const [session, outcome] = await Promise.all([
+        this.deps.pool.handOver(key, roomId, handOver).then(
+          (session) => {
+            if (!session) notOurs.abort();
+            return session;
+          },
+          (error: unknown) => {
+            notOurs.abort();
+            throw error;
+          },
+        ),
+        this.deps.assign({ roomId, settings: handOver.settings, maxPlayers: handOver.maxPlayers }, notOurs.signal),
       ]);
-      return { session, outcome };
+      if (session) return { session, outcome };
+      log.info('a popped standby server had ended; taking the next', { roomId, gameId: key.gameId, region });
     }
     return undefined;
   }
@@ -99,8 +103,10 @@ export class WarmPool {
     const servers = await this.deps.pool.servers(key);
     const kept: StandbyServer[] = [];
     for (const server of servers) {
-      if (await this.stillStandby(server)) kept.push(server);
-      else await this.deps.pool.remove(key, server.roomId);
+      if (!(await this.stillStandby(server))) await this.deps.pool.remove(key, server.roomId);
+      else if (server.state === 'handedOut' && (await this.lostInHandOver(key, server)))
+        await this.retire(key, server.roomId);
+      else kept.push(server);
     }
     const extra = kept.filter((s) => s.state === 'ready').slice(0, Math.max(0, kept.length - wanted));
     for (const server of extra) await this.retire(key, server.roomId);
@@ -117,6 +123,22 @@ export class WarmPool {
     const closed = await this.deps.rooms.markClosed(roomId, this.deps.now());
     if (closed.applied && room.placement) await this.deps.spawner.stop(room.placement.taskId, 'pool-shrunk');
     log.info('standby server retired', { roomId, gameId: key.gameId, region: key.region });
+  }
+
+  /**
+   * A server popped for a create whose room is still standby long after: that create died
+   * between the pop and the hand-over. The first sighting is noted; one older than
+   * `lostHandOverMs` is lost. It is retired, never put back: a create still handing it over
+   * would then race a second one with its `assign`, while ending it only races the hand-over's
+   * conditional write, which one of them wins.
+   */
+  private async lostInHandOver(key: PoolKey, server: StandbyServer): Promise<boolean> {
+    const now = this.deps.now();
+    if (!server.handedOutSeenAt) {
+      await this.deps.pool.noteHandedOut(key, server.roomId, now);
+      return false;
+    }
+    return now.getTime() - Date.parse(server.handedOutSeenAt) > lostHandOverMs;
   }
 
   /** A pooled server counts while its room is a live standby room. */
@@ -211,13 +233,4 @@ export function standbyRoom(
     bounds: roomBoundsOf(configuration, costs.defaults),
     standby: true,
   };
-}
-
-function shuffled<T>(items: readonly T[]): T[] {
-  const copy = [...items];
-  for (let i = copy.length - 1; i > 0; i--) {
-    const j = randomInt(i + 1);
-    [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
-  }
-  return copy;
 }

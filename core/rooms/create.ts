@@ -4,7 +4,7 @@ import { NoHealthyHostError, SpawnFailedError, SpawnTimeoutError } from '../game
 import type { ServerCaps, ServerSlots } from '../gameservers/server-slot-store';
 import type { Placement, PlacementRequest } from '../placement/placement';
 import type { Host } from '../placement/fleet-model';
-import type { HandOver, RegionalStandbyServer } from '../pool/pool-store';
+import type { HandOver } from '../pool/pool-store';
 import type { SessionDocument } from '../sessions/document';
 import { WarmPool } from '../pool/warm-pool';
 import { firstMembers } from './store';
@@ -82,7 +82,6 @@ export interface CreateRoomDependencies {
    */
   readonly prefetched?: {
     readonly ranking?: Promise<Awaited<ReturnType<Placement['rankRecent']>>>;
-    readonly standbyServers?: Promise<readonly RegionalStandbyServer[]>;
   };
 }
 
@@ -231,9 +230,10 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
 }
 
 /**
- * A create served by the warm pool: a ready standby server becomes the creator's room in one
- * write, and the game gets `assign` (one round trip through its sidecar). Undefined when the
- * pool had none or the game refused: the create starts cold.
+ * A create served by the warm pool: a ready standby server is popped from the region's pool
+ * (one write), and becomes the creator's room (one write) while the game gets `assign` (one
+ * round trip through its sidecar). Undefined when the pool had none or the game refused: the
+ * create starts cold.
  */
 async function createFromPool(
   command: CreateRoomCommand,
@@ -242,11 +242,9 @@ async function createFromPool(
   deps: CreateRoomDependencies,
 ): Promise<CreateRoomResult | undefined> {
   const { configuration } = deps;
-  // The ranking and the pool are read at once: the pool partition holds every region's servers.
-  const [ranking, servers] = await Promise.all([
-    deps.placement ? (deps.prefetched?.ranking ?? deps.placement.placer.rankRecent(deps.placement.request)) : undefined,
-    deps.prefetched?.standbyServers ?? pool.servers(configuration),
-  ]);
+  const ranking = deps.placement
+    ? await (deps.prefetched?.ranking ?? deps.placement.placer.rankRecent(deps.placement.request))
+    : undefined;
   const region = ranking?.ranked[0]?.region ?? command.region;
   const created = deps.now();
   const key = generateRegistrationKey();
@@ -272,7 +270,7 @@ async function createFromPool(
   };
   // No replacement is started here: a server start beside the hand-over would double its time.
   // The pool keeper tops the pool up (lambdas/schedule/pool-keeper.ts).
-  const handed = await pool.take(configuration, region, servers, handOver);
+  const handed = await pool.take(configuration, region, handOver);
   if (!handed) return undefined;
   const { session, outcome } = handed;
   const taken = session.room;

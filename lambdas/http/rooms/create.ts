@@ -1,7 +1,6 @@
 import { resolveCreateRequest } from '../../../core/sessions/create-resolution';
 import { createPeerHostedSession } from '../../../core/sessions/create-peer-hosted';
 import { createRoom } from '../../../core/rooms/create';
-import { keepsWarmPool } from '../../../core/gameservers/configuration';
 import { createRoomRequestSchema } from '../../../core/rooms/schema';
 import { roomResponse, sessionRoomView } from '../../../core/sessions/room-response';
 import { runTaskQueueMs } from '../../../core/gameservers/throttled-spawner';
@@ -19,22 +18,9 @@ export const handler = httpHandler(
     // The caller's wait counts from the request, not from the spawn: the gateway's 30 s include both.
     const started = p.now().getTime();
     const placement = placementRequestOf(p, body, { headers, sourceIp });
-    // What a create from the warm pool reads next (the region ranking, the configuration's
-    // standby servers), started now: it overlaps the checks below instead of following them.
-    // The pool is read only for a pooled configuration: known at once when this process read
-    // the configuration in the last 5 s, else once that read (the create's own) is back.
+    // The region ranking a create needs next, started now: it overlaps the checks below.
     const { gameId, version } = body;
-    const prefetched =
-      gameId && version
-        ? {
-            ranking: settledLater(p.placement.rankRecent(placement)),
-            standbyServers: settledLater(
-              p.gameConfigurations
-                .recent(gameId, version)
-                .then((configuration) => (keepsWarmPool(configuration) ? p.pool.serversByRegion(gameId, version) : [])),
-            ),
-          }
-        : undefined;
+    const prefetched = gameId && version ? { ranking: settledLater(p.placement.rankRecent(placement)) } : undefined;
     // Independent reads and writes at once; a refusal by the abuse guard still wins over any other.
     const [allowed, resolved] = await Promise.allSettled([
       p.abuse.assertCreateAllowed(principal.account, p.now()),

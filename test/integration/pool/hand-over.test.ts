@@ -4,6 +4,8 @@ import { createSqsClient } from '../../../core/infra/aws-clients';
 import { queueUrlResolver } from '../../../core/infra/queue-urls';
 import { sqsAssignAnswers } from '../../../core/pool/assign';
 import { PoolStore, type HandOver, type PoolKey } from '../../../core/pool/pool-store';
+import { lostHandOverMs, WarmPool } from '../../../core/pool/warm-pool';
+import type { GameServerConfiguration } from '../../../core/gameservers/configuration';
 import { assignQueueName } from '../../../core/protocol/queue-names';
 import { sealRequest } from '../../../core/protocol/sidecar-channel';
 import { RoomStore } from '../../../core/rooms/store';
@@ -13,8 +15,9 @@ import { aRoom } from '../../helpers/factories';
 import { emulatorEndpoints, startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
 /**
- * The warm pool's hand-over on the real emulators: taking a standby server is one conditional
- * write on its room (hundreds of creators racing for a few servers get exactly one each), and
+ * The warm pool's hand-over on the real emulators: a standby server is popped from its pool's
+ * ready list in one conditional write, and its room changes hands in another (hundreds of
+ * creators racing for a few servers get exactly one each), and
  * the game's answer to `assign` comes back on the server's assign queue, trusted only when it
  * is MAC'd for that room and answers that command.
  */
@@ -65,17 +68,17 @@ async function standbyServer(key: PoolKey, state: 'ready' | 'spawning' = 'ready'
   return room.roomId;
 }
 
-describe('PoolStore.take', () => {
+describe('PoolStore.pop and handOver', () => {
   it('gives each of 3 ready servers to exactly one of 200 racing creators, and the rest nothing', async () => {
     const key = { gameId: `race-${randomUUID().slice(0, 8)}`, version: '1', region: 'eu-west-1' };
     const servers = [await standbyServer(key), await standbyServer(key), await standbyServer(key)];
     const creators = Array.from({ length: 200 }, (_, i) => `player-${i}`);
 
     const taken = await Promise.all(
-      creators.map(async (account, i) => ({
-        account,
-        session: await pool.take(key, servers[i % servers.length] ?? '', handOver(account)),
-      })),
+      creators.map(async (account) => {
+        const roomId = await pool.pop(key);
+        return { account, session: roomId ? await pool.handOver(key, roomId, handOver(account)) : undefined };
+      }),
     );
 
     const winners = taken.filter((t) => t.session !== undefined);
@@ -88,13 +91,30 @@ describe('PoolStore.take', () => {
       expect(Object.keys(session?.doc.members ?? {})).toEqual([account]);
       expect(await rooms.find(session?.room.roomId ?? '')).toMatchObject({ owner: account, players: 1 });
     }
+    expect((await pool.servers(key)).map((s) => s.state)).toEqual(['handedOut', 'handedOut', 'handedOut']);
   });
 
-  it('takes no server that is still starting, and lists a taken one under its configuration', async () => {
+  it('hands one room to exactly one of 200 racing creators, and none a room that ended', async () => {
+    const key = { gameId: `hand-${randomUUID().slice(0, 8)}`, version: '1', region: 'eu-west-1' };
+    const server = await standbyServer(key);
+    const sessions = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => pool.handOver(key, server, handOver(`player-${i}`))),
+    );
+    expect(sessions.filter(Boolean)).toHaveLength(1);
+
+    const ended = await standbyServer(key);
+    await rooms.markFailed(ended, 'spawn-timeout', new Date());
+    expect(await pool.handOver(key, ended, handOver('late'))).toBeUndefined();
+    expect(await rooms.find(ended)).toMatchObject({ owner: '@standby', state: 'failed' });
+  });
+
+  it('pops no server that is still starting, lists each ready once, and keeps regions apart', async () => {
     const key = { gameId: `start-${randomUUID().slice(0, 8)}`, version: '1', region: 'us-east-1' };
     const starting = await standbyServer(key, 'spawning');
+    expect(await pool.pop(key)).toBeUndefined();
     const ready = await standbyServer(key);
-    expect(await pool.take(key, starting, handOver('early'))).toBeUndefined();
+    // A retried inited marks it ready again: still one place in the list.
+    await pool.markReady(key, ready);
     expect(
       (await pool.serversByRegion(key.gameId, key.version)).map((s) => [s.roomId, s.region, s.state]).sort(),
     ).toEqual(
@@ -105,8 +125,11 @@ describe('PoolStore.take', () => {
     );
     // Another region's pool of the same configuration is not this one.
     expect(await pool.servers({ ...key, region: 'eu-west-1' })).toEqual([]);
+    expect(await pool.pop({ ...key, region: 'eu-west-1' })).toBeUndefined();
 
-    const session = await pool.take(key, ready, handOver('first'));
+    expect(await pool.pop(key)).toBe(ready);
+    expect(await pool.pop(key)).toBeUndefined();
+    const session = await pool.handOver(key, ready, handOver('first'));
     expect(session?.room.owner).toBe('first');
     const listed = await platform().roomListing.listOpen(
       { gameId: key.gameId, version: key.version, region: key.region },
@@ -114,6 +137,117 @@ describe('PoolStore.take', () => {
       10,
     );
     expect(listed.rooms.map((r) => r.roomId)).toEqual([ready]);
+  });
+
+  it('removes a server from its entries and from the ready list while others are popped and added', async () => {
+    const key = { gameId: `remove-${randomUUID().slice(0, 8)}`, version: '1', region: 'us-east-1' };
+    const servers: string[] = [];
+    // Ready one after the other: the list's order is theirs, and the two pops take the first two.
+    for (let i = 0; i < 6; i++) servers.push(await standbyServer(key));
+    const [gone, other] = [servers[3] ?? '', servers[4] ?? ''];
+    const [popped] = await Promise.all([
+      Promise.all([pool.pop(key), pool.pop(key)]),
+      pool.remove(key, gone),
+      pool.remove(key, other),
+      standbyServer(key),
+    ]);
+    const left = await pool.servers(key);
+    expect(left.map((s) => s.roomId)).not.toContain(gone);
+    expect(left.map((s) => s.roomId)).not.toContain(other);
+    expect(
+      left
+        .filter((s) => s.state === 'handedOut')
+        .map((s) => s.roomId)
+        .sort(),
+    ).toEqual([...popped].sort());
+    expect(left.filter((s) => s.state === 'ready')).toHaveLength(3);
+    // Everything still listed can be popped, once each; nothing removed comes back.
+    const rest = [await pool.pop(key), await pool.pop(key), await pool.pop(key), await pool.pop(key)];
+    expect(rest.slice(0, 3).sort()).toEqual(
+      left
+        .filter((s) => s.state === 'ready')
+        .map((s) => s.roomId)
+        .sort(),
+    );
+    expect(rest[3]).toBeUndefined();
+  });
+});
+
+describe('WarmPool.take', () => {
+  it('abandons the assign of a popped server whose room ended, and takes the next ready one', async () => {
+    const key = { gameId: `ended-${randomUUID().slice(0, 8)}`, version: '1', region: 'eu-west-1' };
+    const ended = await standbyServer(key);
+    const next = await standbyServer(key);
+    await rooms.markFailed(ended, 'spawn-timeout', new Date());
+    const assigned: { roomId: string; abandoned: AbortSignal }[] = [];
+    const p = platform();
+    const warm = new WarmPool({
+      pool,
+      rooms,
+      placement: p.placement,
+      spawner: p.spawner,
+      costs: p.costs,
+      now: p.now,
+      newRoomId: p.newId,
+      mintServerToken: () => Promise.resolve('token'),
+      // The game answers once the create stops waiting, or after 50 ms.
+      assign: ({ roomId }, abandoned) => {
+        assigned.push({ roomId, abandoned });
+        return new Promise((resolve) => {
+          const answer = () =>
+            resolve(abandoned.aborted ? { accepted: false, detail: 'abandoned' } : { accepted: true });
+          abandoned.addEventListener('abort', answer, { once: true });
+          setTimeout(answer, 50);
+        });
+      },
+    });
+    const configuration = { gameId: key.gameId, version: key.version } as GameServerConfiguration;
+
+    const taken = await warm.take(configuration, key.region, handOver('creator'));
+
+    expect(taken?.session.room).toMatchObject({ roomId: next, owner: 'creator' });
+    expect(taken?.outcome).toEqual({ accepted: true });
+    expect(assigned.map((a) => [a.roomId, a.abandoned.aborted])).toEqual([
+      [ended, true],
+      [next, false],
+    ]);
+    expect(await warm.take(configuration, key.region, handOver('another'))).toBeUndefined();
+  });
+});
+
+describe('WarmPool.refill', () => {
+  it('drops a handed-over server, and retires one popped by a create that never handed it over', async () => {
+    const key = { gameId: `lost-${randomUUID().slice(0, 8)}`, version: '1', region: 'eu-west-1' };
+    const handed = await standbyServer(key);
+    const lost = await standbyServer(key);
+    expect(await pool.pop(key)).toBe(handed);
+    expect(await pool.pop(key)).toBe(lost);
+    await pool.handOver(key, handed, handOver('creator'));
+    let nowMs = Date.now();
+    const p = platform();
+    const warm = new WarmPool({
+      pool,
+      rooms,
+      placement: p.placement,
+      spawner: p.spawner,
+      costs: p.costs,
+      now: () => new Date(nowMs),
+      newRoomId: p.newId,
+      mintServerToken: () => Promise.resolve('token'),
+      assign: () => Promise.reject(new Error('a refill assigns nothing')),
+    });
+    const configuration = { gameId: key.gameId, version: key.version, standby: 0 } as GameServerConfiguration;
+
+    await warm.refill(configuration, key.region);
+    // The handed-over one is the creator's now; the other might still be mid hand-over.
+    expect((await pool.servers(key)).map((s) => [s.roomId, s.state])).toEqual([[lost, 'handedOut']]);
+    expect(await rooms.find(lost)).toMatchObject({ standby: true, state: 'ready' });
+
+    nowMs += lostHandOverMs + 1_000;
+    await warm.refill(configuration, key.region);
+    expect(await pool.servers(key)).toEqual([]);
+    expect(await rooms.find(lost)).toMatchObject({ state: 'closed' });
+    expect(await rooms.find(handed)).toMatchObject({ owner: 'creator', state: 'ready' });
   });
 });
 

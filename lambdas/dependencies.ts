@@ -82,7 +82,10 @@ export interface Platform {
   readonly roomListing: RoomListing;
   /** Session templates (admin API, local config file); sessions copy their constants at creation. */
   readonly templates: TemplateStore;
-  /** Bans and per-account join/create rate limits: `assertJoinAllowed`, `assertCreateAllowed`. */
+  /**
+   * Bans and per-account join/create rate limits: `assertJoinAllowed`, `assertCreateAllowed`,
+   * and their from-memory twins `admitJoin`, `admitCreate`.
+   */
   readonly abuse: AbuseGuard;
   /** `Idempotency-Key` records; answers encrypted under a key derived from the signing key. */
   readonly idempotency: IdempotencyRecords;
@@ -339,6 +342,12 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
       joinLeases: new PermitLeases(new PermitLeaseStore(db, table), {
         action: 'join',
         limit: settings.abuse.joinsPerMinute,
+        windowS: 60,
+      }),
+      // Leases of their own (the store keys them by action): a warm create passes with no request.
+      createLeases: new PermitLeases(new PermitLeaseStore(db, table), {
+        action: 'create',
+        limit: settings.abuse.createsPerMinute,
         windowS: 60,
       }),
     }),

@@ -317,6 +317,12 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
         .finally(() => (sweeping = false));
     }, options.sweepIntervalMs ?? defaultSweepIntervalMs);
     started.push({ stop: async () => clearInterval(sweeper) });
+    // A long-lived process, unlike a Lambda frozen between invocations: the ban snapshot is
+    // refreshed in the background, so a join or create after a quiet spell still passes the
+    // abuse guard from memory instead of waiting for the read.
+    const bansKeptFresh = new AbortController();
+    platform().abuse.keepBansFresh({ now: platform().now, signal: bansKeptFresh.signal });
+    started.push({ stop: async () => bansKeptFresh.abort() });
 
     const health = () =>
       checkHealth(

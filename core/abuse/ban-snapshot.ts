@@ -1,5 +1,8 @@
+import { childLogger } from '../infra/logger';
 import type { BanDirectory, Bans } from './ban-store';
 import { banInForce } from './bans';
+
+const log = childLogger('abuse');
 
 /**
  * How old a ban snapshot may be when it answers: a ban (or its lifting) placed through another
@@ -17,6 +20,17 @@ export type BanLookup =
    * snapshot had the account banned (false when there was none).
    */
   | { readonly state: 'stale'; readonly knownBanned: boolean };
+
+export interface KeepFreshOptions {
+  /** The time requests judge by (the platform's clock): a refresh is as new as its start. */
+  readonly now: () => Date;
+  /** Stops the refreshing. */
+  readonly signal: AbortSignal;
+  /** @default banSnapshotRefreshAheadMs */
+  readonly intervalMs?: number;
+  /** Told of the first failure of each run of failed refreshes. @default a warning in the log */
+  readonly reportFailure?: (error: unknown) => void;
+}
 
 interface Taken {
   readonly directory: BanDirectory;
@@ -75,6 +89,37 @@ export class BanSnapshot {
   /** A ban lifted through this process: gone here at once. */
   lifted(account: string): void {
     this.local.set(account, { ban: undefined, sequence: ++this.sequence });
+  }
+
+  /**
+   * Keeps the snapshot young in a long-lived process (the local cloud): refreshes now and then
+   * every `intervalMs`, one at a time, until `signal` aborts, so a request after a quiet spell
+   * still answers from memory instead of waiting for a read. Never throws: a failed read is
+   * reported once per run of failures (the next success ends the run) and tried again on the
+   * next tick. Its timer does not keep the process alive. Not for Lambda: a process frozen
+   * between invocations refreshes nothing, and refresh-ahead (`peek`) covers a busy one.
+   */
+  keepFresh(options: KeepFreshOptions): void {
+    const { now, signal, intervalMs = banSnapshotRefreshAheadMs } = options;
+    const report = options.reportFailure ?? ((error: unknown) => log.warn('ban snapshot refresh failed', { error }));
+    let timer: NodeJS.Timeout | undefined;
+    let failing = false;
+    const tick = async () => {
+      const started = Date.now();
+      try {
+        await this.refresh(now());
+        failing = false;
+      } catch (error) {
+        if (!failing) report(error);
+        failing = true;
+      }
+      if (signal.aborted) return;
+      timer = setTimeout(() => void tick(), Math.max(0, intervalMs - (Date.now() - started)));
+      timer.unref();
+    };
+    if (signal.aborted) return;
+    signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
+    void tick();
   }
 
   /** One refresh at a time per process; everyone who needs it shares it. */

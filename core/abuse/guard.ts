@@ -1,5 +1,5 @@
 import { childLogger } from '../infra/logger';
-import { BanSnapshot, banSnapshotMaxAgeMs } from './ban-snapshot';
+import { BanSnapshot, banSnapshotMaxAgeMs, type KeepFreshOptions } from './ban-snapshot';
 import type { Bans } from './ban-store';
 import { banInForce, newBan, type Ban, type BanRequest } from './bans';
 import {
@@ -31,6 +31,18 @@ export interface AbuseGuardDependencies {
    * without a write. Absent: every join is counted in the account's log against the whole limit.
    */
   readonly joinLeases?: PermitLeases;
+  /** The same for room creations: most warm creates then pass the guard without a request. */
+  readonly createLeases?: PermitLeases;
+}
+
+/** One rate-limited action's allowance as the guard spends it. */
+interface Allowance {
+  /** The whole allowance: what a 429 states. */
+  readonly policy: RateLimitPolicy;
+  /** The share kept in each account's log (all of it without leases). */
+  readonly logPolicy: RateLimitPolicy;
+  readonly leases: PermitLeases | undefined;
+  readonly RateLimited: typeof JoinRateLimitedError | typeof CreateRateLimitedError;
 }
 
 const log = childLogger('abuse');
@@ -60,20 +72,23 @@ export const banCacheMs = banSnapshotMaxAgeMs;
  * never pushes the next admission back.
  */
 export class AbuseGuard {
-  private readonly joinPolicy: RateLimitPolicy;
-  /** The share of the join allowance kept in each account's log (all of it without leases). */
-  private readonly joinLogPolicy: RateLimitPolicy;
-  private readonly createPolicy: RateLimitPolicy;
+  private readonly joins: Allowance;
+  private readonly creates: Allowance;
   private readonly commandPolicy: RateLimitPolicy;
   private readonly bans: BanSnapshot;
 
   constructor(private readonly deps: AbuseGuardDependencies) {
     this.bans = new BanSnapshot(deps.bans);
-    const join: RateLimitPolicy = { action: 'join', limit: deps.limits.joinsPerMinute, windowS: 60 };
-    // With leases the log keeps only its share of the allowance; the leases hold the rest.
-    this.joinPolicy = join;
-    this.joinLogPolicy = deps.joinLeases ? logPolicy(join) : join;
-    this.createPolicy = { action: 'create', limit: deps.limits.createsPerMinute, windowS: 60 };
+    this.joins = allowance(
+      { action: 'join', limit: deps.limits.joinsPerMinute, windowS: 60 },
+      deps.joinLeases,
+      JoinRateLimitedError,
+    );
+    this.creates = allowance(
+      { action: 'create', limit: deps.limits.createsPerMinute, windowS: 60 },
+      deps.createLeases,
+      CreateRateLimitedError,
+    );
     this.commandPolicy = { action: 'command', limit: deps.limits.commandsPerMinute ?? 60, windowS: 60 };
   }
 
@@ -92,12 +107,7 @@ export class AbuseGuard {
    */
   async assertJoinAllowed(account: string, now: Date): Promise<void> {
     await this.assertNotBanned(account, now);
-    const leases = this.deps.joinLeases;
-    if (leases) {
-      await leases.ready(now);
-      if (leases.tryAdmit(account, now)) return;
-    }
-    await this.count(account, now, this.joinLogPolicy, JoinRateLimitedError, this.joinPolicy);
+    await this.admit(account, now, this.joins);
   }
 
   /**
@@ -107,13 +117,7 @@ export class AbuseGuard {
    * claims its slot knowing it is admitted, so it never holds a slot it must give back.
    */
   admitJoin(account: string, now: Date): Promise<void> | undefined {
-    const seen = this.bans.peek(account, now);
-    if (seen.state === 'fresh') {
-      if (seen.ban) throw new AccountBannedError(account, seen.ban.expiresAt);
-      const leases = this.deps.joinLeases;
-      if (leases?.settled(now) && leases.tryAdmit(account, now)) return undefined;
-    }
-    return this.assertJoinAllowed(account, now);
+    return this.admitFromMemory(account, now, this.joins) ? undefined : this.assertJoinAllowed(account, now);
   }
 
   /**
@@ -130,20 +134,43 @@ export class AbuseGuard {
   async assertCreateAllowed(account: string, now: Date): Promise<void> {
     const seen = this.bans.peek(account, now);
     if (seen.state === 'stale' && !seen.knownBanned) {
-      // The snapshot's refresh and the count at once, not one after the other: a create (a warm
-      // one answers in tens of milliseconds) does not wait two round trips. Only an account
+      // The snapshot's refresh and the admission at once, not one after the other: a create (a
+      // warm one answers in tens of milliseconds) does not wait two round trips. Only an account
       // banned in the last second, that this process did not know of yet, spends one create of
       // its allowance; one it knows banned never does.
-      const [ban, counted] = await Promise.allSettled([
+      const [ban, admitted] = await Promise.allSettled([
         this.assertNotBanned(account, now),
-        this.count(account, now, this.createPolicy, CreateRateLimitedError),
+        this.admit(account, now, this.creates),
       ]);
       if (ban.status === 'rejected') throw ban.reason;
-      if (counted.status === 'rejected') throw counted.reason;
+      if (admitted.status === 'rejected') throw admitted.reason;
       return;
     }
     await this.assertNotBanned(account, now);
-    await this.count(account, now, this.createPolicy, CreateRateLimitedError);
+    await this.admit(account, now, this.creates);
+  }
+
+  /**
+   * `assertCreateAllowed`, decided from memory when it can be, as `admitJoin` is for joins:
+   * returns `undefined` (admitted) or throws `AccountBannedError` (banned) WITHOUT a promise
+   * when the ban snapshot is fresh and a permit lease admits the account; otherwise the promise
+   * of `assertCreateAllowed`.
+   *
+   * @example
+   * const admitted = p.abuse.admitCreate(principal.account, p.now()); // may throw 403 here
+   * if (admitted) await admitted; // 403 or 429
+   */
+  admitCreate(account: string, now: Date): Promise<void> | undefined {
+    return this.admitFromMemory(account, now, this.creates) ? undefined : this.assertCreateAllowed(account, now);
+  }
+
+  /**
+   * Keeps this process's ban snapshot young in the background (core/abuse/ban-snapshot.ts,
+   * `keepFresh`), so `admitJoin` and `admitCreate` rarely find it stale. For long-lived
+   * processes (the local cloud); Lambda does not call it.
+   */
+  keepBansFresh(options: KeepFreshOptions): void {
+    this.bans.keepFresh(options);
   }
 
   /**
@@ -210,6 +237,30 @@ export class AbuseGuard {
     log.info('ban lifted', { account, by });
   }
 
+  /**
+   * True when the snapshot is fresh and a settled lease admits the account; throws when the
+   * snapshot is fresh and has it banned; false when only a request can decide. An admission
+   * from memory claims its lease slot knowing it is admitted, so it never holds one it must
+   * give back.
+   */
+  private admitFromMemory(account: string, now: Date, allowance: Allowance): boolean {
+    const seen = this.bans.peek(account, now);
+    if (seen.state !== 'fresh') return false;
+    if (seen.ban) throw new AccountBannedError(account, seen.ban.expiresAt);
+    const leases = allowance.leases;
+    return leases !== undefined && leases.settled(now) && leases.tryAdmit(account, now);
+  }
+
+  /** One admission under a lease of this process, else in the account's log; or the 429 it earns. */
+  private async admit(account: string, now: Date, allowance: Allowance): Promise<void> {
+    const { leases } = allowance;
+    if (leases) {
+      await leases.ready(now);
+      if (leases.tryAdmit(account, now)) return;
+    }
+    await this.count(account, now, allowance.logPolicy, allowance.RateLimited, allowance.policy);
+  }
+
   /** One admission in the account's log, or the 429 it earns. */
   private async count(
     account: string,
@@ -228,4 +279,13 @@ export class AbuseGuard {
       result.state === 'Contention' ? { cause: result.cause } : {},
     );
   }
+}
+
+/** With leases the log keeps only its share of the allowance; the leases hold the rest. */
+function allowance(
+  policy: RateLimitPolicy,
+  leases: PermitLeases | undefined,
+  RateLimited: Allowance['RateLimited'],
+): Allowance {
+  return { policy, logPolicy: leases ? logPolicy(policy) : policy, leases, RateLimited };
 }

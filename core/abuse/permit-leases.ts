@@ -3,8 +3,9 @@ import type { PermitLeaseStore } from './permit-lease-store';
 import type { RateLimitPolicy } from './rate-limit';
 
 /**
- * Permit leases: most joins pass the rate limit with NO DynamoDB write, and the limit stays
- * strict across processes.
+ * Permit leases: most joins and room creations pass the rate limit with NO DynamoDB write, and
+ * the limit stays strict across processes. Each action has leases of its own (one item per
+ * action and limit, core/abuse/permit-lease-store.ts).
  *
  * An action's allowance of `limit` admissions per account per window is split in two:
  * `leasedPermits(limit)` lease slots, and the per-account sliding-window log

@@ -1,4 +1,5 @@
 import { AbuseGuard } from '../../../../core/abuse/guard';
+import { BanSnapshot } from '../../../../core/abuse/ban-snapshot';
 import type { BanDirectory, Bans } from '../../../../core/abuse/ban-store';
 import type { Ban } from '../../../../core/abuse/bans';
 import {
@@ -9,6 +10,10 @@ import {
 } from '../../../../core/abuse/errors';
 import type { RateCountResult, RateLimits } from '../../../../core/abuse/rate-limit-store';
 import type { RateLimitPolicy } from '../../../../core/abuse/rate-limit';
+import { leasedPermits, PermitLeases } from '../../../../core/abuse/permit-leases';
+import { InMemoryBans } from '../../../helpers/fakes/bans';
+import { InMemoryLeaseStore } from '../../../helpers/fakes/permit-leases';
+import { InMemoryRateLimits } from '../../../helpers/fakes/rate-limits';
 
 const now = new Date('2026-01-01T12:00:30.000Z');
 
@@ -185,5 +190,205 @@ describe('the ban snapshot (issue 9: no sequential round trip on the hot path)',
     bans.delete.mockResolvedValue(ban());
     await guard.liftBan('mallory', 'ops', now);
     await expect(guard.assertNotBanned('mallory', now)).resolves.toBeUndefined();
+  });
+});
+
+describe('AbuseGuard.admitCreate: create permit leases', () => {
+  const limits = { joinsPerMinute: 20, createsPerMinute: 10 };
+  const createPolicy: RateLimitPolicy = { action: 'create', limit: 10, windowS: 60 };
+
+  /** One process's guard; processes given the same stores share the table, as Lambdas do. */
+  function guardProcess(
+    stores = { bans: new InMemoryBans(), rates: new InMemoryRateLimits(), leases: new InMemoryLeaseStore() },
+  ) {
+    const directory = jest.spyOn(stores.bans, 'directory');
+    const count = jest.spyOn(stores.rates, 'count');
+    const guard = new AbuseGuard({
+      bans: stores.bans,
+      rates: stores.rates,
+      limits,
+      createLeases: new PermitLeases(stores.leases, createPolicy),
+    });
+    /** Requests this process made of the stores so far. */
+    const requests = () =>
+      directory.mock.calls.length +
+      count.mock.calls.length +
+      stores.leases.requests.filter((r) => r.policy === createPolicy).length;
+    return { guard, stores, count, requests };
+  }
+
+  /** What a create handler gets: admitted, or the error, whether decided at once or later. */
+  async function admitCreate(guard: AbuseGuard, account: string, at: Date): Promise<'admitted' | unknown> {
+    try {
+      await guard.admitCreate(account, at);
+      return 'admitted';
+    } catch (error) {
+      return error;
+    }
+  }
+
+  const at = (ms: number) => new Date(now.getTime() + ms);
+
+  it('admits a warm create from memory, with no request and no promise, while a lease admits the account', async () => {
+    const { guard, count, requests } = guardProcess();
+    // Another account's create reads the bans and takes this process's leases.
+    await guard.assertCreateAllowed('bob', now);
+    const warm = requests();
+
+    expect(leasedPermits(10)).toBe(2);
+    expect(guard.admitCreate('alice', at(100))).toBeUndefined();
+    expect(guard.admitCreate('alice', at(200))).toBeUndefined();
+    expect(requests()).toBe(warm);
+
+    // Alice's leased permits are spent: the third goes to her log, the log's share of the limit.
+    const third = guard.admitCreate('alice', at(300));
+    expect(third).toBeInstanceOf(Promise);
+    await expect(third).resolves.toBeUndefined();
+    expect(count).toHaveBeenLastCalledWith('alice', { action: 'create', limit: 8, windowS: 60 }, at(300));
+  });
+
+  it('refuses a banned account synchronously, spending nothing of its allowance', async () => {
+    const { guard, stores, count, requests } = guardProcess();
+    await stores.bans.put(ban());
+    await guard.assertCreateAllowed('bob', now);
+    const warm = requests();
+
+    expect(() => guard.admitCreate('mallory', at(100))).toThrow(AccountBannedError);
+    expect(requests()).toBe(warm);
+    // Its leased permits are still whole: once unbanned here, both admit from memory.
+    await guard.liftBan('mallory', 'ops', at(100));
+    expect(guard.admitCreate('mallory', at(200))).toBeUndefined();
+    expect(guard.admitCreate('mallory', at(300))).toBeUndefined();
+    expect(count.mock.calls.filter(([account]) => account === 'mallory')).toEqual([]);
+  });
+
+  it('falls back to the promise when the ban snapshot is stale, and it refuses a ban placed meanwhile elsewhere', async () => {
+    const shared = { bans: new InMemoryBans(), rates: new InMemoryRateLimits(), leases: new InMemoryLeaseStore() };
+    const { guard } = guardProcess(shared);
+    await guard.assertCreateAllowed('bob', now);
+
+    const stale = guard.admitCreate('alice', at(2_000));
+    expect(stale).toBeInstanceOf(Promise);
+    await expect(stale).resolves.toBeUndefined();
+
+    // Another process (the admin API's Lambda) bans mallory: this one learns it from its refresh.
+    await shared.bans.put(ban());
+    const refused = guard.admitCreate('mallory', at(4_000));
+    expect(refused).toBeInstanceOf(Promise);
+    await expect(refused).rejects.toBeInstanceOf(AccountBannedError);
+  });
+
+  it('falls back to the promise before this process holds its leases', async () => {
+    const { guard } = guardProcess();
+    await guard.assertNotBanned('bob', now);
+    const first = guard.admitCreate('alice', at(100));
+    expect(first).toBeInstanceOf(Promise);
+    await expect(first).resolves.toBeUndefined();
+    expect(guard.admitCreate('alice', at(200))).toBeUndefined();
+  });
+
+  it('admits 10 creates of one account in 60 s across the leased and logged shares, and refuses the 11th stating the whole limit', async () => {
+    const { guard } = guardProcess();
+    await guard.assertCreateAllowed('bob', now);
+    const outcomes = [];
+    for (let i = 1; i <= 15; i++) outcomes.push(await admitCreate(guard, 'alice', at(i * 1_000)));
+
+    expect(outcomes.slice(0, 10)).toEqual(Array.from({ length: 10 }, () => 'admitted'));
+    expect(outcomes[10]).toBeInstanceOf(CreateRateLimitedError);
+    expect(outcomes[10]).toMatchObject({
+      code: 'RATE_LIMITED',
+      status: 429,
+      details: { action: 'create', limit: 10, windowS: 60 },
+    });
+    expect(outcomes.slice(11).every((o) => o instanceof CreateRateLimitedError)).toBe(true);
+    // Once the first create has left the window, one more is admitted.
+    expect(await admitCreate(guard, 'alice', at(61_000))).toBe('admitted');
+  });
+
+  it('never admits more than the limit in any 60 s span to one account served by two processes sharing the stores', async () => {
+    const shared = { bans: new InMemoryBans(), rates: new InMemoryRateLimits(), leases: new InMemoryLeaseStore() };
+    const processes = [guardProcess(shared), guardProcess(shared)];
+    const admitted: number[] = [];
+    // Five minutes, a create every 500 ms, alternating between the processes.
+    for (let t = 0; t < 5 * 60_000; t += 500) {
+      const serving = processes[(t / 500) % 2]!;
+      if ((await admitCreate(serving.guard, 'alice', at(t))) === 'admitted') admitted.push(t);
+    }
+    const busiest = Math.max(...admitted.map((from) => admitted.filter((t) => t >= from && t < from + 60_000).length));
+    expect(busiest).toBe(10);
+    expect(admitted.length).toBeGreaterThanOrEqual(5 * 8);
+  });
+});
+
+describe('AbuseGuard.keepBansFresh', () => {
+  beforeEach(() => jest.useFakeTimers({ now }));
+  afterEach(() => jest.useRealTimers());
+
+  it('refreshes the ban snapshot at once and every 500 ms until aborted, so a create after a quiet spell needs no read', async () => {
+    const bans = new InMemoryBans();
+    const directory = jest.spyOn(bans, 'directory');
+    const guard = new AbuseGuard({
+      bans,
+      rates: new InMemoryRateLimits(),
+      limits: { joinsPerMinute: 20, createsPerMinute: 10 },
+    });
+    const stop = new AbortController();
+    guard.keepBansFresh({ now: () => new Date(), signal: stop.signal });
+
+    await jest.advanceTimersByTimeAsync(0);
+    expect(directory).toHaveBeenCalledTimes(1);
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(directory).toHaveBeenCalledTimes(21);
+    // A ban placed elsewhere is seen without any request asking for it.
+    await bans.put(ban());
+    await jest.advanceTimersByTimeAsync(500);
+    expect(() => guard.admitCreate('mallory', new Date())).toThrow(AccountBannedError);
+
+    stop.abort();
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(directory).toHaveBeenCalledTimes(22);
+  });
+});
+
+describe('BanSnapshot.keepFresh', () => {
+  beforeEach(() => jest.useFakeTimers({ now }));
+  afterEach(() => jest.useRealTimers());
+
+  it('keeps refreshing through failed reads, reporting each run of failures once', async () => {
+    const bans = new InMemoryBans();
+    const failure = new Error('ProvisionedThroughputExceededException');
+    const directory = jest
+      .spyOn(bans, 'directory')
+      .mockRejectedValueOnce(failure)
+      .mockRejectedValueOnce(failure)
+      .mockRejectedValueOnce(failure);
+    const snapshot = new BanSnapshot(bans);
+    const reportFailure = jest.fn();
+    const stop = new AbortController();
+    snapshot.keepFresh({ now: () => new Date(), signal: stop.signal, intervalMs: 200, reportFailure });
+
+    await jest.advanceTimersByTimeAsync(400);
+    expect(directory).toHaveBeenCalledTimes(3);
+    expect(snapshot.peek('alice', new Date())).toEqual({ state: 'stale', knownBanned: false });
+    expect(reportFailure).toHaveBeenCalledTimes(1);
+    expect(reportFailure).toHaveBeenCalledWith(failure);
+
+    await jest.advanceTimersByTimeAsync(200);
+    expect(snapshot.peek('alice', new Date())).toEqual({ state: 'fresh', ban: undefined });
+
+    directory.mockRejectedValueOnce(failure);
+    await jest.advanceTimersByTimeAsync(200);
+    expect(reportFailure).toHaveBeenCalledTimes(2);
+    stop.abort();
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(directory).toHaveBeenCalledTimes(5);
+  });
+
+  it('does nothing when started already aborted', async () => {
+    const bans = new InMemoryBans();
+    const directory = jest.spyOn(bans, 'directory');
+    new BanSnapshot(bans).keepFresh({ now: () => new Date(), signal: AbortSignal.abort() });
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(directory).not.toHaveBeenCalled();
   });
 });

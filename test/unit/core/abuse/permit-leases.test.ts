@@ -1,28 +1,6 @@
-import type {
-  LeaseOutcome,
-  LeaseRequest,
-  PermitLeaseStore,
-  StoredLease,
-} from '../../../../core/abuse/permit-lease-store';
 import { leaseTermMs, leasedPermits, PermitLeases } from '../../../../core/abuse/permit-leases';
 import type { RateLimitPolicy } from '../../../../core/abuse/rate-limit';
-
-/** The lease item with the store's condition: each wanted slot free, ours, or reusable — all or nothing. */
-class InMemoryLeaseStore implements Pick<PermitLeaseStore, 'tryLease'> {
-  readonly slots = new Map<number, StoredLease>();
-
-  tryLease(_policy: RateLimitPolicy, request: LeaseRequest): Promise<LeaseOutcome> {
-    const takeable = request.slots.every((i) => {
-      const lease = this.slots.get(i);
-      return !lease || lease.h === request.holder || lease.u <= request.reusableBefore;
-    });
-    if (!takeable) {
-      return Promise.resolve({ leased: false, current: new Map(request.slots.map((i) => [i, this.slots.get(i)])) });
-    }
-    for (const i of request.slots) this.slots.set(i, { h: request.holder, u: request.until });
-    return Promise.resolve({ leased: true });
-  }
-}
+import { InMemoryLeaseStore } from '../../../helpers/fakes/permit-leases';
 
 const policy: RateLimitPolicy = { action: 'join', limit: 20, windowS: 60 };
 

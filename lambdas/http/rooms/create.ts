@@ -22,8 +22,10 @@ export const handler = httpHandler(
     const { gameId, version } = body;
     const prefetched = gameId && version ? { ranking: settledLater(p.placement.rankRecent(placement)) } : undefined;
     // Independent reads and writes at once; a refusal by the abuse guard still wins over any other.
+    // Decided from memory when it can be (a ban known, a permit lease): no request to wait for.
+    const admitted = p.abuse.admitCreate(principal.account, p.now());
     const [allowed, resolved] = await Promise.allSettled([
-      p.abuse.assertCreateAllowed(principal.account, p.now()),
+      admitted,
       // A configuration changes by an admin's hand: a create uses one read at most 5 s ago.
       resolveCreateRequest(body, {
         templates: p.templates,

@@ -13,12 +13,15 @@ const maxEntries = 1_000;
  * read in flight per key. A failed read is not kept: the next call reads again. The clock is
  * monotonic, so a jump of the wall clock neither ages nor freshens an entry.
  *
+ * A caller that finds an entry past half its age gets it at once and starts the next read in
+ * the background: a key asked for at least once per `maxAgeMs / 2` is never waited for.
+ *
  * @example
  * const recent = new RecentReads<Configuration>(recentReadMaxAgeMs);
  * const configuration = await recent.read(`${gameId}#${version}`, () => store.get(gameId, version));
  */
 export class RecentReads<V> {
-  private readonly entries = new Map<string, { readonly startedAt: number; readonly value: Promise<V> }>();
+  private readonly entries = new Map<string, Entry<V>>();
 
   constructor(
     private readonly maxAgeMs: number,
@@ -28,14 +31,31 @@ export class RecentReads<V> {
   read(key: string, load: () => Promise<V>): Promise<V> {
     const now = this.monotonicNow();
     const kept = this.entries.get(key);
-    if (kept && now - kept.startedAt <= this.maxAgeMs) return kept.value;
+    if (kept && now - kept.startedAt <= this.maxAgeMs) {
+      if (now - kept.startedAt > this.maxAgeMs / 2 && !kept.refreshing) this.refreshAhead(key, kept, load, now);
+      return kept.value;
+    }
     if (!kept && this.entries.size >= maxEntries) this.entries.clear();
     const value = load();
-    this.entries.set(key, { startedAt: now, value });
+    this.entries.set(key, { startedAt: now, value, refreshing: false });
     value.catch(() => {
       if (this.entries.get(key)?.value === value) this.entries.delete(key);
     });
     return value;
+  }
+
+  /** The next read of a kept entry, put in its place only if it succeeds and nothing replaced or forgot the entry meanwhile. */
+  private refreshAhead(key: string, kept: Entry<V>, load: () => Promise<V>, now: number): void {
+    kept.refreshing = true;
+    const value = load();
+    value.then(
+      () => {
+        if (this.entries.get(key) === kept) this.entries.set(key, { startedAt: now, value, refreshing: false });
+      },
+      () => {
+        kept.refreshing = false;
+      },
+    );
   }
 
   /** Drops one key (or all): the next read of it goes to the store. */
@@ -43,4 +63,11 @@ export class RecentReads<V> {
     if (key === undefined) this.entries.clear();
     else this.entries.delete(key);
   }
+}
+
+interface Entry<V> {
+  readonly startedAt: number;
+  readonly value: Promise<V>;
+  /** A read ahead of this entry's expiry is in flight. */
+  refreshing: boolean;
 }

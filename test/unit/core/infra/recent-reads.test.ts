@@ -21,12 +21,65 @@ describe('RecentReads', () => {
     const recent = new RecentReads<string>(5_000, clock);
     const store = counting(['first', 'second']);
     expect(await recent.read('k', store.load)).toBe('first');
-    now += 5_000;
+    now += 2_500;
     expect(await recent.read('k', store.load)).toBe('first');
     expect(store.reads).toBe(1);
-    now += 1;
+    now += 2_501;
     expect(await recent.read('k', store.load)).toBe('second');
     expect(store.reads).toBe(2);
+  });
+
+  it('past half its age, serves the entry at once and reads the next one in the background, once', async () => {
+    const recent = new RecentReads<string>(5_000, clock);
+    let release: (value: string) => void = () => undefined;
+    let reads = 0;
+    const load = () => {
+      reads += 1;
+      return reads === 1 ? Promise.resolve('first') : new Promise<string>((resolve) => (release = resolve));
+    };
+    expect(await recent.read('k', load)).toBe('first');
+    now += 3_000;
+    // Past half: the old value at once (not waiting for the read it starts), one read for all callers.
+    expect(await Promise.all([recent.read('k', load), recent.read('k', load)])).toEqual(['first', 'first']);
+    expect(reads).toBe(2);
+    release('second');
+    await Promise.resolve();
+    await Promise.resolve();
+    // The new read counts from when it began (3 s in): served past the old one's end, no read more.
+    now += 2_100;
+    expect(await recent.read('k', load)).toBe('second');
+    expect(reads).toBe(2);
+  });
+
+  it('never puts a read ahead in place of a forgotten entry, nor keeps a failed one', async () => {
+    const recent = new RecentReads<string>(5_000, clock);
+    let release: (value: string) => void = () => undefined;
+    let fail: (error: Error) => void = () => undefined;
+    await recent.read('k', async () => 'old');
+    now += 3_000;
+    await recent.read('k', () => new Promise<string>((resolve) => (release = resolve)));
+    // The store's own write forgets the key while the read ahead (begun before it) is in flight.
+    recent.forget('k');
+    expect(await recent.read('k', async () => 'written')).toBe('written');
+    release('stale');
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(await recent.read('k', async () => 'other')).toBe('written');
+
+    now += 3_000;
+    await recent.read('k', () => new Promise<string>((_resolve, reject) => (fail = reject)));
+    fail(new Error('throttled'));
+    await Promise.resolve();
+    await Promise.resolve();
+    // The failure is nobody's: the entry stays until its end, and the next caller past half tries again.
+    let again = 0;
+    expect(
+      await recent.read('k', async () => {
+        again += 1;
+        return 'retried';
+      }),
+    ).toBe('written');
+    expect(again).toBe(1);
   });
 
   it('keeps keys apart', async () => {

@@ -14,6 +14,8 @@ import { startBaselines, type Baselines } from '../baselines';
 import { startGameRoundTrips, startSqsRoundTrips, startZeroMqRoundTrips } from '../raw-parts';
 import { platform } from '../../../lambdas/dependencies';
 import { keepPools } from '../../../lambdas/schedule/pool-keeper';
+import { standbyRoom } from '../../../core/pool/warm-pool';
+import { defaultConstants } from '../../../core/sessions/model';
 import { jsonClient } from '../../helpers/http';
 import { phase } from '../progress';
 import {
@@ -93,7 +95,9 @@ const dynamoWarmUpMs = 4_000;
 
 /**
  * Conditional updates, item reads and queries, 4 at a time, for `durationMs`: the kinds of
- * request a create makes, so the JVM has compiled their paths before the rounds.
+ * request a create makes, so the JVM has compiled their paths before the rounds. A warm
+ * create's own writes (a pool's pop, a standby room's hand-over) are made on a pool of a
+ * configuration of their own, which no round uses.
  */
 async function warmDynamoDb(baselines: Baselines, roomId: string, durationMs: number): Promise<void> {
   const p = platform();
@@ -103,6 +107,7 @@ async function warmDynamoDb(baselines: Baselines, roomId: string, durationMs: nu
     () => p.pool.serversByRegion(sampleKey.gameId, sampleKey.version),
     () => p.fleet.read(),
     () => p.rooms.find(roomId),
+    () => standbyLifeCycle(),
   ];
   await phase('create: DynamoDB Local warm-up', undefined, async (progress) => {
     const until = performance.now() + durationMs;
@@ -114,6 +119,36 @@ async function warmDynamoDb(baselines: Baselines, roomId: string, durationMs: nu
         }
       }),
     );
+  });
+}
+
+/**
+ * One standby server's bookkeeping, start to hand-over, with no server: its room, its place in
+ * its pool, `inited`, the pop and the hand-over (a configuration of its own, in no round).
+ */
+async function standbyLifeCycle(): Promise<void> {
+  const p = platform();
+  const sample = await p.gameConfigurations.recent(sampleKey.gameId, sampleKey.version);
+  const configuration = { ...sample, gameId: 'bench-warm-up' };
+  const key = { gameId: configuration.gameId, version: configuration.version, region: p.config.roomRegion };
+  const roomId = p.newId();
+  await p.rooms.createWithMember(standbyRoom(roomId, configuration, key.region, p.now(), p.costs));
+  await p.pool.addStarting(key, roomId, p.now());
+  await p.rooms.markReady(roomId, { address: '127.0.0.1', initedBy: roomId, now: p.now() });
+  await p.pool.markReady(key, roomId);
+  const popped = await p.pool.pop(key);
+  if (!popped) return;
+  const createdAt = p.now().toISOString();
+  const shape = { maxPlayers: configuration.maxPlayers, reservationTimeoutS: configuration.reservationTimeoutS };
+  await p.pool.handOver(key, popped, {
+    owner: 'bench-warm-up',
+    settings: {},
+    maxPlayers: configuration.maxPlayers,
+    createdAt,
+    template: null,
+    constants: defaultConstants(shape),
+    properties: { joinability: 'open', custom: {} },
+    members: { 'bench-warm-up': { s: 0, t: Date.parse(createdAt), e: Date.parse(createdAt) + 30_000, k: 'key' } },
   });
 }
 

@@ -52,7 +52,7 @@ export function assignParams(assignment: Assignment): Record<string, unknown> {
 /**
  * Hands a taken standby server its room: the sealed `assign` on the sidecar's reply queue
  * (the sidecar relays it once, whitelist or not, when it was started with STANDBY=1), and
- * the game's answer from the sidecar's assign queue, long-polled from before the send. This
+ * the game's answer from the sidecar's assign queue, long-polled from right after the send. This
  * is the AWS request-response pattern (a response queue per requester): the answer reaches
  * the waiting create in one SQS hop, not through the request queue's consumer and a record.
  * Accepted only when the game answered `{"status": "OK"}`. `abandoned` stops the wait: the
@@ -63,6 +63,14 @@ export function assignThroughSidecar(deps: AssignDependencies) {
     if (abandoned.aborted) return { accepted: false, detail: 'abandoned before it was sent' };
     const commandId = deps.newId();
     const stopWaiting = new AbortController();
+    // The send goes out first: the game waits for it. The answer's long poll starts right
+    // after; an answer already on the queue by then is returned by it at once.
+    const delivery = deps.deliver(assignment.roomId, {
+      type: 'command',
+      commandId,
+      method: 'assign',
+      params: assignParams(assignment),
+    });
     const answer = deps.answers(
       assignment.roomId,
       commandId,
@@ -71,12 +79,7 @@ export function assignThroughSidecar(deps: AssignDependencies) {
     );
     let delivered: 'delivered' | 'gone';
     try {
-      delivered = await deps.deliver(assignment.roomId, {
-        type: 'command',
-        commandId,
-        method: 'assign',
-        params: assignParams(assignment),
-      });
+      delivered = await delivery;
     } catch (error) {
       stopWaiting.abort();
       await answer.catch(() => undefined);

@@ -72,19 +72,22 @@ export class WarmPool {
       const roomId = await this.deps.pool.pop(key);
       if (!roomId) return undefined;
       const notOurs = new AbortController();
-      const [session, outcome] = await Promise.all([
-        this.deps.pool.handOver(key, roomId, handOver).then(
-          (session) => {
-            if (!session) notOurs.abort();
-            return session;
-          },
-          (error: unknown) => {
-            notOurs.abort();
-            throw error;
-          },
-        ),
-        this.deps.assign({ roomId, settings: handOver.settings, maxPlayers: handOver.maxPlayers }, notOurs.signal),
-      ]);
+      // `assign` first: its send is what the game, and so the create, waits for.
+      const assigned = this.deps.assign(
+        { roomId, settings: handOver.settings, maxPlayers: handOver.maxPlayers },
+        notOurs.signal,
+      );
+      const handed = this.deps.pool.handOver(key, roomId, handOver).then(
+        (session) => {
+          if (!session) notOurs.abort();
+          return session;
+        },
+        (error: unknown) => {
+          notOurs.abort();
+          throw error;
+        },
+      );
+      const [session, outcome] = await Promise.all([handed, assigned]);
       if (session) return { session, outcome };
       log.info('a popped standby server had ended; taking the next', { roomId, gameId: key.gameId, region });
     }

@@ -4,7 +4,7 @@ import { createSqsClient } from '../../../core/infra/aws-clients';
 import { queueUrlResolver } from '../../../core/infra/queue-urls';
 import { sqsAssignAnswers } from '../../../core/pool/assign';
 import { PoolStore, type HandOver, type PoolKey } from '../../../core/pool/pool-store';
-import { lostHandOverMs, WarmPool } from '../../../core/pool/warm-pool';
+import { lostHandOverMs, WarmPool, type WarmPoolDependencies } from '../../../core/pool/warm-pool';
 import type { GameServerConfiguration } from '../../../core/gameservers/configuration';
 import { assignQueueName } from '../../../core/protocol/queue-names';
 import { sealRequest } from '../../../core/protocol/sidecar-channel';
@@ -173,6 +173,22 @@ describe('PoolStore.pop and handOver', () => {
   });
 });
 
+/** A warm pool on this file's stores and the test platform's placement; `assign` is the test's. */
+function warmPool(deps: Pick<WarmPoolDependencies, 'assign'> & Partial<WarmPoolDependencies>): WarmPool {
+  const p = platform();
+  return new WarmPool({
+    pool,
+    rooms,
+    placement: p.placement,
+    spawner: p.spawner,
+    costs: p.costs,
+    now: p.now,
+    newRoomId: p.newId,
+    mintServerToken: () => Promise.resolve('token'),
+    ...deps,
+  });
+}
+
 describe('WarmPool.take', () => {
   it('abandons the assign of a popped server whose room ended, and takes the next ready one', async () => {
     const key = { gameId: `ended-${randomUUID().slice(0, 8)}`, version: '1', region: 'eu-west-1' };
@@ -180,16 +196,7 @@ describe('WarmPool.take', () => {
     const next = await standbyServer(key);
     await rooms.markFailed(ended, 'spawn-timeout', new Date());
     const assigned: { roomId: string; abandoned: AbortSignal }[] = [];
-    const p = platform();
-    const warm = new WarmPool({
-      pool,
-      rooms,
-      placement: p.placement,
-      spawner: p.spawner,
-      costs: p.costs,
-      now: p.now,
-      newRoomId: p.newId,
-      mintServerToken: () => Promise.resolve('token'),
+    const warm = warmPool({
       // The game answers once the create stops waiting, or after 50 ms.
       assign: ({ roomId }, abandoned) => {
         assigned.push({ roomId, abandoned });
@@ -224,16 +231,8 @@ describe('WarmPool.refill', () => {
     expect(await pool.pop(key)).toBe(lost);
     await pool.handOver(key, handed, handOver('creator'));
     let nowMs = Date.now();
-    const p = platform();
-    const warm = new WarmPool({
-      pool,
-      rooms,
-      placement: p.placement,
-      spawner: p.spawner,
-      costs: p.costs,
+    const warm = warmPool({
       now: () => new Date(nowMs),
-      newRoomId: p.newId,
-      mintServerToken: () => Promise.resolve('token'),
       assign: () => Promise.reject(new Error('a refill assigns nothing')),
     });
     const configuration = { gameId: key.gameId, version: key.version, standby: 0 } as GameServerConfiguration;

@@ -12,6 +12,7 @@ import {
   type RateLog,
 } from '../../../../core/abuse/rate-limit';
 import { parseConfig } from '../../../../core/infra/config';
+import { busiestSpan } from '../../../helpers/busiest-span';
 
 const policy: RateLimitPolicy = { action: 'join', limit: 20, windowS: 60 };
 const t0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -27,17 +28,6 @@ function run(arrivals: readonly number[], p: RateLimitPolicy = policy): number[]
     if (result.decision.admit) admitted.push(ms);
   }
   return admitted;
-}
-
-/** The most admissions any half-open span [t, t + windowS) holds. */
-function busiestSpan(admitted: readonly number[], windowS: number): number {
-  const sorted = [...admitted].sort((a, b) => a - b);
-  let best = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= windowS * 1000) j++;
-    best = Math.max(best, i - j + 1);
-  }
-  return best;
 }
 
 describe('decide', () => {

@@ -241,8 +241,13 @@ export class PlatformBridge {
     return credentials.success ? credentials.data : undefined;
   }
 
-  /** Starts long-polling the reply queue; commands go to `onCommand` (not awaited). */
-  consume(onCommand: (command: PlatformCommand) => void): void {
+  /**
+   * Starts long-polling the reply queue; commands go to `onCommand`, not awaited, unless it
+   * returns a promise: the batch is then deleted and the queue polled again only once that
+   * settles. The controller does so for the warm pool's hand-over alone (`assign`): a create
+   * waits for its answer, and the delete and the next poll would compete with it for the CPU.
+   */
+  consume(onCommand: (command: PlatformCommand) => Promise<void> | undefined): void {
     this.polling ??= this.poll(onCommand);
   }
 
@@ -312,7 +317,7 @@ export class PlatformBridge {
     }
   }
 
-  private async poll(onCommand: (command: PlatformCommand) => void): Promise<void> {
+  private async poll(onCommand: (command: PlatformCommand) => Promise<void> | undefined): Promise<void> {
     const signal = this.stopPolling.signal;
     while (!signal.aborted) {
       let messages: Message[];
@@ -341,7 +346,13 @@ export class PlatformBridge {
         await pause(1_000, signal);
         continue;
       }
-      for (const message of messages) this.handle(message, onCommand);
+      const first: Promise<void>[] = [];
+      for (const message of messages)
+        this.handle(message, (command) => {
+          const handled = onCommand(command);
+          if (handled) first.push(handled.catch(() => undefined));
+        });
+      await Promise.all(first);
       await this.remove(messages);
     }
   }

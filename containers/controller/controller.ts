@@ -8,7 +8,7 @@ import { assignQueueName } from '../../core/protocol/queue-names';
 import type { SidecarKeys } from '../../core/protocol/sidecar-channel';
 import { PlatformBridge, type ForwardOutcome } from './bridge';
 import { sessionCredentials } from './credentials';
-import { createCommandRelay } from './commands';
+import { assignMethod, createCommandRelay } from './commands';
 import { ControllerStartError } from './errors';
 import { gameLaunch } from './game-environment';
 import { GameSocket } from './game-socket';
@@ -237,7 +237,12 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
     log,
   });
   bridge.consume((command) => {
-    if (phase !== 'ending') void relay(command);
+    if (phase === 'ending') return undefined;
+    const relayed = relay(command);
+    // The hand-over first: nothing else of this sidecar's runs beside the answer a create waits for.
+    if (command.method === assignMethod) return relayed;
+    void relayed;
+    return undefined;
   });
 
   const graceMs = ms(env.KILL_GRACE_S);

@@ -229,6 +229,28 @@ describe('controller sidecar: commands', () => {
     });
   });
 
+  it.concurrent('a standby sidecar relays nothing behind its assign until the game answered it', async () => {
+    // A standby server is probed at once; this game answers that status when it likes.
+    await withGame({ env: { STANDBY: '1', STATUS_TIMEOUT_S: '30' } }, async (run, game) => {
+      await game.call('inited', { standby: true });
+      await run.sendReply({ type: 'command', commandId: 'hand-over', method: 'assign', params: { room_id: 'r' } });
+      const assign = (await game.next((m) => (m as { method?: string }).method === 'assign')) as Record<
+        string,
+        unknown
+      >;
+      await run.sendReply({ type: 'command', commandId: 'behind', method: 'say', params: { text: 'after' } });
+      // The say is on the queue; the sidecar does not poll it while the hand-over is unanswered.
+      await sleep(1_500);
+      expect(game.pending.filter((m) => (m as { method?: string }).method === 'say')).toEqual([]);
+      await game.send(JSON.stringify({ jsonrpc: '2.0', id: assign.id, result: { status: 'OK' } }));
+      const said = (await game.next((m) => (m as { method?: string }).method === 'say', 5_000)) as Record<
+        string,
+        unknown
+      >;
+      expect(said.params).toEqual({ text: 'after' });
+    });
+  });
+
   it.concurrent('a relayed command makes a protocol-only game join a player, which the heartbeat counts', async () => {
     await withSidecar({ args: ['ok'], env: { HEARTBEAT_INTERVAL_S: '0.3' } }, async (run) => {
       await run.until(() => run.gameEvents('answer')[0], 5_000, 'the inited answer');

@@ -48,6 +48,13 @@ interface Allowance {
 const log = childLogger('abuse');
 
 /**
+ * How long a request waits for this process's first lease acquisition before its account's
+ * log admits it instead: a stalled DynamoDB then costs a request one silence (the log's),
+ * not the lease write's and then the log's.
+ */
+const firstLeaseWaitMs = 1_000;
+
+/**
  * How old this process's view of the bans may be: a ban (or its lifting) placed through another
  * process takes effect on joins and creates within this time; through this process, at once.
  */
@@ -255,7 +262,7 @@ export class AbuseGuard {
   private async admit(account: string, now: Date, allowance: Allowance): Promise<void> {
     const { leases } = allowance;
     if (leases) {
-      await leases.ready(now);
+      await leases.ready(now, firstLeaseWaitMs);
       if (leases.tryAdmit(account, now)) return;
     }
     await this.count(account, now, allowance.logPolicy, allowance.RateLimited, allowance.policy);

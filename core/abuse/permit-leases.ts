@@ -101,10 +101,24 @@ export class PermitLeases {
     return true;
   }
 
-  /** Waits for the first acquisition (or a renewal already running). Never throws. */
-  async ready(now: Date): Promise<void> {
-    if (this.due(now.getTime())) await this.refresh(now).catch(() => undefined);
-    else await this.acquiring?.catch(() => undefined);
+  /**
+   * Waits for the first acquisition (or a renewal already running), at most `withinMs` when
+   * given: past it the caller goes on without the leases, which keep being acquired. Never throws.
+   */
+  async ready(now: Date, withinMs?: number): Promise<void> {
+    const running = this.due(now.getTime()) ? this.refresh(now) : this.acquiring;
+    if (!running) return;
+    const done = running.then(
+      () => undefined,
+      () => undefined,
+    );
+    if (withinMs === undefined) return done;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, withinMs);
+    });
+    await Promise.race([done, late]);
+    clearTimeout(timer);
   }
 
   /** Admits one request of `account` at `now` under a held slot it has not used this window. */

@@ -17,6 +17,24 @@ describe('permit leases', () => {
     expect(leases.tryAdmit('alice', nextWindow)).toBe(true);
   });
 
+  it('waits for a stalled first acquisition at most the bound given, and admits once it lands', async () => {
+    const store = new InMemoryLeaseStore();
+    let land: () => void = () => undefined;
+    const stalled = new Promise<void>((resolve) => (land = resolve));
+    const leases = new PermitLeases(
+      { tryLease: async (p, request) => stalled.then(() => store.tryLease(p, request)) },
+      policy,
+    );
+    const now = new Date('2030-01-01T00:00:00Z');
+    // Back once the bound has passed (the store never answered), without the leases: the
+    // caller counts in the log instead.
+    await leases.ready(now, 50);
+    expect(leases.tryAdmit('alice', now)).toBe(false);
+    land();
+    await leases.ready(now);
+    expect(leases.tryAdmit('alice', now)).toBe(true);
+  });
+
   it('never lets processes that take over each other’s slots admit one account more than the leased permits in any window', async () => {
     const store = new InMemoryLeaseStore();
     const processes = Array.from({ length: 3 }, () => new PermitLeases(store, policy));

@@ -91,7 +91,7 @@ const sampleKey = { gameId: 'sample', version: '1.0.0' };
 export const warmCreateTarget: Target = { kind: 'atMost', value: 1.5 };
 
 /** How long DynamoDB Local gets the create's kinds of requests before anything is timed. */
-const dynamoWarmUpMs = Number(process.env.RK_DWU ?? 4_000);
+const dynamoWarmUpMs = 4_000;
 
 /**
  * Conditional updates, item reads and queries, 4 at a time, for `durationMs`: the kinds of
@@ -104,7 +104,6 @@ async function warmDynamoDb(baselines: Baselines, roomId: string, durationMs: nu
   const requests = [
     () => baselines.update(),
     () => p.gameConfigurations.get(sampleKey.gameId, sampleKey.version),
-    () => p.pool.serversByRegion(sampleKey.gameId, sampleKey.version),
     () => p.fleet.read(),
     () => p.rooms.find(roomId),
     () => standbyLifeCycle(),

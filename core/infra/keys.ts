@@ -146,9 +146,7 @@ export const keys = {
   fleetPartition: 'FLEET',
   region: (name: string): ItemKey => ({ pk: 'FLEET', sk: `REGION#${name}` }),
   host: (hostId: string): ItemKey => ({ pk: 'FLEET', sk: `HOST#${hostId}` }),
-  /** The warm pool (core/pool/pool-store.ts): standby servers of one configuration, every region's. */
-  pool: (gameId: string, version: string) => `POOL#${gameId}#${version}`,
-  /** One region's pool of a configuration: its standby servers and ready list (core/pool/pool-store.ts). */
+  /** The warm pool of one configuration in one region: its standby servers and ready list (core/pool/pool-store.ts). */
   standbyPool: (gameId: string, version: string, region: string): ItemKey => ({
     pk: `POOL#${gameId}#${version}`,
     sk: `REGION#${region}`,

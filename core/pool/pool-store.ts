@@ -33,10 +33,6 @@ export interface StandbyServer {
   readonly handedOutSeenAt?: string;
 }
 
-export interface RegionalStandbyServer extends StandbyServer {
-  readonly region: string;
-}
-
 /** What a create makes of the standby room it takes: everything that is the creator's. */
 export interface HandOver {
   readonly owner: string;
@@ -129,25 +125,8 @@ export class PoolStore {
 
   /** The standby servers of one region's pool, oldest first. */
   async servers(pool: PoolKey): Promise<StandbyServer[]> {
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: poolItemKey(pool), ConsistentRead: true }),
-    );
-    return Item ? serversOf(Item) : [];
-  }
-
-  /** The standby servers of every region's pool of a configuration, in one read. */
-  async serversByRegion(gameId: string, version: string): Promise<RegionalStandbyServer[]> {
-    const { Items } = await this.db.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.pool(gameId, version) },
-        ConsistentRead: true,
-      }),
-    );
-    return (Items ?? [])
-      .filter((item) => item.type === poolItemType)
-      .flatMap((item) => serversOf(item).map((server) => ({ ...server, region: String(item.region) })));
+    const item = await this.item(pool);
+    return item ? serversOf(item) : [];
   }
 
   /** A server started for the pool: counted from now, not takeable until `markReady`. */
@@ -274,12 +253,10 @@ export class PoolStore {
   /** Drops `roomId` from its pool: its entry, and its place in the ready list if it has one. */
   async remove(pool: PoolKey, roomId: string): Promise<void> {
     for (let attempt = 0; attempt < removeAttempts; attempt++) {
-      const { Item } = await this.db.send(
-        new GetCommand({ TableName: this.tableName, Key: poolItemKey(pool), ConsistentRead: true }),
-      );
-      if (!Item) return;
-      const at = readyList(Item).indexOf(roomId);
-      const inServers = isRecord(Item.servers) && roomId in Item.servers;
+      const item = await this.item(pool);
+      if (!item) return;
+      const at = readyList(item).indexOf(roomId);
+      const inServers = isRecord(item.servers) && roomId in item.servers;
       if (at < 0 && !inServers) return;
       try {
         await this.db.send(
@@ -299,6 +276,14 @@ export class PoolStore {
       }
     }
     throw new Error(`could not remove ${roomId} from its pool: the ready list kept changing`);
+  }
+
+  /** The pool's item, read consistently: its servers and ready list as they are now. */
+  private async item(pool: PoolKey): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: poolItemKey(pool), ConsistentRead: true }),
+    );
+    return Item;
   }
 
   /**

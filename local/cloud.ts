@@ -306,17 +306,26 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
 
     // EventBridge runs the sweeper every minute in AWS; locally it runs more often. One at a
     // time: sweeps stuck behind a stalled DynamoDB must not pile up and all land at once.
-    let sweeping = false;
+    let sweeping: Promise<void> | undefined;
     const sweeper = setInterval(() => {
       if (sweeping) return;
-      sweeping = true;
-      sweep()
+      sweeping = sweep()
         .catch(() => undefined)
         .then(() => keepPools())
-        .catch(() => undefined)
-        .finally(() => (sweeping = false));
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+        .finally(() => (sweeping = undefined));
     }, options.sweepIntervalMs ?? defaultSweepIntervalMs);
-    started.push({ stop: async () => clearInterval(sweeper) });
+    started.push({
+      stop: async () => {
+        clearInterval(sweeper);
+        // A sweep under way finishes before the stores it uses close (at most 2 s: one stuck
+        // behind a stalled DynamoDB is left to fail on its own).
+        await Promise.race([sweeping, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+      },
+    });
     // A long-lived process, unlike a Lambda frozen between invocations: the ban snapshot is
     // refreshed in the background, so a join or create after a quiet spell still passes the
     // abuse guard from memory instead of waiting for the read.

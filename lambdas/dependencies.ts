@@ -39,7 +39,7 @@ import { systemClock, type Clock } from '../core/infra/clock';
 import { config, ConfigInvalidError, resetConfig, type PlatformConfig } from '../core/infra/config';
 import { FillingRoomStore } from '../core/matchmaking/store';
 import type { SidecarCredentials } from '../core/protocol/controller-messages';
-import { sidecarKeys, type SidecarKeys } from '../core/protocol/sidecar-channel';
+import { rememberedSidecarKeys, type SidecarKeys } from '../core/protocol/sidecar-channel';
 import { deriveIdempotencyKey } from '../core/idempotency/cipher';
 import { IdempotencyStore, type IdempotencyRecords } from '../core/idempotency/store';
 import { SessionStore } from '../core/sessions/store';
@@ -185,8 +185,8 @@ function sidecarSettings(settings: PlatformConfig): SidecarPlatformSettings {
 interface LoadedTokens {
   sign: TokenSigner;
   verify: PlatformTokenVerifier;
-  /** The private scalar `d`: input keying material for the sidecar channel keys. */
-  secret: Buffer;
+  /** The sidecar channel keys of a room, derived from the private scalar `d`. */
+  sidecarKeys: (roomId: string) => SidecarKeys;
   idempotencyKey: Buffer;
 }
 
@@ -228,7 +228,7 @@ function platformTokens(settings: PlatformConfig): {
         issuer: settings.auth.platformIssuer,
         jwks: JSON.stringify({ keys: [publicJwk] }),
       }),
-      secret: Buffer.from(jwk.d, 'base64url'),
+      sidecarKeys: rememberedSidecarKeys(Buffer.from(jwk.d, 'base64url')),
       idempotencyKey: deriveIdempotencyKey(Buffer.from(jwk.d, 'base64url')),
     };
   };
@@ -240,7 +240,7 @@ function platformTokens(settings: PlatformConfig): {
   return {
     sign: async (claims) => (await get()).sign(claims),
     verify: async (token, audience) => (await get()).verify(token, audience),
-    sidecarKeys: async (roomId) => sidecarKeys((await get()).secret, roomId),
+    sidecarKeys: async (roomId) => (await get()).sidecarKeys(roomId),
     idempotencyKey: async () => (await get()).idempotencyKey,
   };
 }

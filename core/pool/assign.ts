@@ -50,6 +50,15 @@ export function assignParams(assignment: Assignment): Record<string, unknown> {
 }
 
 /**
+ * One `assign` under way: `sent` settles (never rejects) once the command is on the sidecar's
+ * reply queue, or once it could not be put there; `outcome` is the game's answer.
+ */
+export interface AssignCall {
+  readonly sent: Promise<void>;
+  readonly outcome: Promise<AssignOutcome>;
+}
+
+/**
  * Hands a taken standby server its room: the sealed `assign` on the sidecar's reply queue
  * (the sidecar relays it once, whitelist or not, when it was started with STANDBY=1), and
  * the game's answer from the sidecar's assign queue, long-polled from right after the send. This
@@ -59,8 +68,12 @@ export function assignParams(assignment: Assignment): Record<string, unknown> {
  * create learned the room is not its own after all (core/pool/warm-pool.ts).
  */
 export function assignThroughSidecar(deps: AssignDependencies) {
-  return async (assignment: Assignment, abandoned: AbortSignal): Promise<AssignOutcome> => {
-    if (abandoned.aborted) return { accepted: false, detail: 'abandoned before it was sent' };
+  return (assignment: Assignment, abandoned: AbortSignal): AssignCall => {
+    if (abandoned.aborted)
+      return {
+        sent: Promise.resolve(),
+        outcome: Promise.resolve({ accepted: false, detail: 'abandoned before it was sent' }),
+      };
     const commandId = deps.newId();
     const stopWaiting = new AbortController();
     // The send goes out first: the game waits for it. The answer's long poll starts right
@@ -77,36 +90,45 @@ export function assignThroughSidecar(deps: AssignDependencies) {
       assignTimeoutMs,
       AbortSignal.any([abandoned, stopWaiting.signal]),
     );
-    let delivered: 'delivered' | 'gone';
-    try {
-      delivered = await delivery;
-    } catch (error) {
-      stopWaiting.abort();
-      await answer.catch(() => undefined);
-      throw error;
-    }
-    if (delivered === 'gone') {
-      stopWaiting.abort();
-      await answer.catch(() => undefined);
-      return { accepted: false, detail: 'its sidecar has ended' };
-    }
-    const got = await answer;
-    switch (got.kind) {
-      case 'answered': {
-        const status = (got.result as { status?: unknown } | null)?.status;
-        return status === 'OK'
-          ? { accepted: true }
-          : { accepted: false, detail: `the game answered ${JSON.stringify(got.result)?.slice(0, 200)}` };
+    const outcome = async (): Promise<AssignOutcome> => {
+      let delivered: 'delivered' | 'gone';
+      try {
+        delivered = await delivery;
+      } catch (error) {
+        stopWaiting.abort();
+        await answer.catch(() => undefined);
+        throw error;
       }
-      case 'failed':
-        return { accepted: false, detail: `${got.error.message} (${got.error.code})` };
-      case 'timeout':
-        return abandoned.aborted
-          ? { accepted: false, detail: "abandoned: the room is no longer this create's" }
-          : { accepted: false, detail: `no answer within ${assignTimeoutMs / 1000} s` };
-      case 'gone':
-        return { accepted: false, detail: 'its assign queue is gone' };
-    }
+      if (delivered === 'gone') {
+        stopWaiting.abort();
+        await answer.catch(() => undefined);
+        return { accepted: false, detail: 'its sidecar has ended' };
+      }
+      const got = await answer;
+      switch (got.kind) {
+        case 'answered': {
+          const status = (got.result as { status?: unknown } | null)?.status;
+          return status === 'OK'
+            ? { accepted: true }
+            : { accepted: false, detail: `the game answered ${JSON.stringify(got.result)?.slice(0, 200)}` };
+        }
+        case 'failed':
+          return { accepted: false, detail: `${got.error.message} (${got.error.code})` };
+        case 'timeout':
+          return abandoned.aborted
+            ? { accepted: false, detail: "abandoned: the room is no longer this create's" }
+            : { accepted: false, detail: `no answer within ${assignTimeoutMs / 1000} s` };
+        case 'gone':
+          return { accepted: false, detail: 'its assign queue is gone' };
+      }
+    };
+    return {
+      sent: delivery.then(
+        () => undefined,
+        () => undefined,
+      ),
+      outcome: outcome(),
+    };
   };
 }
 

@@ -10,7 +10,7 @@ import type { Room } from '../rooms/model';
 import type { RoomStore } from '../rooms/store';
 import type { SessionRead } from '../sessions/store';
 import { defaultConstants } from '../sessions/model';
-import type { Assignment } from './assign';
+import type { AssignCall, Assignment } from './assign';
 import type { HandOver, PoolKey, PoolStore, StandbyServer } from './pool-store';
 
 /** The owner of a standby room: no account can be called this (accounts never contain '@'). */
@@ -32,7 +32,7 @@ export interface WarmPoolDependencies {
    * Hands the standby server its room: `assign` to the game through its sidecar, and its
    * answer. `abandoned` aborts when the room turned out not to be the create's.
    */
-  readonly assign: (assignment: Assignment, abandoned: AbortSignal) => Promise<AssignOutcome>;
+  readonly assign: (assignment: Assignment, abandoned: AbortSignal) => AssignCall;
 }
 
 const log = childLogger('warm-pool');
@@ -56,9 +56,10 @@ export class WarmPool {
 
   /**
    * Takes the oldest ready standby server of `region`'s pool and hands it over: popped from
-   * the pool's ready list (one conditional write: no other create gets it), then its room
-   * becomes the creator's (`handOver`, a conditional write on the room) while the game gets
-   * `assign`, at once: the hand-over's write is not a step before the round trip to the game.
+   * the pool's ready list (one conditional write: no other create gets it), then the game gets
+   * `assign` and, once that is sent, its room becomes the creator's (`handOver`, a conditional
+   * write on the room) while the game answers: the hand-over's write is not a step before the
+   * round trip to the game, nor beside the send that starts it.
    * A room that ended since it was pooled fails its hand-over; its `assign` is abandoned and
    * the next ready server is popped. Undefined when none could be taken.
    */
@@ -72,22 +73,26 @@ export class WarmPool {
       const roomId = await this.deps.pool.pop(key);
       if (!roomId) return undefined;
       const notOurs = new AbortController();
-      // `assign` first: its send is what the game, and so the create, waits for.
-      const assigned = this.deps.assign(
+      const assigning = this.deps.assign(
         { roomId, settings: handOver.settings, maxPlayers: handOver.maxPlayers },
         notOurs.signal,
       );
-      const handed = this.deps.pool.handOver(key, roomId, handOver).then(
-        (session) => {
-          if (!session) notOurs.abort();
-          return session;
-        },
-        (error: unknown) => {
-          notOurs.abort();
-          throw error;
-        },
-      );
-      const [session, outcome] = await Promise.all([handed, assigned]);
+      // The room's write goes once `assign` is on the sidecar's queue: the send is what the
+      // game, and so the create, waits for, and the write is still done long before the
+      // game's answer is back.
+      const handed = assigning.sent
+        .then(() => this.deps.pool.handOver(key, roomId, handOver))
+        .then(
+          (session) => {
+            if (!session) notOurs.abort();
+            return session;
+          },
+          (error: unknown) => {
+            notOurs.abort();
+            throw error;
+          },
+        );
+      const [session, outcome] = await Promise.all([handed, assigning.outcome]);
       if (session) return { session, outcome };
       log.info('a popped standby server had ended; taking the next', { roomId, gameId: key.gameId, region });
     }

@@ -196,12 +196,15 @@ describe('WarmPool.take', () => {
       // The game answers once the create stops waiting, or after 50 ms.
       assign: ({ roomId }, abandoned) => {
         assigned.push({ roomId, abandoned });
-        return new Promise((resolve) => {
-          const answer = () =>
-            resolve(abandoned.aborted ? { accepted: false, detail: 'abandoned' } : { accepted: true });
-          abandoned.addEventListener('abort', answer, { once: true });
-          setTimeout(answer, 50);
-        });
+        return {
+          sent: Promise.resolve(),
+          outcome: new Promise((resolve) => {
+            const answer = () =>
+              resolve(abandoned.aborted ? { accepted: false, detail: 'abandoned' } : { accepted: true });
+            abandoned.addEventListener('abort', answer, { once: true });
+            setTimeout(answer, 50);
+          }),
+        };
       },
     });
     const configuration = { gameId: key.gameId, version: key.version } as GameServerConfiguration;
@@ -216,6 +219,26 @@ describe('WarmPool.take', () => {
     ]);
     expect(await warm.take(configuration, key.region, handOver('another'))).toBeUndefined();
   });
+
+  it('writes the hand-over only once the assign is sent, not beside the send the game waits for', async () => {
+    const key = { gameId: `sent-${randomUUID().slice(0, 8)}`, version: '1', region: 'eu-west-1' };
+    const roomId = await standbyServer(key);
+    let send!: () => void;
+    const sent = new Promise<void>((resolve) => (send = resolve));
+    const warm = warmPool({
+      assign: () => ({ sent, outcome: sent.then(() => ({ accepted: true })) }),
+    });
+    const configuration = { gameId: key.gameId, version: key.version } as GameServerConfiguration;
+
+    const taking = warm.take(configuration, key.region, handOver('creator'));
+    // Long enough for the pop and a write that did not wait for the send.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await rooms.find(roomId)).toMatchObject({ standby: true, owner: '@standby' });
+    send();
+
+    expect((await taking)?.session.room).toMatchObject({ roomId, owner: 'creator' });
+    expect(await rooms.find(roomId)).toMatchObject({ owner: 'creator' });
+  });
 });
 
 describe('WarmPool.refill', () => {
@@ -229,7 +252,9 @@ describe('WarmPool.refill', () => {
     let nowMs = Date.now();
     const warm = warmPool({
       now: () => new Date(nowMs),
-      assign: () => Promise.reject(new Error('a refill assigns nothing')),
+      assign: () => {
+        throw new Error('a refill assigns nothing');
+      },
     });
     const configuration = { gameId: key.gameId, version: key.version, standby: 0 } as GameServerConfiguration;
 

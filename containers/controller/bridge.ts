@@ -57,6 +57,12 @@ export interface BridgeOptions {
   readonly pollWaitS?: number;
   /** Forwarded requests allowed to wait at once; more are refused rather than queued without bound. */
   readonly maxInFlight?: number;
+  /**
+   * After a held command (see `consume`) settles, how long the loop still waits before it
+   * deletes the batch and polls again: the answer is then on its way to a create through the
+   * same SQS, and this sidecar's own requests would compete with it there. Default 0.
+   */
+  readonly yieldAfterHoldMs?: number;
 }
 
 /** 128 random bits: unguessable, so no other room's reply can be made to match. */
@@ -129,6 +135,39 @@ export class PlatformBridge {
     const answer = { type: 'commandResult', roomId, sentAt: new Date().toISOString(), commandId: 'warm-up' };
     const checked = controllerRequestSchema.safeParse({ ...answer, result: { status: 'OK' } });
     if (checked.success) sealRequest(keys, JSON.stringify(checked.data));
+  }
+
+  /**
+   * Sends an answer to the assign queue, receives it and deletes it, `rounds` times, within
+   * `withinMs`: a standby server does this before it reports `inited` (so before any create can
+   * take it), and the SQS requests of its hand-over then run on compiled code, not in the
+   * interpreter and the compiler's first pass while a player waits. The queue is empty after:
+   * whatever the create's long poll might still find there answers no command of its. Never
+   * throws; a failed round ends it.
+   */
+  async warmUpAssignPath(rounds: number, withinMs: number): Promise<void> {
+    const url = this.assignQueueUrl;
+    if (!url) return;
+    const signal = AbortSignal.timeout(withinMs);
+    try {
+      for (let round = 0; round < rounds && !signal.aborted; round++) {
+        const answer = { type: 'commandResult', commandId: 'warm-up', result: { status: 'OK' } } as const;
+        if (!(await this.send(answer, undefined, signal, { queueUrl: url }))) return;
+        const { Messages = [] } = await this.options.sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+          { abortSignal: signal },
+        );
+        const entries = Messages.flatMap((m, i) =>
+          m.ReceiptHandle ? [{ Id: String(i), ReceiptHandle: m.ReceiptHandle }] : [],
+        );
+        if (entries.length > 0)
+          await this.options.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: entries }), {
+            abortSignal: signal,
+          });
+      }
+    } catch (error) {
+      this.options.log.debug('the assign path warm-up stopped early', { error });
+    }
   }
 
   /** Forwards one game call and waits for the answer (or the reply timeout). Never throws. */
@@ -244,8 +283,9 @@ export class PlatformBridge {
   /**
    * Starts long-polling the reply queue; commands go to `onCommand`, not awaited, unless it
    * returns a promise: the batch is then deleted and the queue polled again only once that
-   * settles. The controller does so for the warm pool's hand-over alone (`assign`): a create
-   * waits for its answer, and the delete and the next poll would compete with it for the CPU.
+   * settles, and `yieldAfterHoldMs` later. The controller does so for the warm pool's
+   * hand-over alone (`assign`): a create waits for its answer, and the delete and the next
+   * poll would compete with it for the CPU and the queue service.
    */
   consume(onCommand: (command: PlatformCommand) => Promise<void> | undefined): void {
     this.polling ??= this.poll(onCommand);
@@ -352,7 +392,10 @@ export class PlatformBridge {
           const handled = onCommand(command);
           if (handled) first.push(handled.catch(() => undefined));
         });
-      await Promise.all(first);
+      if (first.length > 0) {
+        await Promise.all(first);
+        if (this.options.yieldAfterHoldMs) await pause(this.options.yieldAfterHoldMs, signal);
+      }
       await this.remove(messages);
     }
   }

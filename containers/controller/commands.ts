@@ -7,6 +7,20 @@ import type { CallOutcome, GameCalls } from './rpc/game-calls';
 /** The warm pool's hand-over (docs/game-server-protocol.md "Standby servers"): never a configured command. */
 export const assignMethod = 'assign';
 
+/**
+ * How long a standby sidecar leaves SQS to the create after answering `assign`, before it
+ * deletes the command and polls again: that answer and this sidecar's own requests would
+ * reach the queue service together. Commands sent to the new room meanwhile wait this long.
+ */
+export const handOverYieldMs = 30;
+
+/**
+ * A standby sidecar runs its answer's SQS path (send, receive, delete) this many times, for at
+ * most this long, while its game starts: its one hand-over then runs on compiled code
+ * (measured: about 4 ms less of its CPU in a create's 25 ms).
+ */
+export const assignWarmUp = { rounds: 10, withinMs: 2_000 } as const;
+
 /** What the platform is told about one command: the game's result, or an error. */
 export type CommandAnswer = { readonly result: unknown } | { readonly error: { code: number; message: string } };
 

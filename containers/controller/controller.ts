@@ -8,7 +8,7 @@ import { assignQueueName } from '../../core/protocol/queue-names';
 import type { SidecarKeys } from '../../core/protocol/sidecar-channel';
 import { PlatformBridge, type ForwardOutcome } from './bridge';
 import { sessionCredentials } from './credentials';
-import { assignMethod, createCommandRelay } from './commands';
+import { assignMethod, assignWarmUp, createCommandRelay, handOverYieldMs } from './commands';
 import { ControllerStartError } from './errors';
 import { gameLaunch } from './game-environment';
 import { GameSocket } from './game-socket';
@@ -102,7 +102,12 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
     keys: deps.keys,
     requestQueueUrl: env.CONTROLLER_REQUEST_QUEUE_URL,
     replyQueueName: `${env.REPLY_QUEUE_PREFIX}${env.ROOM_ID}`,
-    ...(env.STANDBY === '1' ? { assignQueueName: assignQueueName(env.REPLY_QUEUE_PREFIX, env.ROOM_ID) } : {}),
+    ...(env.STANDBY === '1'
+      ? {
+          assignQueueName: assignQueueName(env.REPLY_QUEUE_PREFIX, env.ROOM_ID),
+          yieldAfterHoldMs: handOverYieldMs,
+        }
+      : {}),
     replyTimeoutMs: ms(env.PLATFORM_REPLY_TIMEOUT_S),
     log,
   });
@@ -132,6 +137,9 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
   }
   const socket = bound.value;
   session?.start(() => bridge.renewCredentials());
+  // While the game starts: a standby server's hand-over path is run before it can be pooled.
+  const assignPathWarm =
+    env.STANDBY === '1' ? bridge.warmUpAssignPath(assignWarmUp.rounds, assignWarmUp.withinMs) : Promise.resolve();
 
   const load = new PlayerLoad();
   const calls = new GameCalls(socket);
@@ -180,7 +188,15 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
         : bridge.call(method, params);
   const dispatch = createDispatcher(
     {
-      inited: initedMethod({ forward: forward('inited'), onAccepted, onRefused }),
+      inited: initedMethod({
+        // Pooled once the platform has it: not before the warm-up left the assign queue empty.
+        forward: async (params) => {
+          await assignPathWarm;
+          return forward('inited')(params);
+        },
+        onAccepted,
+        onRefused,
+      }),
       joined: joinedMethod(forward('joined'), load),
       left: leftMethod(forward('left'), load),
       message: messageMethod({

@@ -160,7 +160,14 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
     clearTimeout(spawnTimer);
     log.info('game is ready (inited accepted)');
     const standby = env.STANDBY === '1';
-    if (standby) bridge.warmUpCommandPath();
+    if (standby) {
+      bridge.warmUpCommandPath();
+      // The game's side of the hand-over too: a call to the game and its answer, compiled.
+      void (async () => {
+        for (let round = 0; round < assignWarmUp.rounds && phase === 'ready'; round++)
+          await calls.call('status', {}, ms(env.STATUS_TIMEOUT_S));
+      })();
+    }
     health = startHealthChecks({
       intervalMs: ms(env.STATUS_INTERVAL_S),
       // A standby server is probed at once: it proves the game answers before anyone is handed

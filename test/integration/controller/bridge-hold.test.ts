@@ -31,24 +31,34 @@ async function until<T>(check: () => T | undefined, timeoutMs: number, what: str
   }
 }
 
+/** A bridge for a room of its own, its reply queue created, on a recording SQS client. */
+async function startedBridge(name: string, yieldAfterHoldMs: number) {
+  const { sqs, started } = recordingSqsClient();
+  const roomId = `${name}-${randomUUID().slice(0, 8)}`;
+  const keys = sidecarKeys(Buffer.alloc(32, 7), roomId);
+  const bridge = new PlatformBridge({
+    sqs,
+    roomId,
+    keys,
+    requestQueueUrl: 'http://127.0.0.1:1/000000000000/unused.fifo',
+    replyQueueName: `rk-test-${roomId}`,
+    replyTimeoutMs: 1_000,
+    log: childLogger('bridge-hold-test'),
+    pollWaitS: 1,
+    yieldAfterHoldMs,
+  });
+  await bridge.createReplyQueue();
+  const sendCommand = (command: PlatformCommand) =>
+    sqs.send(
+      new SendMessageCommand({ QueueUrl: bridge.replyQueueUrl, MessageBody: sealControllerReply(keys, command) }),
+    );
+  return { bridge, started, sendCommand };
+}
+
 describe('PlatformBridge: a held command', () => {
   it('deletes it and polls again only once it settled and the yield after it has passed', async () => {
-    const { sqs, started } = recordingSqsClient();
-    const roomId = `hold-${randomUUID().slice(0, 8)}`;
-    const keys = sidecarKeys(Buffer.alloc(32, 7), roomId);
     const yieldAfterHoldMs = 300;
-    const bridge = new PlatformBridge({
-      sqs,
-      roomId,
-      keys,
-      requestQueueUrl: 'http://127.0.0.1:1/000000000000/unused.fifo',
-      replyQueueName: `rk-test-${roomId}`,
-      replyTimeoutMs: 1_000,
-      log: childLogger('bridge-hold-test'),
-      pollWaitS: 1,
-      yieldAfterHoldMs,
-    });
-    await bridge.createReplyQueue();
+    const { bridge, started, sendCommand } = await startedBridge('hold', yieldAfterHoldMs);
     let settle!: () => void;
     const held = new Promise<void>((resolve) => (settle = resolve));
     const received: PlatformCommand[] = [];
@@ -57,10 +67,7 @@ describe('PlatformBridge: a held command', () => {
         received.push(command);
         return command.method === 'assign' ? held : undefined;
       });
-      const command: PlatformCommand = { type: 'command', commandId: 'c-1', method: 'assign', params: {} };
-      await sqs.send(
-        new SendMessageCommand({ QueueUrl: bridge.replyQueueUrl, MessageBody: sealControllerReply(keys, command) }),
-      );
+      await sendCommand({ type: 'command', commandId: 'c-1', method: 'assign', params: {} });
       await until(() => received[0], 5_000, 'command');
       const settledAt = performance.now();
       settle();
@@ -79,27 +86,10 @@ describe('PlatformBridge: a held command', () => {
   });
 
   it('without a held command, deletes the batch at once', async () => {
-    const { sqs, started } = recordingSqsClient();
-    const roomId = `nohold-${randomUUID().slice(0, 8)}`;
-    const keys = sidecarKeys(Buffer.alloc(32, 7), roomId);
-    const bridge = new PlatformBridge({
-      sqs,
-      roomId,
-      keys,
-      requestQueueUrl: 'http://127.0.0.1:1/000000000000/unused.fifo',
-      replyQueueName: `rk-test-${roomId}`,
-      replyTimeoutMs: 1_000,
-      log: childLogger('bridge-hold-test'),
-      pollWaitS: 1,
-      yieldAfterHoldMs: 60_000,
-    });
-    await bridge.createReplyQueue();
+    const { bridge, started, sendCommand } = await startedBridge('nohold', 60_000);
     try {
       bridge.consume(() => undefined);
-      const command: PlatformCommand = { type: 'command', commandId: 'c-2', method: 'say', params: {} };
-      await sqs.send(
-        new SendMessageCommand({ QueueUrl: bridge.replyQueueUrl, MessageBody: sealControllerReply(keys, command) }),
-      );
+      await sendCommand({ type: 'command', commandId: 'c-2', method: 'say', params: {} });
       await until(() => started.find((s) => s.operation === 'DeleteMessageBatchCommand'), 5_000, 'delete of the batch');
     } finally {
       await bridge.close();

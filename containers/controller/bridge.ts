@@ -157,13 +157,7 @@ export class PlatformBridge {
           new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
           { abortSignal: signal },
         );
-        const entries = Messages.flatMap((m, i) =>
-          m.ReceiptHandle ? [{ Id: String(i), ReceiptHandle: m.ReceiptHandle }] : [],
-        );
-        if (entries.length > 0)
-          await this.options.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: entries }), {
-            abortSignal: signal,
-          });
+        await this.remove(Messages, url, signal);
       }
     } catch (error) {
       this.options.log.debug('the assign path warm-up stopped early', { error });
@@ -434,16 +428,25 @@ export class PlatformBridge {
     }
   }
 
-  private async remove(messages: readonly Message[]): Promise<void> {
+  /** Deletes handled messages from `queueUrl` (the reply queue unless said otherwise). */
+  private async remove(
+    messages: readonly Message[],
+    queueUrl = this.replyQueueUrl,
+    abortSignal?: AbortSignal,
+  ): Promise<void> {
     const entries = messages.flatMap((m, i) =>
       m.ReceiptHandle ? [{ Id: String(i), ReceiptHandle: m.ReceiptHandle }] : [],
     );
     if (entries.length === 0) return;
     try {
-      await this.options.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: this.replyQueueUrl, Entries: entries }));
+      await this.options.sqs.send(
+        new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }),
+        abortSignal ? { abortSignal } : {},
+      );
     } catch (error) {
-      // Redelivered later, and then recognised as a duplicate.
-      this.options.log.warn('could not delete handled reply messages', { error });
+      // A reply is redelivered later, and then recognised as a duplicate; a warm-up answer left
+      // on the assign queue answers no command of a create's.
+      this.options.log.warn('could not delete handled messages', { error });
     }
   }
 }

@@ -143,6 +143,7 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
 
   const load = new PlayerLoad();
   const calls = new GameCalls(socket);
+  const probe = statusProbe(calls, ms(env.STATUS_TIMEOUT_S));
   let phase: 'spawning' | 'ready' | 'ending' = 'spawning';
   let ending: Promise<ControllerOutcome> | undefined;
   let settleStopped: (outcome: ControllerOutcome) => void = () => undefined;
@@ -164,8 +165,7 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
       bridge.warmUpCommandPath();
       // The game's side of the hand-over too: a call to the game and its answer, compiled.
       void (async () => {
-        for (let round = 0; round < assignWarmUp.rounds && phase === 'ready'; round++)
-          await calls.call('status', {}, ms(env.STATUS_TIMEOUT_S));
+        for (let round = 0; round < assignWarmUp.rounds && phase === 'ready'; round++) await probe();
       })();
     }
     health = startHealthChecks({
@@ -174,7 +174,7 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
       // it, and the game's and this sidecar's request and answer paths run (and compile) now,
       // not in the hand-over a player's create waits for.
       ...(standby ? { firstProbeAfterMs: 0 } : {}),
-      probe: statusProbe(calls, ms(env.STATUS_TIMEOUT_S)),
+      probe,
       onHung,
     });
   };

@@ -1,4 +1,16 @@
-import { RecentReads } from '../../../../core/infra/recent-reads';
+import { RecentReads, refreshAheadDelayMs } from '../../../../core/infra/recent-reads';
+
+/** Holds each read ahead until the test begins it, with the delay it asked for. */
+function heldLater() {
+  const held: { begin: () => void; delayMs: number }[] = [];
+  return {
+    later: (begin: () => void, delayMs: number) => void held.push({ begin, delayMs }),
+    delays: () => held.map((h) => h.delayMs),
+    beginAll: () => held.splice(0).forEach((h) => h.begin()),
+  };
+}
+
+const atOnce = (begin: () => void) => begin();
 
 describe('RecentReads', () => {
   let now = 0;
@@ -29,8 +41,9 @@ describe('RecentReads', () => {
     expect(store.reads).toBe(2);
   });
 
-  it('past half its age, serves the entry at once and reads the next one in the background, once', async () => {
-    const recent = new RecentReads<string>(5_000, clock);
+  it('past half its age, serves the entry at once and reads the next one in the background, once, a little later', async () => {
+    const held = heldLater();
+    const recent = new RecentReads<string>(5_000, clock, held.later);
     let release: (value: string) => void = () => undefined;
     let reads = 0;
     const load = () => {
@@ -39,20 +52,66 @@ describe('RecentReads', () => {
     };
     expect(await recent.read('k', load)).toBe('first');
     now += 3_000;
-    // Past half: the old value at once (not waiting for the read it starts), one read for all callers.
+    // Past half: the old value at once, one read ahead for all callers, and not begun beside
+    // the caller's own requests.
     expect(await Promise.all([recent.read('k', load), recent.read('k', load)])).toEqual(['first', 'first']);
+    expect(held.delays()).toEqual([refreshAheadDelayMs]);
+    expect(reads).toBe(1);
+    now += refreshAheadDelayMs;
+    held.beginAll();
     expect(reads).toBe(2);
     release('second');
     await Promise.resolve();
     await Promise.resolve();
-    // The new read counts from when it began (3 s in): served past the old one's end, no read more.
-    now += 2_100;
+    // The new read counts from when it began (3.2 s in): served past the old one's end, no read more.
+    now += 2_000;
     expect(await recent.read('k', load)).toBe('second');
     expect(reads).toBe(2);
   });
 
+  it("begins a read ahead halfway to its entry's end when that comes before the delay", async () => {
+    const held = heldLater();
+    const recent = new RecentReads<string>(5_000, clock, held.later);
+    await recent.read('k', async () => 'first');
+    now += 4_900;
+    expect(await recent.read('k', async () => 'second')).toBe('first');
+    expect(held.delays()).toEqual([50]);
+  });
+
+  it('begins no read ahead for an entry forgotten while it waited', async () => {
+    const held = heldLater();
+    const recent = new RecentReads<string>(5_000, clock, held.later);
+    let reads = 0;
+    const load = async () => `read ${++reads}`;
+    await recent.read('k', load);
+    now += 3_000;
+    await recent.read('k', load);
+    recent.forget('k');
+    held.beginAll();
+    expect(reads).toBe(1);
+  });
+
+  it('waits for a timer before it begins the read ahead', async () => {
+    jest.useFakeTimers();
+    try {
+      const recent = new RecentReads<string>(5_000, clock);
+      let reads = 0;
+      const load = async () => `read ${++reads}`;
+      await recent.read('k', load);
+      now += 3_000;
+      await recent.read('k', load);
+      expect(jest.getTimerCount()).toBe(1);
+      jest.advanceTimersByTime(refreshAheadDelayMs - 1);
+      expect(reads).toBe(1);
+      jest.advanceTimersByTime(1);
+      expect(reads).toBe(2);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('never puts a read ahead in place of a forgotten entry, nor keeps a failed one', async () => {
-    const recent = new RecentReads<string>(5_000, clock);
+    const recent = new RecentReads<string>(5_000, clock, atOnce);
     let release: (value: string) => void = () => undefined;
     let fail: (error: Error) => void = () => undefined;
     await recent.read('k', async () => 'old');

@@ -95,6 +95,6 @@ export class RecentReads<V> {
 interface Entry<V> {
   readonly startedAt: number;
   readonly value: Promise<V>;
-  /** A read ahead of this entry's expiry is in flight. */
+  /** A read ahead of this entry's expiry is waiting to begin or in flight. */
   refreshing: boolean;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { afterTheRequestMs, timerLater, type Later } from '../infra/later';
 import type { PermitLeaseStore } from './permit-lease-store';
 import type { RateLimitPolicy } from './rate-limit';
 
@@ -72,10 +73,13 @@ export class PermitLeases {
   private readonly used = new Map<string, number[]>();
   private acquiring: Promise<void> | undefined;
   private lastAttemptMs: number | undefined;
+  /** A renewal found due waits to begin (core/infra/later.ts `afterTheRequestMs`). */
+  private renewalWaiting = false;
 
   constructor(
     private readonly store: Pick<PermitLeaseStore, 'tryLease'>,
     private readonly policy: RateLimitPolicy,
+    private readonly later: Later = timerLater,
   ) {
     this.slots = leasedPermits(policy.limit);
   }
@@ -89,16 +93,30 @@ export class PermitLeases {
     return nowMs - this.lastAttemptMs >= leaseRetryAfterMs;
   }
 
-  /** True if nothing needs waiting for: leases known (held or not), no first acquisition pending. */
+  /**
+   * True if nothing needs waiting for: leases known (held or not), no first acquisition pending.
+   * Only the very first acquisition is worth waiting for; a renewal (or a retry) runs in the
+   * background, begun after the request that found it due has made its own requests.
+   */
   settled(now: Date): boolean {
-    if (this.due(now.getTime())) {
-      const first = this.lastAttemptMs === undefined;
-      const started = this.refresh(now);
-      // Renewals run in the background; only the very first acquisition is worth waiting for.
-      if (!first) started.catch(() => undefined);
-      return !first;
+    if (!this.due(now.getTime())) return true;
+    if (this.lastAttemptMs === undefined) {
+      this.refresh(now).catch(() => undefined);
+      return false;
     }
+    this.renewAfterTheRequest(now);
     return true;
+  }
+
+  private renewAfterTheRequest(now: Date): void {
+    if (this.renewalWaiting) return;
+    this.renewalWaiting = true;
+    this.later(() => {
+      this.renewalWaiting = false;
+      // As late as the timer is at least: a lease counted from then is no longer than it may be.
+      const begun = new Date(now.getTime() + afterTheRequestMs);
+      if (this.due(begun.getTime())) this.refresh(begun).catch(() => undefined);
+    }, afterTheRequestMs);
   }
 
   /**

@@ -1,3 +1,5 @@
+import { afterTheRequestMs, timerLater, type Later } from './later';
+
 /**
  * How old a configuration or the fleet's regions may be when a create uses them. Both change
  * only by an admin's hand; a change made in another process (another Lambda instance) reaches
@@ -9,27 +11,13 @@ export const recentReadMaxAgeMs = 5_000;
 const maxEntries = 1_000;
 
 /**
- * How long a read ahead waits before it begins (less when the entry would end first). The
- * caller that found the entry due goes on to its own reads and writes, which it waits for; a
- * read begun beside them slowed them, and its value is not needed for seconds yet. Measured:
- * the warm creates that carried the two reads ahead (configuration and regions) took about
- * 3 ms longer, in the same bench run, than those that deferred them.
- */
-export const refreshAheadDelayMs = 200;
-
-/** Runs `begin` after `delayMs`, without keeping the process alive for it. */
-export type Later = (begin: () => void, delayMs: number) => void;
-
-const timerLater: Later = (begin, delayMs) => void setTimeout(begin, delayMs).unref();
-
-/**
  * A per-process memory of reads, each served for at most `maxAgeMs` after the read began, one
  * read in flight per key. A failed read is not kept: the next call reads again. The clock is
  * monotonic, so a jump of the wall clock neither ages nor freshens an entry.
  *
  * A caller that finds an entry past half its age gets it at once, and the next read begins in
- * the background `refreshAheadDelayMs` later, or halfway to the entry's end if that is sooner:
- * a key asked for at least once per `maxAgeMs / 2` is never waited for.
+ * the background `afterTheRequestMs` later (core/infra/later.ts), or halfway to the entry's
+ * end if that is sooner: a key asked for at least once per `maxAgeMs / 2` is never waited for.
  *
  * @example
  * const recent = new RecentReads<Configuration>(recentReadMaxAgeMs);
@@ -81,7 +69,7 @@ export class RecentReads<V> {
           },
         );
       },
-      Math.min(refreshAheadDelayMs, untilEnd / 2),
+      Math.min(afterTheRequestMs, untilEnd / 2),
     );
   }
 

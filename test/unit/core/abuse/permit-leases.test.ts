@@ -1,4 +1,5 @@
-import { leaseTermMs, leasedPermits, PermitLeases } from '../../../../core/abuse/permit-leases';
+import { leaseRenewBeforeMs, leaseTermMs, leasedPermits, PermitLeases } from '../../../../core/abuse/permit-leases';
+import { afterTheRequestMs } from '../../../../core/infra/later';
 import type { RateLimitPolicy } from '../../../../core/abuse/rate-limit';
 import { InMemoryLeaseStore } from '../../../helpers/fakes/permit-leases';
 
@@ -15,6 +16,27 @@ describe('permit leases', () => {
     const nextWindow = new Date(now.getTime() + 60_001);
     await leases.ready(nextWindow);
     expect(leases.tryAdmit('alice', nextWindow)).toBe(true);
+  });
+
+  it('renews in the background, begun a little after the request that found the renewal due', async () => {
+    const store = new InMemoryLeaseStore();
+    const held: { begin: () => void; delayMs: number }[] = [];
+    const leases = new PermitLeases(store, policy, (begin, delayMs) => void held.push({ begin, delayMs }));
+    const now = new Date('2030-01-01T00:00:00Z');
+    await leases.ready(now);
+    const acquisitions = store.requests.length;
+    const due = new Date(now.getTime() + leaseTermMs - leaseRenewBeforeMs + 1);
+    // Nothing to wait for, nothing asked of the store yet, and one renewal for every request that finds it due.
+    expect(leases.settled(due)).toBe(true);
+    expect(leases.settled(due)).toBe(true);
+    expect(store.requests.length).toBe(acquisitions);
+    expect(held.map((h) => h.delayMs)).toEqual([afterTheRequestMs]);
+    held.shift()?.begin();
+    expect(store.requests.length).toBe(acquisitions + 1);
+    await leases.ready(new Date(due.getTime() + afterTheRequestMs));
+    // Renewed: it admits past the first lease's end.
+    const pastFirst = new Date(now.getTime() + leaseTermMs);
+    expect(leases.tryAdmit('alice', pastFirst)).toBe(true);
   });
 
   it('waits for a stalled first acquisition at most the bound given, and admits once it lands', async () => {

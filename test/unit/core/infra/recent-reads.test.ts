@@ -1,4 +1,5 @@
-import { RecentReads, refreshAheadDelayMs } from '../../../../core/infra/recent-reads';
+import { afterTheRequestMs } from '../../../../core/infra/later';
+import { RecentReads } from '../../../../core/infra/recent-reads';
 
 /** Holds each read ahead until the test begins it, with the delay it asked for. */
 function heldLater() {
@@ -55,9 +56,9 @@ describe('RecentReads', () => {
     // Past half: the old value at once, one read ahead for all callers, and not begun beside
     // the caller's own requests.
     expect(await Promise.all([recent.read('k', load), recent.read('k', load)])).toEqual(['first', 'first']);
-    expect(held.delays()).toEqual([refreshAheadDelayMs]);
+    expect(held.delays()).toEqual([afterTheRequestMs]);
     expect(reads).toBe(1);
-    now += refreshAheadDelayMs;
+    now += afterTheRequestMs;
     held.beginAll();
     expect(reads).toBe(2);
     release('second');
@@ -101,7 +102,7 @@ describe('RecentReads', () => {
       now += 3_000;
       await recent.read('k', load);
       expect(jest.getTimerCount()).toBe(1);
-      jest.advanceTimersByTime(refreshAheadDelayMs - 1);
+      jest.advanceTimersByTime(afterTheRequestMs - 1);
       expect(reads).toBe(1);
       jest.advanceTimersByTime(1);
       expect(reads).toBe(2);

@@ -1,3 +1,4 @@
+import { afterTheRequestMs, timerLater, type Later } from '../infra/later';
 import { childLogger } from '../infra/logger';
 import type { BanDirectory, Bans } from './ban-store';
 import { banInForce } from './bans';
@@ -9,7 +10,10 @@ const log = childLogger('abuse');
  * process takes effect within this time; through this process, at once.
  */
 export const banSnapshotMaxAgeMs = 1_000;
-/** Past this age a request starts a refresh in the background, so requests rarely wait for one. */
+/**
+ * Past this age a request that finds the snapshot starts its refresh in the background, a
+ * little after the request (core/infra/later.ts), so requests rarely wait for one.
+ */
 export const banSnapshotRefreshAheadMs = 500;
 
 /** What the snapshot says of one account right now. */
@@ -51,11 +55,16 @@ interface Taken {
 export class BanSnapshot {
   private taken: Taken | undefined;
   private refreshing: { readonly fromMs: number; readonly taken: Promise<Taken> } | undefined;
+  /** A refresh ahead found due and waiting to begin: the requests that find it due meanwhile add none. */
+  private refreshAheadWaiting = false;
   private sequence = 0;
   /** Local changes newer than the snapshot: account → the ban (or undefined: lifted) and its sequence. */
   private readonly local = new Map<string, { ban: { expiresAt?: string } | undefined; sequence: number }>();
 
-  constructor(private readonly bans: Pick<Bans, 'directory'>) {}
+  constructor(
+    private readonly bans: Pick<Bans, 'directory'>,
+    private readonly later: Later = timerLater,
+  ) {}
 
   /** Answers from memory if the snapshot is at most `banSnapshotMaxAgeMs` old at `now`. */
   peek(account: string, now: Date): BanLookup {
@@ -66,8 +75,30 @@ export class BanSnapshot {
     const known = change ? change.ban : taken?.directory.bans.get(account);
     const ban = known && banInForce(known, now) ? known : undefined;
     if (!taken || age < 0 || age >= banSnapshotMaxAgeMs) return { state: 'stale', knownBanned: ban !== undefined };
-    if (age >= banSnapshotRefreshAheadMs) this.refresh(now).catch(() => undefined);
+    if (age >= banSnapshotRefreshAheadMs) this.refreshAfterTheRequest(now, banSnapshotMaxAgeMs - age);
     return { state: 'fresh', ban };
+  }
+
+  /**
+   * The refresh ahead, begun `afterTheRequestMs` later, or halfway to the snapshot's end if that
+   * is sooner: the request that found it due makes its own reads and writes first. Counted from
+   * the request's time plus that delay, no later than the read really begins: the refreshed
+   * snapshot can only seem older than it is, never younger, so the 1 s bound holds however
+   * late the timer fires (a Lambda frozen meanwhile). Until it lands, the snapshot answers only
+   * while it is under 1 s old, as before.
+   */
+  private refreshAfterTheRequest(now: Date, lifeLeftMs: number): void {
+    if (this.refreshAheadWaiting) return;
+    this.refreshAheadWaiting = true;
+    const delayMs = Math.min(afterTheRequestMs, Math.floor(lifeLeftMs / 2));
+    this.later(() => {
+      this.refreshAheadWaiting = false;
+      const begun = new Date(now.getTime() + delayMs);
+      const taken = this.taken;
+      // A refresh since (a request that could not wait, the local cloud's timer) made it young again.
+      if (taken && begun.getTime() - taken.takenAtMs < banSnapshotRefreshAheadMs) return;
+      this.refresh(begun).catch(() => undefined);
+    }, delayMs);
   }
 
   /** The account's ban in force at `now`, refreshing the snapshot first if it is too old. */

@@ -2,6 +2,7 @@ import { leaseRenewBeforeMs, leaseTermMs, leasedPermits, PermitLeases } from '..
 import { afterTheRequestMs } from '../../../../core/infra/later';
 import type { RateLimitPolicy } from '../../../../core/abuse/rate-limit';
 import { InMemoryLeaseStore } from '../../../helpers/fakes/permit-leases';
+import { heldLater } from '../../../helpers/held-later';
 
 const policy: RateLimitPolicy = { action: 'join', limit: 20, windowS: 60 };
 
@@ -20,8 +21,8 @@ describe('permit leases', () => {
 
   it('renews in the background, begun a little after the request that found the renewal due', async () => {
     const store = new InMemoryLeaseStore();
-    const held: { begin: () => void; delayMs: number }[] = [];
-    const leases = new PermitLeases(store, policy, (begin, delayMs) => void held.push({ begin, delayMs }));
+    const held = heldLater();
+    const leases = new PermitLeases(store, policy, held.later);
     const now = new Date('2030-01-01T00:00:00Z');
     await leases.ready(now);
     const acquisitions = store.requests.length;
@@ -30,8 +31,8 @@ describe('permit leases', () => {
     expect(leases.settled(due)).toBe(true);
     expect(leases.settled(due)).toBe(true);
     expect(store.requests.length).toBe(acquisitions);
-    expect(held.map((h) => h.delayMs)).toEqual([afterTheRequestMs]);
-    held.shift()?.begin();
+    expect(held.delays()).toEqual([afterTheRequestMs]);
+    held.beginAll();
     expect(store.requests.length).toBe(acquisitions + 1);
     await leases.ready(new Date(due.getTime() + afterTheRequestMs));
     // Renewed: it admits past the first lease's end.

@@ -1,15 +1,6 @@
 import { afterTheRequestMs } from '../../../../core/infra/later';
 import { RecentReads } from '../../../../core/infra/recent-reads';
-
-/** Holds each read ahead until the test begins it, with the delay it asked for. */
-function heldLater() {
-  const held: { begin: () => void; delayMs: number }[] = [];
-  return {
-    later: (begin: () => void, delayMs: number) => void held.push({ begin, delayMs }),
-    delays: () => held.map((h) => h.delayMs),
-    beginAll: () => held.splice(0).forEach((h) => h.begin()),
-  };
-}
+import { heldLater } from '../../../helpers/held-later';
 
 const atOnce = (begin: () => void) => begin();
 

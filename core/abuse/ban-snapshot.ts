@@ -176,9 +176,14 @@ export class BanSnapshot {
     const read = await this.bans.directory(previous?.directory.epoch);
     const directory = read === 'unchanged' && previous ? previous.directory : (read as BanDirectory);
     const taken = { directory, takenAtMs: now.getTime(), sequence };
-    // Local changes the directory read may not have seen stay; older ones are in it now.
+    // Kept only if no older in either sense than the one kept: a read that counts from an earlier
+    // time (a refresh ahead counts from before it began, a request's clock may lag another's)
+    // but began later, or the other way round, must not replace what already saw more.
+    const current = this.taken;
+    if (current && (current.takenAtMs > taken.takenAtMs || current.sequence > taken.sequence)) return taken;
+    this.taken = taken;
+    // Local changes the kept directory may not have seen stay; older ones are in it now.
     for (const [account, change] of this.local) if (change.sequence <= sequence) this.local.delete(account);
-    if (!this.taken || this.taken.takenAtMs <= taken.takenAtMs) this.taken = taken;
     return taken;
   }
 }

@@ -72,3 +72,26 @@ describe('BanSnapshot refresh ahead', () => {
     expect(directory).toHaveBeenCalledTimes(2);
   });
 });
+
+describe('BanSnapshot reads that land out of order', () => {
+  it('keeps the snapshot that saw a ban placed through this process over one counted from later but read before it', async () => {
+    const { bans, directory, snapshot } = await snapshotTakenAtStart();
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    // This read sees the directory as it is now, before the ban, and answers only later.
+    directory.mockImplementationOnce(async (epoch) => {
+      const seen = await InMemoryBans.prototype.directory.call(bans, epoch);
+      await answered;
+      return seen;
+    });
+    const before = snapshot.lookup('mallory', at(2_000));
+    await bans.put(mallory);
+    snapshot.placed('mallory', {});
+    // A request whose clock lags: it reads after the ban, and counts from an earlier time.
+    await expect(snapshot.lookup('mallory', at(1_500))).resolves.toEqual({});
+    answer();
+    // The request that began before the ban was placed was judged by what it read.
+    await expect(before).resolves.toBeUndefined();
+    expect(snapshot.peek('mallory', at(2_001))).toEqual({ state: 'fresh', ban: {} });
+  });
+});

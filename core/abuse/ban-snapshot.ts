@@ -1,4 +1,4 @@
-import { afterTheRequestMs, timerLater, type Later } from '../infra/later';
+import { delayWithin, timerLater, type Later } from '../infra/later';
 import { childLogger } from '../infra/logger';
 import type { BanDirectory, Bans } from './ban-store';
 import { banInForce } from './bans';
@@ -81,8 +81,9 @@ export class BanSnapshot {
 
   /**
    * The refresh ahead, begun `afterTheRequestMs` later, or halfway to the snapshot's end if that
-   * is sooner: the request that found it due makes its own reads and writes first. Counted from
-   * the request's time plus that delay, no later than the read really begins: the refreshed
+   * is sooner (`delayWithin`): the request that found it due makes its own reads and writes
+   * first. Counted from the request's time plus that delay, no later than the read really
+   * begins (a Date drops the fraction of a millisecond): the refreshed
    * snapshot can only seem older than it is, never younger, so the 1 s bound holds however
    * late the timer fires (a Lambda frozen meanwhile). Until it lands, the snapshot answers only
    * while it is under 1 s old, as before.
@@ -90,7 +91,7 @@ export class BanSnapshot {
   private refreshAfterTheRequest(now: Date, lifeLeftMs: number): void {
     if (this.refreshAheadWaiting) return;
     this.refreshAheadWaiting = true;
-    const delayMs = Math.min(afterTheRequestMs, Math.floor(lifeLeftMs / 2));
+    const delayMs = delayWithin(lifeLeftMs);
     this.later(() => {
       this.refreshAheadWaiting = false;
       const begun = new Date(now.getTime() + delayMs);

@@ -11,3 +11,11 @@ export const timerLater: Later = (begin, delayMs) => void setTimeout(begin, dela
  * 3 ms longer, in the same bench run, than those that deferred them.
  */
 export const afterTheRequestMs = 200;
+
+/**
+ * The delay of background work that renews something with `lifeLeftMs` left: `afterTheRequestMs`,
+ * or halfway to its end if that is sooner, so it still lands before the end.
+ */
+export function delayWithin(lifeLeftMs: number): number {
+  return Math.min(afterTheRequestMs, lifeLeftMs / 2);
+}

@@ -1,4 +1,4 @@
-import { afterTheRequestMs, timerLater, type Later } from './later';
+import { delayWithin, timerLater, type Later } from './later';
 
 /**
  * How old a configuration or the fleet's regions may be when a create uses them. Both change
@@ -54,7 +54,6 @@ export class RecentReads<V> {
    */
   private refreshAhead(key: string, kept: Entry<V>, load: () => Promise<V>, now: number): void {
     kept.refreshing = true;
-    const untilEnd = kept.startedAt + this.maxAgeMs - now;
     this.later(
       () => {
         if (this.entries.get(key) !== kept) return;
@@ -69,7 +68,7 @@ export class RecentReads<V> {
           },
         );
       },
-      Math.min(afterTheRequestMs, untilEnd / 2),
+      delayWithin(kept.startedAt + this.maxAgeMs - now),
     );
   }
 

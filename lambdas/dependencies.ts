@@ -53,6 +53,8 @@ import { FleetStore } from '../core/placement/fleet-store';
 import type { IpLocator } from '../core/placement/geo';
 import { Placement } from '../core/placement/placement';
 import { PoolStore } from '../core/pool/pool-store';
+import { timerLater } from '../core/infra/later';
+import { KnownReadyServers } from '../core/pool/ready-servers';
 import { WarmPool } from '../core/pool/warm-pool';
 import { assignThroughSidecar, sqsAssignAnswers } from '../core/pool/assign';
 import { queueUrlResolver } from '../core/infra/queue-urls';
@@ -397,6 +399,12 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
       answers: sqsAssignAnswers(sqs, settings.replyQueuePrefix, tokens.sidecarKeys, queueUrl),
       newId: base.newId,
     }),
+    readyServers: new KnownReadyServers({
+      read: (pool) => base.pool.readyServers(pool),
+      later: timerLater,
+      nowMs: () => clock.now().getTime(),
+    }),
+    later: timerLater,
   });
   return {
     ...base,

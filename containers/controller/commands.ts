@@ -31,7 +31,7 @@ export interface CommandRelayOptions {
   readonly whitelist: readonly string[];
   /**
    * STANDBY=1: a warm-pool server. The platform's one `assign` (the room it is handed) is
-   * relayed too; any later one is refused like a method outside the whitelist.
+   * relayed too; any later one is answered -32007 (`alreadyAssigned`) on the assign queue.
    */
   readonly standby?: boolean;
   readonly calls: Pick<GameCalls, 'call'>;
@@ -63,6 +63,17 @@ export function createCommandRelay(options: CommandRelayOptions): (command: Plat
     if (seen.size > 1024) seen.delete(seen.values().next().value as string);
     const isAssign = command.method === assignMethod && assignable;
     if (isAssign) assignable = false;
+    else if (command.method === assignMethod && options.standby === true) {
+      // Another create's hand-over of this server, sent before it knew whether it won the
+      // server's room (docs/placement.md): the game keeps the room it was handed first.
+      options.log.warn('refused an assign after the one relayed', context);
+      await send(
+        command.commandId,
+        { error: { code: rpcErrorCodes.alreadyAssigned, message: 'This server was handed its room already.' } },
+        true,
+      );
+      return;
+    }
     if (!isAssign && !allowed.has(command.method)) {
       options.log.warn('refused a command outside the whitelist', context);
       await send(command.commandId, {

@@ -1,6 +1,7 @@
 import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { isMissingQueue, type CommandDelivery } from '../commands/delivery';
 import { openControllerMessage } from '../gameservers/controller-channel';
+import { rpcErrorCodes } from '../protocol/jsonrpc';
 import { assignQueueName } from '../protocol/queue-names';
 import type { SidecarKeys } from '../protocol/sidecar-channel';
 import type { Room } from '../rooms/model';
@@ -113,7 +114,11 @@ export function assignThroughSidecar(deps: AssignDependencies) {
             : { accepted: false, detail: `the game answered ${JSON.stringify(got.result)?.slice(0, 200)}` };
         }
         case 'failed':
-          return { accepted: false, detail: `${got.error.message} (${got.error.code})` };
+          return {
+            accepted: false,
+            detail: `${got.error.message} (${got.error.code})`,
+            ...(got.error.code === rpcErrorCodes.alreadyAssigned ? { assignedAlready: true } : {}),
+          };
         case 'timeout':
           return abandoned.aborted
             ? { accepted: false, detail: "abandoned: the room is no longer this create's" }
@@ -135,8 +140,9 @@ export function assignThroughSidecar(deps: AssignDependencies) {
 /**
  * Assign answers over SQS: long-polls `<prefix><roomId>-assign` (its URL from `queueUrl`)
  * until the answer to `commandId` arrives. Only a message MAC'd with the room's channel key,
- * speaking for that room, and answering that command counts; anything else is ignored. The
- * queue is used once and deleted with its sidecar, so nothing is deleted from it here.
+ * speaking for that room, and answering that command counts; anything else is ignored. Creates
+ * that tried the same server wait on its queue together, each for its own command's answer.
+ * The queue is deleted with its sidecar, so nothing is deleted from it here.
  */
 export function sqsAssignAnswers(
   sqs: SQSClient,
@@ -154,6 +160,9 @@ export function sqsAssignAnswers(
             QueueUrl: url,
             MaxNumberOfMessages: 10,
             WaitTimeSeconds: Math.min(20, Math.ceil(left / 1000)),
+            // Creates that tried the same server wait on one queue: an answer this one skips
+            // is back for the create it answers within a second, not the queue's default 30.
+            VisibilityTimeout: 1,
           }),
           { abortSignal: AbortSignal.any([signal, AbortSignal.timeout(left)]) },
         );

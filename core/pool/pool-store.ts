@@ -23,14 +23,12 @@ export interface PoolKey {
 export interface StandbyServer {
   readonly roomId: string;
   /**
-   * `starting` until its game called `inited` (with `standby: true`); then `ready`, in the
-   * pool's ready list, to be taken; `handedOut` once a create popped it from that list (its
-   * hand-over is under way, or that create died before it).
+   * `starting` until its game called `inited` (with `standby: true`); then `ready`, on the
+   * pool's ready list, to be taken. A taken one stays listed until its create or the pool
+   * keeper removes it: its room, no longer standby, is what says it was taken.
    */
-  readonly state: 'starting' | 'ready' | 'handedOut';
+  readonly state: 'starting' | 'ready';
   readonly startedAt: string;
-  /** When the pool keeper first saw it handed out but its room still standby (core/pool/warm-pool.ts). */
-  readonly handedOutSeenAt?: string;
 }
 
 /** What a create makes of the standby room it takes: everything that is the creator's. */
@@ -60,12 +58,11 @@ export interface PooledConfiguration {
  * region) under its configuration's partition, and one registry item per pooled configuration.
  *
  * A pool item holds every standby server of the pool (`servers`, by room id: its state and
- * start) and the ready ones in the order they became ready (`ready`, a list of room ids). A
- * create takes the oldest ready one with `pop`: one conditional write that removes the list's
- * head and returns it, so concurrent creates serialize on the item and each gets a different
- * server, without a read first. The room itself changes hands with `handOver`, a conditional
- * write on the room (still a ready standby room), which also makes a popped server that ended
- * meanwhile a miss rather than a broken room.
+ * start) and the ready ones in the order they became ready (`ready`, a list of room ids): the
+ * directory creates choose from (core/pool/ready-servers.ts). It decides nothing: a server
+ * changes hands with `handOver`, a conditional write on its room (only while that is still a
+ * ready standby room), so of any number of creates trying one server exactly one gets it, and
+ * one that ended meanwhile goes to none.
  */
 export class PoolStore {
   constructor(
@@ -198,56 +195,18 @@ export class PoolStore {
     }
   }
 
-  /**
-   * Takes the oldest ready server off the pool's ready list, in one conditional write: no two
-   * callers get the same one. Undefined when none is ready. Its entry stays in `servers`
-   * (`handedOut`) until the pool keeper sees its room is no longer standby.
-   */
-  async pop(pool: PoolKey): Promise<string | undefined> {
-    try {
-      const { Attributes } = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: poolItemKey(pool),
-          UpdateExpression: 'REMOVE #ready[0]',
-          ConditionExpression: 'size(#ready) > :none',
-          ExpressionAttributeNames: { '#ready': 'ready' },
-          ExpressionAttributeValues: { ':none': 0 },
-          // The list as it was (or only its removed element): its head is the server taken.
-          ReturnValues: 'UPDATED_OLD',
-        }),
-      );
-      const head: unknown = (Attributes?.ready as unknown[] | undefined)?.[0];
-      return typeof head === 'string' ? head : undefined;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
-  }
-
-  /** The keeper saw `roomId` handed out while its room was still standby: remembered to judge it later. */
-  async noteHandedOut(pool: PoolKey, roomId: string, now: Date): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: poolItemKey(pool),
-          UpdateExpression: 'SET #servers.#id.#seen = :now',
-          ConditionExpression:
-            '#servers.#id.#state = :ready AND NOT contains(#ready, :roomId) AND attribute_not_exists(#servers.#id.#seen)',
-          ExpressionAttributeNames: {
-            '#servers': 'servers',
-            '#id': roomId,
-            '#state': 'state',
-            '#ready': 'ready',
-            '#seen': 'handedOutSeenAt',
-          },
-          ExpressionAttributeValues: { ':ready': 'ready', ':roomId': roomId, ':now': now.toISOString() },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+  /** The room ids on the pool's ready list, in the order they became ready (taken ones until removed). */
+  async readyServers(pool: PoolKey): Promise<string[]> {
+    const { Item } = await this.db.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: poolItemKey(pool),
+        ProjectionExpression: '#ready',
+        ExpressionAttributeNames: { '#ready': 'ready' },
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? readyList(Item) : [];
   }
 
   /** Drops `roomId` from its pool: its entry, and its place in the ready list if it has one. */
@@ -326,7 +285,7 @@ export class PoolStore {
       // The write's answer is the whole new session document: the create answers from it, no read.
       return Attributes ? { room: roomOf(Attributes), doc: documentOf(Attributes) } : undefined;
     } catch (error) {
-      // Ended (or handed over) since it was pooled: the caller pops another.
+      // Ended, or taken by another create, since it was read as ready: the caller tries another.
       if (isConditionFailure(error)) return undefined;
       throw error;
     }
@@ -334,7 +293,7 @@ export class PoolStore {
 }
 
 const poolItemType = 'standby-pool';
-/** A removal re-reads the list when a pop or an append moved its index meanwhile. */
+/** A removal re-reads the list when another removal or an append moved its index meanwhile. */
 const removeAttempts = 5;
 
 function poolItemKey(pool: PoolKey) {
@@ -350,7 +309,6 @@ function readyList(item: Record<string, unknown>): string[] {
 }
 
 function serversOf(item: Record<string, unknown>): StandbyServer[] {
-  const listed = new Set(readyList(item));
   const servers = isRecord(item.servers) ? item.servers : {};
   return Object.entries(servers)
     .filter((entry): entry is [string, Record<string, unknown>] => isRecord(entry[1]))
@@ -358,9 +316,8 @@ function serversOf(item: Record<string, unknown>): StandbyServer[] {
       ([roomId, entry]) =>
         ({
           roomId,
-          state: entry.state !== 'ready' ? 'starting' : listed.has(roomId) ? 'ready' : 'handedOut',
+          state: entry.state === 'ready' ? 'ready' : 'starting',
           startedAt: String(entry.startedAt),
-          ...(typeof entry.handedOutSeenAt === 'string' ? { handedOutSeenAt: entry.handedOutSeenAt } : {}),
         }) satisfies StandbyServer,
     )
     .sort((a, b) => a.startedAt.localeCompare(b.startedAt));

@@ -2,7 +2,9 @@ import { grantableScopes } from '../auth/token-model';
 import type { GameServerConfiguration } from '../gameservers/configuration';
 import { NoHealthyHostError } from '../gameservers/errors';
 import type { Spawner } from '../gameservers/spawner';
+import { afterTheRequestMs, type Later } from '../infra/later';
 import { childLogger } from '../infra/logger';
+import { countSpawnFailure } from '../infra/metrics';
 import type { Placement } from '../placement/placement';
 import { roomBoundsOf } from '../rooms/cost-bounds';
 import type { RoomCosts } from '../rooms/create';
@@ -12,12 +14,20 @@ import type { SessionRead } from '../sessions/store';
 import { defaultConstants } from '../sessions/model';
 import type { AssignCall, Assignment } from './assign';
 import type { HandOver, PoolKey, PoolStore, StandbyServer } from './pool-store';
+import type { KnownReadyServers } from './ready-servers';
 
 /** The owner of a standby room: no account can be called this (accounts never contain '@'). */
 export const standbyOwner = '@standby';
 
 /** The game's answer to `assign`, as the sidecar relayed it. */
-export type AssignOutcome = { readonly accepted: true } | { readonly accepted: false; readonly detail: string };
+export type AssignOutcome =
+  | { readonly accepted: true }
+  | {
+      readonly accepted: false;
+      readonly detail: string;
+      /** Its sidecar had relayed another create's `assign` first: the game has that room's settings. */
+      readonly assignedAlready?: true;
+    };
 
 export interface WarmPoolDependencies {
   readonly pool: PoolStore;
@@ -33,6 +43,10 @@ export interface WarmPoolDependencies {
    * answer. `abandoned` aborts when the room turned out not to be the create's.
    */
   readonly assign: (assignment: Assignment, abandoned: AbortSignal) => AssignCall;
+  /** The process's knowledge of its pools' ready servers: which one a create tries. */
+  readonly readyServers: KnownReadyServers;
+  /** Work after the request: taking a handed-over server off its pool's ready list. */
+  readonly later: Later;
 }
 
 const log = childLogger('warm-pool');
@@ -40,37 +54,39 @@ const log = childLogger('warm-pool');
 /** How many ready standby servers one create tries before it starts a server cold. */
 const takeAttempts = 3;
 
-/** Past any create's hand-over (its assign waits 5 s at most, its request 30 s). */
-export const lostHandOverMs = 60_000;
-
 /**
  * The warm pool: per configuration with `standby: N` and per region, N game servers started
  * and `inited` ahead of demand. Each is a room of its own (its id, token, sidecar keys and
  * reply queue are made for it as for any room) that is nobody's yet: `standby`, closed to
- * joins, in no listing. A create takes one (core/pool/pool-store.ts `take`), which turns it
- * into the creator's room in one write, and hands the game its settings with `assign`. The
- * pool keeper starts the replacement.
+ * joins, in no listing. A create takes one (`take`), which turns it into the creator's room in
+ * one write, and hands the game its settings with `assign`. The pool keeper starts the
+ * replacement.
  */
 export class WarmPool {
   constructor(private readonly deps: WarmPoolDependencies) {}
 
   /**
-   * Takes the oldest ready standby server of `region`'s pool and hands it over: popped from
-   * the pool's ready list (one conditional write: no other create gets it), then the game gets
-   * `assign` and, once that is sent, its room becomes the creator's (`handOver`, a conditional
-   * write on the room) while the game answers: the hand-over's write is not a step before the
-   * round trip to the game, nor beside the send that starts it.
-   * A room that ended since it was pooled fails its hand-over; its `assign` is abandoned and
-   * the next ready server is popped. Undefined when none could be taken.
+   * Hands the creator a ready standby server of `region`'s pool, named from what this process
+   * knows of the pool (core/pool/ready-servers.ts), with no request first. The game gets
+   * `assign` at once and, once that is on the sidecar's queue, the server's room becomes the
+   * creator's (`handOver`, a conditional write on the room) while the game answers: neither the
+   * write nor a request that would pick the server comes before the round trip to the game.
+   *
+   * The write decides who has the server. When it fails (another create, here or in another
+   * process, took the server; or it ended) this create stops waiting and tries another. A
+   * server whose sidecar relayed another create's `assign` first answers this one -32007: when
+   * this create won the room all the same, the server has someone else's settings, so it ends
+   * and another is tried. Any other refusal ends the server too, and the create starts cold.
+   * Undefined when no server could be taken.
    */
   async take(
     configuration: GameServerConfiguration,
     region: string,
     handOver: HandOver,
-  ): Promise<{ session: SessionRead; outcome: AssignOutcome } | undefined> {
+  ): Promise<SessionRead | undefined> {
     const key: PoolKey = { gameId: configuration.gameId, version: configuration.version, region };
     for (let attempt = 0; attempt < takeAttempts; attempt++) {
-      const roomId = await this.deps.pool.pop(key);
+      const roomId = await this.deps.readyServers.next(key);
       if (!roomId) return undefined;
       const notOurs = new AbortController();
       const assigning = this.deps.assign(
@@ -93,17 +109,52 @@ export class WarmPool {
           },
         );
       const [session, outcome] = await Promise.all([handed, assigning.outcome]);
-      if (session) return { session, outcome };
-      log.info('a popped standby server had ended; taking the next', { roomId, gameId: key.gameId, region });
+      if (!session) {
+        log.info('a standby server was taken or had ended; trying another', { roomId, gameId: key.gameId, region });
+        continue;
+      }
+      // Off the ready list once the creator has its answer; the pool keeper would drop it too.
+      this.deps.later(() => void this.unlist(key, roomId), afterTheRequestMs);
+      if (outcome.accepted) return session;
+      log.warn('a standby server refused its hand-over; ending it', {
+        roomId,
+        gameId: key.gameId,
+        detail: outcome.detail,
+      });
+      await this.end(session.room, outcome.assignedAlready !== true);
+      if (!outcome.assignedAlready) return undefined;
     }
     return undefined;
   }
 
+  private async unlist(key: PoolKey, roomId: string): Promise<void> {
+    try {
+      await this.deps.pool.remove(key, roomId);
+    } catch (error) {
+      log.warn('could not take a handed-over server off its pool; the pool keeper will', {
+        roomId,
+        error: error as Error,
+      });
+    }
+  }
+
+  /**
+   * A taken server that will not serve its room: the room fails, its server stops, its slot is
+   * freed. Counted as a failed spawn when its game refused; not when two creates tried it.
+   */
+  private async end(room: Room, gameRefused: boolean): Promise<void> {
+    await this.deps.rooms.markFailed(room.roomId, 'assign-refused', this.deps.now());
+    if (gameRefused) countSpawnFailure('spawn-failed', this.deps.now());
+    if (room.placement) await this.deps.spawner.stop(room.placement.taskId, 'assign-refused');
+    await this.deps.costs.slots.release(room.roomId);
+  }
+
   /**
    * Brings the region's pool to exactly `standby` servers (ready or starting): drops entries
-   * whose room ended, starts the missing ones, and ends ready ones beyond the number (left
-   * when `standby` was lowered). The pool keeper runs it (lambdas/schedule/pool-keeper.ts),
-   * one run at a time; a create never starts a server for the pool.
+   * whose room ended or was taken, starts the missing ones, and ends ready ones beyond the
+   * number (left when `standby` was lowered). The pool keeper runs it
+   * (lambdas/schedule/pool-keeper.ts), one run at a time; a create never starts a server for
+   * the pool.
    */
   async refill(configuration: GameServerConfiguration, region: string): Promise<number> {
     const wanted = configuration.standby ?? 0;
@@ -112,8 +163,6 @@ export class WarmPool {
     const kept: StandbyServer[] = [];
     for (const server of servers) {
       if (!(await this.stillStandby(server))) await this.deps.pool.remove(key, server.roomId);
-      else if (server.state === 'handedOut' && (await this.lostInHandOver(key, server)))
-        await this.retire(key, server.roomId);
       else kept.push(server);
     }
     const extra = kept.filter((s) => s.state === 'ready').slice(0, Math.max(0, kept.length - wanted));
@@ -123,30 +172,15 @@ export class WarmPool {
     return started.filter(Boolean).length;
   }
 
-  /** Ends one pooled server nobody took: its pool entry first, so no create takes it meanwhile. */
+  /** Ends one pooled server nobody took: its pool entry first, so no create that reads the list later tries it. */
   private async retire(key: PoolKey, roomId: string): Promise<void> {
     await this.deps.pool.remove(key, roomId);
     const room = await this.deps.rooms.find(roomId);
     if (!room?.standby) return;
-    const closed = await this.deps.rooms.markClosed(roomId, this.deps.now());
+    // Only as it was read: a create that knew the server from before its removal may have won it since.
+    const closed = await this.deps.rooms.markClosed(roomId, this.deps.now(), { changeNumber: room.changeNumber });
     if (closed.applied && room.placement) await this.deps.spawner.stop(room.placement.taskId, 'pool-shrunk');
     log.info('standby server retired', { roomId, gameId: key.gameId, region: key.region });
-  }
-
-  /**
-   * A server popped for a create whose room is still standby long after: that create died
-   * between the pop and the hand-over. The first sighting is noted; one older than
-   * `lostHandOverMs` is lost. It is retired, never put back: a create still handing it over
-   * would then race a second one with its `assign`, while ending it only races the hand-over's
-   * conditional write, which one of them wins.
-   */
-  private async lostInHandOver(key: PoolKey, server: StandbyServer): Promise<boolean> {
-    const now = this.deps.now();
-    if (!server.handedOutSeenAt) {
-      await this.deps.pool.noteHandedOut(key, server.roomId, now);
-      return false;
-    }
-    return now.getTime() - Date.parse(server.handedOutSeenAt) > lostHandOverMs;
   }
 
   /** A pooled server counts while its room is a live standby room. */

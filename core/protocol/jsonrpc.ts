@@ -17,6 +17,8 @@ export const rpcErrorCodes = {
   platformTimeout: -32004,
   scopeRefused: -32005,
   messageTooLarge: -32006,
+  /** Controller to platform only: a standby server's `assign` after the one it relayed. */
+  alreadyAssigned: -32007,
 } as const;
 
 export type RpcErrorCode = (typeof rpcErrorCodes)[keyof typeof rpcErrorCodes];

@@ -270,18 +270,9 @@ async function createFromPool(
   };
   // No replacement is started here: a server start beside the hand-over would double its time.
   // The pool keeper tops the pool up (lambdas/schedule/pool-keeper.ts).
-  const handed = await pool.take(configuration, region, handOver);
-  if (!handed) return undefined;
-  const { session, outcome } = handed;
+  const session = await pool.take(configuration, region, handOver);
+  if (!session) return undefined;
   const taken = session.room;
-  if (!outcome.accepted) {
-    // The game could not take the room: it ends, and the creator gets a cold start instead.
-    await deps.rooms.markFailed(taken.roomId, 'assign-refused', deps.now());
-    countSpawnFailure('spawn-failed', deps.now());
-    if (taken.placement) await deps.spawner.stop(taken.placement.taskId, 'assign-refused');
-    await deps.costs?.slots.release(taken.roomId);
-    return undefined;
-  }
   const reservedMs = taken.constants?.timeouts.reservedMs ?? configuration.reservationTimeoutS * 1000;
   return {
     state: 'Ready',

@@ -96,7 +96,7 @@ const dynamoWarmUpMs = 4_000;
 /**
  * Conditional updates, item reads and queries, 4 at a time, for `durationMs`: the kinds of
  * request a create makes, so the JVM has compiled their paths before the rounds. A warm
- * create's own writes (a pool's pop, a standby room's hand-over) are made on a pool of a
+ * create's own requests (a pool's read, a standby room's hand-over) are made on a pool of a
  * configuration of their own, which no round uses.
  */
 async function warmDynamoDb(baselines: Baselines, roomId: string, durationMs: number): Promise<void> {
@@ -123,7 +123,7 @@ async function warmDynamoDb(baselines: Baselines, roomId: string, durationMs: nu
 
 /**
  * One standby server's bookkeeping, start to hand-over, with no server: its room, its place in
- * its pool, `inited`, the pop and the hand-over (a configuration of its own, in no round).
+ * its pool, `inited`, the ready list's read and the hand-over (a configuration of its own, in no round).
  */
 async function standbyLifeCycle(): Promise<void> {
   const p = platform();
@@ -135,11 +135,11 @@ async function standbyLifeCycle(): Promise<void> {
   await p.pool.addStarting(key, roomId, p.now());
   await p.rooms.markReady(roomId, { address: '127.0.0.1', initedBy: roomId, now: p.now() });
   await p.pool.markReady(key, roomId);
-  const popped = await p.pool.pop(key);
-  if (!popped) return;
+  const [listed] = await p.pool.readyServers(key);
+  if (!listed) return;
   const createdAt = p.now().toISOString();
   const shape = { maxPlayers: configuration.maxPlayers, reservationTimeoutS: configuration.reservationTimeoutS };
-  await p.pool.handOver(key, popped, {
+  await p.pool.handOver(key, listed, {
     owner: 'bench-warm-up',
     settings: {},
     maxPlayers: configuration.maxPlayers,

@@ -4,7 +4,8 @@ import { createSqsClient } from '../../../core/infra/aws-clients';
 import { queueUrlResolver } from '../../../core/infra/queue-urls';
 import { sqsAssignAnswers } from '../../../core/pool/assign';
 import { PoolStore, type HandOver, type PoolKey } from '../../../core/pool/pool-store';
-import { lostHandOverMs, WarmPool, type WarmPoolDependencies } from '../../../core/pool/warm-pool';
+import { KnownReadyServers } from '../../../core/pool/ready-servers';
+import { WarmPool, type WarmPoolDependencies } from '../../../core/pool/warm-pool';
 import type { GameServerConfiguration } from '../../../core/gameservers/configuration';
 import { assignQueueName } from '../../../core/protocol/queue-names';
 import { sealRequest } from '../../../core/protocol/sidecar-channel';
@@ -15,9 +16,9 @@ import { aRoom } from '../../helpers/factories';
 import { emulatorEndpoints, startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
 /**
- * The warm pool's hand-over on the real emulators: a standby server is popped from its pool's
- * ready list in one conditional write, and its room changes hands in another (hundreds of
- * creators racing for a few servers get exactly one each), and
+ * The warm pool's hand-over on the real emulators: a standby server's room changes hands in one
+ * conditional write (hundreds of creators racing for a few servers get exactly one each, and
+ * two processes that try one server resolve it), and
  * the game's answer to `assign` comes back on the server's assign queue, trusted only when it
  * is MAC'd for that room and answers that command.
  */
@@ -68,16 +69,18 @@ async function standbyServer(key: PoolKey, state: 'ready' | 'spawning' = 'ready'
   return room.roomId;
 }
 
-describe('PoolStore.pop and handOver', () => {
+describe('PoolStore.readyServers and handOver', () => {
   it('gives each of 3 ready servers to exactly one of 200 racing creators, and the rest nothing', async () => {
     const key = { gameId: `race-${randomUUID().slice(0, 8)}`, version: '1', region: 'eu-west-1' };
     const servers = [await standbyServer(key), await standbyServer(key), await standbyServer(key)];
     const creators = Array.from({ length: 200 }, (_, i) => `player-${i}`);
 
+    // Each creator reads the ready list and tries one of the three: the room's write decides.
     const taken = await Promise.all(
-      creators.map(async (account) => {
-        const roomId = await pool.pop(key);
-        return { account, session: roomId ? await pool.handOver(key, roomId, handOver(account)) : undefined };
+      creators.map(async (account, i) => {
+        const listed = await pool.readyServers(key);
+        const roomId = listed[i % listed.length] ?? '';
+        return { account, session: await pool.handOver(key, roomId, handOver(account)) };
       }),
     );
 
@@ -91,7 +94,6 @@ describe('PoolStore.pop and handOver', () => {
       expect(Object.keys(session?.doc.members ?? {})).toEqual([account]);
       expect(await rooms.find(session?.room.roomId ?? '')).toMatchObject({ owner: account, players: 1 });
     }
-    expect((await pool.servers(key)).map((s) => s.state)).toEqual(['handedOut', 'handedOut', 'handedOut']);
   });
 
   it('hands one room to exactly one of 200 racing creators, and none a room that ended', async () => {
@@ -108,10 +110,12 @@ describe('PoolStore.pop and handOver', () => {
     expect(await rooms.find(ended)).toMatchObject({ owner: '@standby', state: 'failed' });
   });
 
-  it('pops no server that is still starting, lists each ready once, and keeps regions apart', async () => {
+  it('lists no server that is still starting, lists each ready one once, and keeps regions apart', async () => {
     const key = { gameId: `start-${randomUUID().slice(0, 8)}`, version: '1', region: 'us-east-1' };
     const starting = await standbyServer(key, 'spawning');
-    expect(await pool.pop(key)).toBeUndefined();
+    expect(await pool.readyServers(key)).toEqual([]);
+    // Not ready: its room's write refuses it too.
+    expect(await pool.handOver(key, starting, handOver('early'))).toBeUndefined();
     const ready = await standbyServer(key);
     // A retried inited marks it ready again: still one place in the list.
     await pool.markReady(key, ready);
@@ -119,12 +123,11 @@ describe('PoolStore.pop and handOver', () => {
       [starting, 'starting'],
       [ready, 'ready'],
     ]);
+    expect(await pool.readyServers(key)).toEqual([ready]);
     // Another region's pool of the same configuration is not this one.
     expect(await pool.servers({ ...key, region: 'eu-west-1' })).toEqual([]);
-    expect(await pool.pop({ ...key, region: 'eu-west-1' })).toBeUndefined();
+    expect(await pool.readyServers({ ...key, region: 'eu-west-1' })).toEqual([]);
 
-    expect(await pool.pop(key)).toBe(ready);
-    expect(await pool.pop(key)).toBeUndefined();
     const session = await pool.handOver(key, ready, handOver('first'));
     expect(session?.room.owner).toBe('first');
     const listed = await platform().roomListing.listOpen(
@@ -135,37 +138,19 @@ describe('PoolStore.pop and handOver', () => {
     expect(listed.rooms.map((r) => r.roomId)).toEqual([ready]);
   });
 
-  it('removes a server from its entries and from the ready list while others are popped and added', async () => {
+  it('removes servers from their entries and from the ready list while others are removed and added', async () => {
     const key = { gameId: `remove-${randomUUID().slice(0, 8)}`, version: '1', region: 'us-east-1' };
     const servers: string[] = [];
-    // Ready one after the other: the list's order is theirs, and the two pops take the first two.
     for (let i = 0; i < 6; i++) servers.push(await standbyServer(key));
-    const [gone, other] = [servers[3] ?? '', servers[4] ?? ''];
-    const [popped] = await Promise.all([
-      Promise.all([pool.pop(key), pool.pop(key)]),
-      pool.remove(key, gone),
-      pool.remove(key, other),
-      standbyServer(key),
-    ]);
-    const left = await pool.servers(key);
-    expect(left.map((s) => s.roomId)).not.toContain(gone);
-    expect(left.map((s) => s.roomId)).not.toContain(other);
-    expect(
-      left
-        .filter((s) => s.state === 'handedOut')
-        .map((s) => s.roomId)
-        .sort(),
-    ).toEqual([...popped].sort());
-    expect(left.filter((s) => s.state === 'ready')).toHaveLength(3);
-    // Everything still listed can be popped, once each; nothing removed comes back.
-    const rest = [await pool.pop(key), await pool.pop(key), await pool.pop(key), await pool.pop(key)];
-    expect(rest.slice(0, 3).sort()).toEqual(
-      left
-        .filter((s) => s.state === 'ready')
-        .map((s) => s.roomId)
-        .sort(),
-    );
-    expect(rest[3]).toBeUndefined();
+    const removed = [servers[0] ?? '', servers[3] ?? '', servers[4] ?? ''];
+    const [added] = await Promise.all([standbyServer(key), ...removed.map((roomId) => pool.remove(key, roomId))]);
+
+    const kept = [...servers.filter((roomId) => !removed.includes(roomId)), added];
+    expect((await pool.servers(key)).map((s) => s.roomId).sort()).toEqual([...kept].sort());
+    // The list keeps the order they became ready in, each once.
+    const listed = await pool.readyServers(key);
+    expect(listed.slice(0, 3)).toEqual(kept.slice(0, 3));
+    expect([...listed].sort()).toEqual([...kept].sort());
   });
 });
 
@@ -181,12 +166,49 @@ function warmPool(deps: Pick<WarmPoolDependencies, 'assign'> & Partial<WarmPoolD
     now: p.now,
     newRoomId: p.newId,
     mintServerToken: () => Promise.resolve('token'),
+    readyServers: knownReadyServers(() => 0),
+    later: (begin) => void begin(),
     ...deps,
   });
 }
 
+/** One process's knowledge of its pools, on this file's store; `pick` says which known server it tries. */
+function knownReadyServers(pick: (count: number) => number): KnownReadyServers {
+  return new KnownReadyServers({
+    read: (key) => pool.readyServers(key),
+    // No reads ahead: each test says when the list is read.
+    later: () => undefined,
+    nowMs: () => Date.now(),
+    pick,
+  });
+}
+
+/**
+ * The sidecars of a test's standby servers, as far as `assign` goes: each relays the first
+ * `assign` it gets to its game (`relayed`: the room's `map` setting, this file's creator
+ * account), which accepts after `answerMs`, and answers any later one -32007.
+ */
+function standbySidecars(answerMs = 50) {
+  const relayed = new Map<string, unknown>();
+  const calls: { roomId: string; creator: unknown; abandoned: AbortSignal }[] = [];
+  const assign =
+    (sent: () => Promise<void> = () => Promise.resolve()): WarmPoolDependencies['assign'] =>
+    ({ roomId, settings }, abandoned) => {
+      calls.push({ roomId, creator: settings.map, abandoned });
+      const first = !relayed.has(roomId);
+      if (first) relayed.set(roomId, settings.map);
+      return {
+        sent: sent(),
+        outcome: first
+          ? new Promise((resolve) => setTimeout(() => resolve({ accepted: true }), answerMs))
+          : Promise.resolve({ accepted: false, detail: 'handed its room already (-32007)', assignedAlready: true }),
+      };
+    };
+  return { relayed, calls, assign };
+}
+
 describe('WarmPool.take', () => {
-  it('abandons the assign of a popped server whose room ended, and takes the next ready one', async () => {
+  it('abandons the assign of a server whose room ended, and takes another ready one', async () => {
     const key = { gameId: `ended-${randomUUID().slice(0, 8)}`, version: '1', region: 'eu-west-1' };
     const ended = await standbyServer(key);
     const next = await standbyServer(key);
@@ -211,13 +233,17 @@ describe('WarmPool.take', () => {
 
     const taken = await warm.take(configuration, key.region, handOver('creator'));
 
-    expect(taken?.session.room).toMatchObject({ roomId: next, owner: 'creator' });
-    expect(taken?.outcome).toEqual({ accepted: true });
+    expect(taken?.room).toMatchObject({ roomId: next, owner: 'creator' });
     expect(assigned.map((a) => [a.roomId, a.abandoned.aborted])).toEqual([
       [ended, true],
       [next, false],
     ]);
+    // Taken off the ready list (its removal begun at once here); the process tries neither again.
+    for (let wait = 0; wait < 40 && (await pool.readyServers(key)).length > 1; wait++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(await pool.readyServers(key)).toEqual([ended]);
     expect(await warm.take(configuration, key.region, handOver('another'))).toBeUndefined();
+    expect(assigned).toHaveLength(2);
   });
 
   it('writes the hand-over only once the assign is sent, not beside the send the game waits for', async () => {
@@ -231,42 +257,105 @@ describe('WarmPool.take', () => {
     const configuration = { gameId: key.gameId, version: key.version } as GameServerConfiguration;
 
     const taking = warm.take(configuration, key.region, handOver('creator'));
-    // Long enough for the pop and a write that did not wait for the send.
+    // Long enough for the read and a write that did not wait for the send.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await rooms.find(roomId)).toMatchObject({ standby: true, owner: '@standby' });
     send();
 
-    expect((await taking)?.session.room).toMatchObject({ roomId, owner: 'creator' });
+    expect((await taking)?.room).toMatchObject({ roomId, owner: 'creator' });
     expect(await rooms.find(roomId)).toMatchObject({ owner: 'creator' });
+  });
+
+  it('gives a server two processes try to one of them, and each creator a server with its own settings', async () => {
+    const key = { gameId: `two-${randomUUID().slice(0, 8)}`, version: '1', region: 'eu-west-1' };
+    const [first, second, third] = [await standbyServer(key), await standbyServer(key), await standbyServer(key)];
+    const sidecars = standbySidecars();
+    // Process B tries the first server, and its assign reaches that server's sidecar first; A
+    // tries it next, and its write wins the room (B's waits for B's send). The game has B's
+    // settings, so A ends that server and takes another; B, refused the room, takes another too.
+    let sendB!: () => void;
+    const bSent = new Promise<void>((resolve) => (sendB = resolve));
+    const processA = warmPool({ assign: sidecars.assign(), readyServers: knownReadyServers(() => 0) });
+    const bPicks = [0, Infinity];
+    const processB = warmPool({
+      assign: sidecars.assign(() => bSent),
+      readyServers: knownReadyServers((count) => Math.min(bPicks.shift() ?? 0, count - 1)),
+    });
+    const configuration = { gameId: key.gameId, version: key.version } as GameServerConfiguration;
+
+    const takingB = processB.take(configuration, key.region, handOver('player-b'));
+    while (sidecars.calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const takenA = await processA.take(configuration, key.region, handOver('player-a'));
+    sendB();
+    const takenB = await takingB;
+
+    expect(sidecars.relayed.get(first)).toBe('player-b');
+    expect(await rooms.find(first)).toMatchObject({ owner: 'player-a', state: 'failed' });
+    expect(takenA?.room).toMatchObject({ roomId: second, owner: 'player-a', settings: { map: 'player-a' } });
+    expect(sidecars.relayed.get(second)).toBe('player-a');
+    expect(takenB?.room).toMatchObject({ roomId: third, owner: 'player-b', settings: { map: 'player-b' } });
+    expect(sidecars.relayed.get(third)).toBe('player-b');
+    // B stopped waiting for the first server's answer once its write failed.
+    expect(sidecars.calls.find((c) => c.roomId === first && c.creator === 'player-b')?.abandoned.aborted).toBe(true);
+  });
+
+  it("hands 5 servers to 100 creators racing in 4 processes: no game ever has another creator's settings", async () => {
+    const key = { gameId: `many-${randomUUID().slice(0, 8)}`, version: '1', region: 'eu-west-1' };
+    const servers = await Promise.all(Array.from({ length: 5 }, () => standbyServer(key)));
+    const sidecars = standbySidecars(20);
+    // The sends settle in a shuffled order, as SQS would: writes and assigns interleave.
+    const shuffled = () => new Promise<void>((resolve) => setTimeout(resolve, Math.random() * 10));
+    const processes = Array.from({ length: 4 }, () =>
+      warmPool({
+        assign: sidecars.assign(shuffled),
+        readyServers: knownReadyServers((count) => Math.floor(Math.random() * count)),
+      }),
+    );
+    const configuration = { gameId: key.gameId, version: key.version } as GameServerConfiguration;
+
+    const taken = await Promise.all(
+      Array.from({ length: 100 }, async (_, i) => {
+        const account = `player-${i}`;
+        return { account, session: await processes[i % 4]?.take(configuration, key.region, handOver(account)) };
+      }),
+    );
+
+    const winners = taken.filter((t) => t.session !== undefined);
+    expect(winners.length).toBeGreaterThan(0);
+    for (const { account, session } of winners) {
+      // The creator's room, and its game was handed this creator's settings.
+      expect(session?.room.owner).toBe(account);
+      expect(sidecars.relayed.get(session?.room.roomId ?? '')).toBe(account);
+    }
+    expect(new Set(winners.map((w) => w.session?.room.roomId)).size).toBe(winners.length);
+    // Every server is one creator's, or ended because its game has settings nobody owns.
+    for (const roomId of servers) {
+      const room = await rooms.find(roomId);
+      const winner = winners.find((w) => w.session?.room.roomId === roomId);
+      if (winner) expect(room).toMatchObject({ owner: winner.account, state: 'ready' });
+      else expect(room?.state).toBe('failed');
+    }
   });
 });
 
 describe('WarmPool.refill', () => {
-  it('drops a handed-over server, and retires one popped by a create that never handed it over', async () => {
-    const key = { gameId: `lost-${randomUUID().slice(0, 8)}`, version: '1', region: 'eu-west-1' };
+  it('drops a handed-over server and one whose room ended, and keeps the ready one', async () => {
+    const key = { gameId: `drop-${randomUUID().slice(0, 8)}`, version: '1', region: 'eu-west-1' };
     const handed = await standbyServer(key);
-    const lost = await standbyServer(key);
-    expect(await pool.pop(key)).toBe(handed);
-    expect(await pool.pop(key)).toBe(lost);
+    const ended = await standbyServer(key);
+    const ready = await standbyServer(key);
     await pool.handOver(key, handed, handOver('creator'));
-    let nowMs = Date.now();
+    await rooms.markFailed(ended, 'spawn-timeout', new Date());
     const warm = warmPool({
-      now: () => new Date(nowMs),
       assign: () => {
         throw new Error('a refill assigns nothing');
       },
     });
-    const configuration = { gameId: key.gameId, version: key.version, standby: 0 } as GameServerConfiguration;
+    const configuration = { gameId: key.gameId, version: key.version, standby: 1 } as GameServerConfiguration;
 
-    await warm.refill(configuration, key.region);
-    // The handed-over one is the creator's now; the other might still be mid hand-over.
-    expect((await pool.servers(key)).map((s) => [s.roomId, s.state])).toEqual([[lost, 'handedOut']]);
-    expect(await rooms.find(lost)).toMatchObject({ standby: true, state: 'ready' });
-
-    nowMs += lostHandOverMs + 1_000;
-    await warm.refill(configuration, key.region);
-    expect(await pool.servers(key)).toEqual([]);
-    expect(await rooms.find(lost)).toMatchObject({ state: 'closed' });
+    expect(await warm.refill(configuration, key.region)).toBe(0);
+    expect((await pool.servers(key)).map((s) => [s.roomId, s.state])).toEqual([[ready, 'ready']]);
+    expect(await pool.readyServers(key)).toEqual([ready]);
     expect(await rooms.find(handed)).toMatchObject({ owner: 'creator', state: 'ready' });
   });
 });

@@ -75,19 +75,35 @@ describe('createCommandRelay', () => {
     },
   );
 
-  it("relays a standby server's one assign and sends its answer to the assign queue; a second is refused as usual", async () => {
+  it("relays a standby server's one assign and answers on the assign queue; any other is refused there at once", async () => {
     const { relay, frames, calls, answers, assignAnswers } = setup(['say'], { standby: true });
     const relayed = relay({ type: 'command', commandId: 'a1', method: 'assign', params: { room_id: 'r1' } });
     await settle();
     expect(frames).toEqual([{ jsonrpc: '2.0', id: 1, method: 'assign', params: { room_id: 'r1' } }]);
+    // Another create's assign while the game is still answering the first: refused, never relayed.
+    await relay({ type: 'command', commandId: 'a2', method: 'assign', params: { room_id: 'r1' } });
+    expect(assignAnswers).toEqual([
+      ['a2', { error: expect.objectContaining({ code: rpcErrorCodes.alreadyAssigned }) }],
+    ]);
     calls.settle({ jsonrpc: '2.0', id: 1, result: { status: 'OK' } });
     await relayed;
-    expect(assignAnswers).toEqual([['a1', { result: { status: 'OK' } }]]);
+    expect(assignAnswers[1]).toEqual(['a1', { result: { status: 'OK' } }]);
 
-    await relay({ type: 'command', commandId: 'a2', method: 'assign', params: { room_id: 'r2' } });
+    await relay({ type: 'command', commandId: 'a3', method: 'assign', params: { room_id: 'r3' } });
     expect(frames).toHaveLength(1);
-    expect(answers).toEqual([['a2', { error: expect.objectContaining({ code: rpcErrorCodes.notAllowed }) }]]);
-    expect(assignAnswers).toHaveLength(1);
+    expect(assignAnswers[2]).toEqual([
+      'a3',
+      { error: expect.objectContaining({ code: rpcErrorCodes.alreadyAssigned }) },
+    ]);
+    expect(answers).toEqual([]);
+  });
+
+  it('refuses assign to a server that is not standby, like any method outside the whitelist', async () => {
+    const { relay, frames, answers, assignAnswers } = setup(['say']);
+    await relay({ type: 'command', commandId: 'a1', method: 'assign', params: { room_id: 'r1' } });
+    expect(frames).toEqual([]);
+    expect(answers).toEqual([['a1', { error: expect.objectContaining({ code: rpcErrorCodes.notAllowed }) }]]);
+    expect(assignAnswers).toEqual([]);
   });
 
   it('relays and answers a command delivered twice once', async () => {

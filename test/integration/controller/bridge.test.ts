@@ -1,3 +1,5 @@
+import { queueUrlResolver } from '../../../core/infra/queue-urls';
+import { sqsAssignAnswers } from '../../../core/pool/assign';
 import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
 import { hashRegistrationKey } from '../../../core/reservations/keys';
 import {
@@ -6,6 +8,7 @@ import {
   expectNoLeftovers,
   externalEndpoint,
   sleep,
+  sqsClient,
   TestGame,
   withSidecar,
   type Answerer,
@@ -250,6 +253,37 @@ describe('controller sidecar: commands', () => {
       expect(said.params).toEqual({ text: 'after' });
     });
   });
+
+  it.concurrent(
+    "a standby sidecar answers another create's assign -32007 on its assign queue; the game sees one",
+    async () => {
+      await withGame({ env: { STANDBY: '1', STATUS_TIMEOUT_S: '30' } }, async (run, game) => {
+        await game.call('inited', { standby: true });
+        const sqs = sqsClient();
+        const answers = sqsAssignAnswers(sqs, 'rk-test-reply-', () => Promise.resolve(run.keys), queueUrlResolver(sqs));
+        const wait = (commandId: string) => answers(run.roomId, commandId, 10_000, new AbortController().signal);
+        await run.sendReply({ type: 'command', commandId: 'first', method: 'assign', params: { room_id: run.roomId } });
+        const assign = (await game.next((m) => (m as { method?: string }).method === 'assign')) as Record<
+          string,
+          unknown
+        >;
+        await run.sendReply({
+          type: 'command',
+          commandId: 'second',
+          method: 'assign',
+          params: { room_id: run.roomId },
+        });
+        await game.send(JSON.stringify({ jsonrpc: '2.0', id: assign.id, result: { status: 'OK' } }));
+
+        // Both creates wait on the one queue; each gets the answer to its own command.
+        const [first, second] = await Promise.all([wait('first'), wait('second')]);
+        expect(first).toEqual({ kind: 'answered', result: { status: 'OK' } });
+        expect(second).toMatchObject({ kind: 'failed', error: { code: rpcErrorCodes.alreadyAssigned } });
+        await sleep(300);
+        expect(game.pending.filter((m) => (m as { method?: string }).method === 'assign')).toEqual([]);
+      });
+    },
+  );
 
   it.concurrent('a relayed command makes a protocol-only game join a player, which the heartbeat counts', async () => {
     await withSidecar({ args: ['ok'], env: { HEARTBEAT_INTERVAL_S: '0.3' } }, async (run) => {

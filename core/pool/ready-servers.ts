@@ -17,14 +17,22 @@ export const knownForMs = 5_000;
 export const watchEveryMs = 250;
 /** ...this many times at most (30 s: a local refill takes about a second, an ECS task start 10–20). */
 export const watchReads = 120;
-/** Servers tried here are remembered this many at a time (far more than a process tries in `knownForMs`). */
+/**
+ * A server tried here is not offered again for this long. One taken leaves the list within a
+ * second. One still listed after this is one whose hand-over failed with an error, not to
+ * another create: its game may have been sent `assign`, so the create that next wins it is
+ * answered -32007 and ends it (core/pool/warm-pool.ts), where never offering it again would
+ * keep it in the pool unused.
+ */
+export const triedForMs = 60_000;
+/** At most this many tried servers are remembered (far more than a process tries in a minute). */
 const triedRemembered = 4_096;
 
 /**
  * This process's knowledge of its pools' ready standby servers, so that a create names the
  * server it tries without a request first: each pool's ready list as last read, less every
- * server this process has offered already (each is offered once, so two creates of one
- * process never try the same server). What is known can be stale (another process took a
+ * server this process has offered in the last `triedForMs` (so two creates of one process
+ * never try the same server). What is known can be stale (another process took a
  * server, or it ended): the hand-over's conditional write decides, and the create tries the
  * next one (core/pool/warm-pool.ts).
  *
@@ -34,7 +42,8 @@ const triedRemembered = 4_096;
  */
 export class KnownReadyServers {
   private readonly known = new Map<string, { readonly ids: string[]; readonly readAtMs: number }>();
-  private readonly tried = new Set<string>();
+  /** Room id → when it was offered. */
+  private readonly tried = new Map<string, number>();
   private readonly watched = new Set<string>();
 
   constructor(private readonly deps: ReadyServersDependencies) {}
@@ -58,14 +67,21 @@ export class KnownReadyServers {
 
   private async read(pool: PoolKey, name: string): Promise<string[]> {
     const readAtMs = this.deps.nowMs();
-    const ids = (await this.deps.read(pool)).filter((id) => !this.tried.has(id));
+    const ids = (await this.deps.read(pool)).filter((id) => !this.triedRecently(id, readAtMs));
     this.known.set(name, { ids, readAtMs });
     return ids;
   }
 
+  private triedRecently(roomId: string, nowMs: number): boolean {
+    const at = this.tried.get(roomId);
+    return at !== undefined && nowMs - at < triedForMs;
+  }
+
   private remember(roomId: string): void {
-    this.tried.add(roomId);
-    if (this.tried.size > triedRemembered) this.tried.delete(this.tried.values().next().value as string);
+    // Re-inserted, so the map stays in the order of offering and the oldest goes first.
+    this.tried.delete(roomId);
+    this.tried.set(roomId, this.deps.nowMs());
+    if (this.tried.size > triedRemembered) this.tried.delete(this.tried.keys().next().value as string);
   }
 
   private watch(pool: PoolKey, name: string): void {

@@ -230,10 +230,10 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
 }
 
 /**
- * A create served by the warm pool: a ready standby server is popped from the region's pool
- * (one write), and becomes the creator's room (one write) while the game gets `assign` (one
- * round trip through its sidecar). Undefined when the pool had none or the game refused: the
- * create starts cold.
+ * A create served by the warm pool: a ready standby server of the region's pool, named from
+ * the process's memory of it, gets `assign` (one round trip through its sidecar) and becomes
+ * the creator's room (one conditional write) while the game answers (core/pool/warm-pool.ts).
+ * Undefined when the pool had none or the game refused: the create starts cold.
  */
 async function createFromPool(
   command: CreateRoomCommand,

@@ -1,4 +1,10 @@
-import { KnownReadyServers, knownForMs, watchEveryMs, watchReads } from '../../../../core/pool/ready-servers';
+import {
+  KnownReadyServers,
+  knownForMs,
+  triedForMs,
+  watchEveryMs,
+  watchReads,
+} from '../../../../core/pool/ready-servers';
 import type { PoolKey } from '../../../../core/pool/pool-store';
 
 const pool: PoolKey = { gameId: 'arena', version: '1.0.0', region: 'eu-west-1' };
@@ -38,12 +44,21 @@ describe('KnownReadyServers', () => {
     expect(reads).toHaveLength(1);
   });
 
-  it('reads when it knows none, and never offers a server it offered before, though the list still has it', async () => {
+  it('reads when it knows none, and does not offer a server it offered within the minute, though still listed', async () => {
     const { known, reads } = setup([['a'], ['a', 'b'], ['a', 'b']]);
     expect(await known.next(pool)).toBe('a');
     expect(await known.next(pool)).toBe('b');
     expect(await known.next(pool)).toBeUndefined();
     expect(reads).toHaveLength(3);
+  });
+
+  it('offers a server still listed a minute after it was tried again: its hand-over failed with an error', async () => {
+    const { known, advance } = setup([['a'], ['a'], ['a']]);
+    expect(await known.next(pool)).toBe('a');
+    advance(triedForMs - 1);
+    expect(await known.next(pool)).toBeUndefined();
+    advance(1);
+    expect(await known.next(pool)).toBe('a');
   });
 
   it('reads again before offering what it read more than knownForMs ago', async () => {

@@ -46,11 +46,17 @@ export async function startTestCloud(
   };
 }
 
-/** The ready standby servers of one pool, once there are at least `count` (or the time is up). */
+/**
+ * The ready standby servers of one pool, once there are at least `count` (or the time is up).
+ * A server a create took stays listed until its removal just after: its room, no longer
+ * standby, is what says it was taken.
+ */
 export async function readyStandby(pool: PoolKey, count = 1, timeoutMs = 30_000): Promise<StandbyServer[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const ready = (await platform().pool.servers(pool)).filter((s) => s.state === 'ready');
+    const listed = (await platform().pool.servers(pool)).filter((s) => s.state === 'ready');
+    const rooms = await Promise.all(listed.map((s) => platform().rooms.find(s.roomId)));
+    const ready = listed.filter((_, i) => rooms[i]?.standby === true);
     if (ready.length >= count || Date.now() > deadline) return ready;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -163,8 +163,10 @@ async function playerToken(call: ReturnType<typeof jsonClient>, account: string)
 async function readyStandby(region: string): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    const servers = await platform().pool.servers({ ...sampleKey, region });
-    if (servers.some((s) => s.state === 'ready')) return;
+    const ready = (await platform().pool.servers({ ...sampleKey, region })).filter((s) => s.state === 'ready');
+    // A taken server stays listed a moment after its create: its room says it was taken.
+    const rooms = await Promise.all(ready.map((s) => platform().rooms.find(s.roomId)));
+    if (rooms.some((room) => room?.standby === true)) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error('no standby server became ready within 60 s');

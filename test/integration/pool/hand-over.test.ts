@@ -360,6 +360,36 @@ describe('WarmPool.refill', () => {
   });
 });
 
+describe('WarmPool.refill, lowered', () => {
+  it('retires a ready server beyond the number, but not one a create won after the keeper read it', async () => {
+    const key = { gameId: `shrink-${randomUUID().slice(0, 8)}`, version: '1', region: 'eu-west-1' };
+    const [older, newer] = [await standbyServer(key), await standbyServer(key)];
+    // A create that knew `older` from before its removal wins it between the keeper's read of
+    // its room and the keeper's close.
+    // (The keeper reads each room twice: whether it is still standby, then before retiring it.)
+    let olderReads = 0;
+    const racedRooms = Object.create(rooms) as RoomStore;
+    racedRooms.find = async (roomId: string) => {
+      const room = await rooms.find(roomId);
+      if (roomId === older && ++olderReads === 2) await pool.handOver(key, older, handOver('late-creator'));
+      return room;
+    };
+    const warm = warmPool({
+      rooms: racedRooms,
+      assign: () => {
+        throw new Error('a refill assigns nothing');
+      },
+    });
+    const configuration = { gameId: key.gameId, version: key.version, standby: 0 } as GameServerConfiguration;
+
+    await warm.refill(configuration, key.region);
+
+    expect(await rooms.find(older)).toMatchObject({ owner: 'late-creator', state: 'ready' });
+    expect(await rooms.find(newer)).toMatchObject({ standby: true, state: 'closed' });
+    expect(await pool.servers(key)).toEqual([]);
+  });
+});
+
 describe('sqsAssignAnswers', () => {
   const prefix = `rk-test-${randomUUID().slice(0, 8)}-reply-`;
   const answers = () =>

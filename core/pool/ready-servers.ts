@@ -49,8 +49,9 @@ export class KnownReadyServers {
   constructor(private readonly deps: ReadyServersDependencies) {}
 
   /**
-   * A ready server of `pool` to try, never offered before by this process: from what is known
-   * when that is recent and names one, else from a read now. Undefined when the pool has none.
+   * A ready server of `pool` to try, not offered by this process in the last `triedForMs`:
+   * from what is known when that is recent and names one, else from a read now. Undefined
+   * when the pool has none.
    */
   async next(pool: PoolKey): Promise<string | undefined> {
     const name = poolName(pool);
@@ -59,6 +60,9 @@ export class KnownReadyServers {
       known && known.ids.length > 0 && this.deps.nowMs() - known.readAtMs <= knownForMs
         ? known.ids
         : await this.read(pool, name);
+    // Another create of this process may have been offered one of them while this one read.
+    const nowMs = this.deps.nowMs();
+    for (let at = ids.length - 1; at >= 0; at--) if (this.triedRecently(ids[at] ?? '', nowMs)) ids.splice(at, 1);
     const roomId = ids.splice((this.deps.pick ?? anyOf)(ids.length), 1)[0];
     if (roomId !== undefined) this.remember(roomId);
     if (ids.length === 0) this.watch(pool, name);

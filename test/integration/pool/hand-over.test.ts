@@ -299,6 +299,21 @@ describe('WarmPool.take', () => {
     expect(sidecars.calls.find((c) => c.roomId === first && c.creator === 'player-b')?.abandoned.aborted).toBe(true);
   });
 
+  it('never sends two assigns to one server from one process: 50 creators there race for 5 servers', async () => {
+    const key = { gameId: `one-${randomUUID().slice(0, 8)}`, version: '1', region: 'eu-west-1' };
+    const servers = await Promise.all(Array.from({ length: 5 }, () => standbyServer(key)));
+    const sidecars = standbySidecars(20);
+    const warm = warmPool({ assign: sidecars.assign(), readyServers: knownReadyServers((count) => count - 1) });
+    const configuration = { gameId: key.gameId, version: key.version } as GameServerConfiguration;
+
+    const taken = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => warm.take(configuration, key.region, handOver(`player-${i}`))),
+    );
+
+    expect(new Set(taken.filter(Boolean).map((session) => session?.room.roomId))).toEqual(new Set(servers));
+    expect(sidecars.calls.map((c) => c.roomId).sort()).toEqual([...servers].sort());
+  });
+
   it("hands 5 servers to 100 creators racing in 4 processes: no game ever has another creator's settings", async () => {
     const key = { gameId: `many-${randomUUID().slice(0, 8)}`, version: '1', region: 'eu-west-1' };
     const servers = await Promise.all(Array.from({ length: 5 }, () => standbyServer(key)));

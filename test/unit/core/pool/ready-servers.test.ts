@@ -61,6 +61,15 @@ describe('KnownReadyServers', () => {
     expect(await known.next(pool)).toBe('a');
   });
 
+  it('gives two creates of one process that read at the same moment different servers', async () => {
+    const { known } = setup([
+      ['a', 'b'],
+      ['a', 'b'],
+    ]);
+    const [first, second] = await Promise.all([known.next(pool), known.next(pool)]);
+    expect([first, second].sort()).toEqual(['a', 'b']);
+  });
+
   it('reads again before offering what it read more than knownForMs ago', async () => {
     const { known, reads, advance } = setup([['a', 'b'], ['c']]);
     expect(await known.next(pool)).toBe('a');

@@ -61,8 +61,7 @@ export class KnownReadyServers {
         ? known.ids
         : await this.read(pool, name);
     // Another create of this process may have been offered one of them while this one read.
-    const nowMs = this.deps.nowMs();
-    for (let at = ids.length - 1; at >= 0; at--) if (this.triedRecently(ids[at] ?? '', nowMs)) ids.splice(at, 1);
+    this.dropTried(ids, this.deps.nowMs());
     const roomId = ids.splice((this.deps.pick ?? anyOf)(ids.length), 1)[0];
     if (roomId !== undefined) this.remember(roomId);
     if (ids.length === 0) this.watch(pool, name);
@@ -71,14 +70,18 @@ export class KnownReadyServers {
 
   private async read(pool: PoolKey, name: string): Promise<string[]> {
     const readAtMs = this.deps.nowMs();
-    const ids = (await this.deps.read(pool)).filter((id) => !this.triedRecently(id, readAtMs));
+    const ids = this.dropTried(await this.deps.read(pool), readAtMs);
     this.known.set(name, { ids, readAtMs });
     return ids;
   }
 
-  private triedRecently(roomId: string, nowMs: number): boolean {
-    const at = this.tried.get(roomId);
-    return at !== undefined && nowMs - at < triedForMs;
+  /** `ids` less (in place) those offered here within `triedForMs` of `nowMs`. */
+  private dropTried(ids: string[], nowMs: number): string[] {
+    for (let at = ids.length - 1; at >= 0; at--) {
+      const offeredAt = this.tried.get(ids[at] ?? '');
+      if (offeredAt !== undefined && nowMs - offeredAt < triedForMs) ids.splice(at, 1);
+    }
+    return ids;
   }
 
   private remember(roomId: string): void {

@@ -17,6 +17,7 @@ import { keepPools } from '../../../lambdas/schedule/pool-keeper';
 import { standbyRoom } from '../../../core/pool/warm-pool';
 import { defaultConstants } from '../../../core/sessions/model';
 import { jsonClient } from '../../helpers/http';
+import { readyStandby } from '../../helpers/local-cloud';
 import { phase } from '../progress';
 import {
   describeLatency,
@@ -157,19 +158,6 @@ async function playerToken(call: ReturnType<typeof jsonClient>, account: string)
   if (response.status !== 200 && response.status !== 201)
     throw new Error(`minting a token for ${account} answered ${response.status}`);
   return response.body.access_token as string;
-}
-
-/** Waits until the local cloud's pool of the sample game holds a ready standby server. */
-async function readyStandby(region: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const ready = (await platform().pool.servers({ ...sampleKey, region })).filter((s) => s.state === 'ready');
-    // A taken server stays listed a moment after its create: its room says it was taken.
-    const rooms = await Promise.all(ready.map((s) => platform().rooms.find(s.roomId)));
-    if (rooms.some((room) => room?.standby === true)) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('no standby server became ready within 60 s');
 }
 
 /**
@@ -345,7 +333,8 @@ export async function benchCreateToReady(rounds: number): Promise<CreateToReadyR
           for (let i = 0; i < rounds; i++) {
             // The pool keeper's run (a sweep's, locally) starts the standby server this round takes.
             await keepPools();
-            await readyStandby(cloud.config.region);
+            const ready = await readyStandby({ ...sampleKey, region: cloud.config.region }, 1, 60_000);
+            if (ready.length === 0) throw new Error('no standby server became ready within 60 s');
             await new Promise((resolve) => setTimeout(resolve, 300));
             // The parts first, in the same quiet moment as the create.
             echoes.push(await baselines.echo());

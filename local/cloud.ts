@@ -8,6 +8,7 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { generateSigningKeyPair } from '../core/auth/tokens';
 import { createDocumentClient, createSqsClient } from '../core/infra/aws-clients';
+import { provideConfigSecrets } from '../core/infra/config';
 import { childLogger } from '../core/infra/logger';
 import { queueDefinitions, queueUrlVariable, type QueueId } from '../core/infra/queues';
 import { createTableInput, tableDefinition } from '../core/infra/table';
@@ -18,6 +19,7 @@ import { keepPools } from '../lambdas/schedule/pool-keeper';
 import { bundle } from '../containers/build';
 import { configurationForFleet } from '../core/gameservers/fleet-fit';
 import { LocalFleet } from './fleet';
+import { endLeftoverRoomCgroups } from './room-cgroups';
 import { startApiGateway, type LocalApiGateway } from './api-gateway';
 import { loadLocalConfigFile, type LocalConfigFile } from './config-file';
 import { putTemplate } from '../core/sessions/put-template';
@@ -164,9 +166,9 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       startSqsEmulator().then((s: SqsEmulator) => (started.push(s), s)),
       generateSigningKeyPair(`local-dev-${Date.now()}`),
       generateSigningKeyPair(`local-platform-${Date.now()}`),
-      // Before the signing key enters process.env: esbuild's long-lived service process
-      // inherits this process's environment, and a local game (same user) can read any
-      // same-user /proc/<pid>/environ. Builds are memoised, so later calls reuse these.
+      // esbuild's long-lived service process inherits this process's environment (its API
+      // takes no `env`): the signing keys are never in it, they reach the configuration in
+      // memory below. Builds are memoised, so later calls reuse these.
       bundle('controller'),
       bundle('sample-game'),
     ]);
@@ -177,7 +179,10 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     await ensureTable(db, localTableName);
     const queueUrls = await createQueues(sqs, localQueuePrefix);
 
-    // The handlers read their settings from the environment, exactly as in Lambda.
+    // The handlers read their settings from the environment, exactly as in Lambda; the
+    // secrets excepted: every child inherits this environment unless given its own, and a
+    // local game (same user) can read any same-user /proc/<pid>/environ. The keys are
+    // handed to the configuration in memory, after the reset that would forget them.
     Object.assign(process.env, {
       AWS_REGION: region,
       TABLE_NAME: localTableName,
@@ -186,8 +191,6 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       AUTH_ISSUER: localIssuer,
       AUTH_AUDIENCE: localAudience,
       AUTH_JWKS: JSON.stringify(keyPair.jwks),
-      DEV_SIGNING_JWK: JSON.stringify(keyPair.privateJwk),
-      TOKEN_SIGNING_JWK: JSON.stringify(platformKeyPair.privateJwk),
       ROOM_REGION: fleetPlan.defaultRegion,
       SPAWNER: 'local',
       REPLY_QUEUE_PREFIX: `${localQueuePrefix}-reply-`,
@@ -205,6 +208,10 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     });
     for (const id of Object.keys(queueDefinitions) as QueueId[]) process.env[queueUrlVariable(id)] = queueUrls[id];
     resetPlatform();
+    provideConfigSecrets({
+      DEV_SIGNING_JWK: JSON.stringify(keyPair.privateJwk),
+      TOKEN_SIGNING_JWK: JSON.stringify(platformKeyPair.privateJwk),
+    });
     started.push({ stop: async () => resetPlatform() });
 
     // The one adapter that differs from AWS: game servers are local processes, not ECS tasks.
@@ -235,7 +242,9 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     });
     const localFleet = platform().spawner as LocalFleet;
     started.push({ stop: () => localFleet.stopAll() });
-    // Before any request: rooms and processes left by an earlier run (`--persist`, or a crash).
+    // Before any request: rooms and processes left by an earlier run (`--persist`, or a crash),
+    // and what their games started that outlived them in their cgroups.
+    await endLeftoverRoomCgroups();
     const reconciled = await reconcileAtStart({
       live: platform().liveRooms,
       rooms: platform().rooms,
@@ -392,13 +401,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       stop: stopAll,
       killNow: () => {
         dynamo.killNow();
-        for (const pid of localFleet.pids) {
-          try {
-            process.kill(-pid, 'SIGKILL');
-          } catch {
-            // Already gone.
-          }
-        }
+        localFleet.killNow();
       },
     };
   } catch (error) {

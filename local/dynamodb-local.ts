@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { childLogger } from '../core/infra/logger';
+import { childEnvironment } from './child-environment';
 import { freePort } from './free-port';
 import { withParentDeathSignal } from './parent-death';
 
@@ -52,7 +53,7 @@ function emulatorDirectory(): string {
 }
 
 function assertJavaAvailable(): void {
-  const probe = spawnSync('java', ['-version'], { stdio: 'ignore' });
+  const probe = spawnSync('java', ['-version'], { stdio: 'ignore', env: childEnvironment() });
   if (probe.error || probe.status !== 0) throw new JavaMissingError();
 }
 
@@ -117,7 +118,11 @@ interface Launched {
   stderr(): string;
 }
 
-/** One JVM, in its own process group, killed by the kernel if this process dies. */
+/**
+ * One JVM, in its own process group, killed by the kernel if this process dies. Its
+ * environment is explicit and minimal: a JVM restarted while the platform runs must not
+ * inherit what the platform's environment holds by then.
+ */
 function launch(dir: string, workDir: string, port: number, dbPath: string | undefined): Launched {
   const storage = dbPath ? ['-dbPath', dbPath] : ['-inMemory'];
   const [command, args] = withParentDeathSignal('java', [
@@ -135,7 +140,12 @@ function launch(dir: string, workDir: string, port: number, dbPath: string | und
     String(port),
     '-disableTelemetry',
   ]);
-  const child = spawn(command, args, { cwd: workDir, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(command, args, {
+    cwd: workDir,
+    detached: true,
+    env: childEnvironment(),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);

@@ -11,7 +11,7 @@ export const fleetOwnerVariable = 'ROOMKEEPER_FLEET_OWNER';
 const log = childLogger('local-fleet');
 
 /** The process's start time in clock ticks since boot (field 22 of /proc/<pid>/stat), if it runs. */
-function startTime(pid: number): string | undefined {
+export function startTime(pid: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: count from its closing one.

@@ -6,8 +6,10 @@ import type { RunningServer, SpawnRequest, Spawner } from '../core/gameservers/s
 import { childLogger } from '../core/infra/logger';
 import { encodeRoomKey, type SidecarKeys } from '../core/protocol/sidecar-channel';
 import type { Placement } from '../core/rooms/model';
+import { childEnvironment } from './child-environment';
 import { currentFleetOwner, fleetOwnerVariable } from './fleet-owner';
 import { withParentDeathSignal } from './parent-death';
+import { RoomCgroups, type RoomCgroup } from './room-cgroups';
 
 export interface LocalFleetSettings {
   readonly sidecar: SidecarPlatformSettings;
@@ -34,6 +36,8 @@ interface LocalTask {
   /** The local host placement chose; absent when the fleet has no hosts. */
   readonly hostId?: string;
   readonly child: ChildProcess;
+  /** Every process of this server, `setsid` ones included; absent where no cgroup could be made. */
+  readonly cgroup?: RoomCgroup;
   readonly ports: readonly number[];
   readonly exited: Promise<void>;
   readonly startedAt: Date;
@@ -44,7 +48,10 @@ const log = childLogger('local-fleet');
 /**
  * The spawner of the local cloud: each room is a controller sidecar process (the same entry
  * point as the container), which starts the game as the protocol says. Each sidecar leads
- * its own process group, so stopping a task ends the game with it, whatever the game does.
+ * its own process group, with its game in it, and on Linux where a cgroup hierarchy is
+ * writable it also gets a cgroup of its own (local/room-cgroups.ts) that holds every process
+ * the game starts, even one that leaves the group with `setsid`. When the sidecar exits,
+ * however it ends, the group is killed and every process left in the cgroup too.
  */
 export class LocalFleet implements Spawner {
   readonly portPool: PortPool;
@@ -52,9 +59,22 @@ export class LocalFleet implements Spawner {
   /** Tasks the platform asked to stop: their exit is no news. */
   private readonly stopping = new Set<string>();
   private readonly owner = currentFleetOwner();
+  /** Undefined where no cgroup hierarchy is writable (not Linux, or not permitted): process groups only. */
+  private readonly cgroups: RoomCgroups | undefined;
 
   constructor(private readonly settings: LocalFleetSettings) {
     this.portPool = settings.portPool ?? new PortPool();
+    this.cgroups = RoomCgroups.forOwner(this.owner);
+  }
+
+  /** How a server's processes are bounded: a cgroup each, or (no writable hierarchy) its process group only. */
+  get containment(): 'cgroup' | 'process-group' {
+    return this.cgroups ? 'cgroup' : 'process-group';
+  }
+
+  /** The directory this fleet makes its servers' cgroups in, if it makes any. */
+  get cgroupDirectory(): string | undefined {
+    return this.cgroups?.directory;
   }
 
   /** Where players reach this fleet's game servers. */
@@ -105,25 +125,26 @@ export class LocalFleet implements Spawner {
       this.settings.sidecarKeys(request.roomId),
     ]);
     const ports = await this.portPool.allocate(request.configuration.ports);
-    const env = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL,
+    const env = childEnvironment({
       ...sidecarEnvironment(request, ports, binary, this.settings.sidecar),
       // Lets a later run find this sidecar if this process dies without stopping it.
       [fleetOwnerVariable]: this.owner,
-    };
+    });
     let child: ChildProcess;
+    let cgroup: RoomCgroup | undefined;
     try {
       // Under a parent-death signal: a SIGKILLed platform takes its sidecars (and so their games) with it.
       child = spawn(...withParentDeathSignal(process.execPath, [entry]), {
-        env: Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv,
+        env,
         detached: true,
         // stdin carries K_room: a game can read its parent's /proc/<pid>/environ and cmdline,
         // not a pipe the sidecar has drained and closed before starting it.
         stdio: ['pipe', this.settings.output ?? 'ignore', this.settings.output ?? 'ignore'],
       });
       child.stdin?.on('error', () => undefined); // A sidecar that died at once: its exit is reported below.
+      // Into its cgroup before its key: the sidecar starts the game only once it has read the
+      // key, so the game and all it starts are born inside.
+      if (child.pid !== undefined) cgroup = this.cgroups?.contain(request.roomId, child.pid);
       child.stdin?.end(`${encodeRoomKey(keys)}\n`);
     } catch (error) {
       this.portPool.release(ports);
@@ -132,7 +153,6 @@ export class LocalFleet implements Spawner {
     const taskId = `local:${request.roomId}`;
     const exited = new Promise<void>((resolve) => {
       child.once('exit', (code, signal) => {
-        this.portPool.release(ports);
         this.tasks.delete(taskId);
         const asked = this.stopping.delete(taskId);
         // A group member (the game) may outlive a crashed sidecar: end the group.
@@ -140,7 +160,12 @@ export class LocalFleet implements Spawner {
         log.info('sidecar exited', { roomId: request.roomId, code, signal });
         // Exit codes 0 and 1 follow the sidecar's own report; a signal or code 2 means none was sent.
         if (!asked && (signal !== null || code === 2)) this.settings.onLost?.(request.roomId, { code, signal });
-        resolve();
+        // What left the group (`setsid`) is still in the cgroup. The ports are free again only
+        // then: a survivor could still hold one.
+        void (cgroup?.end() ?? Promise.resolve()).then(() => {
+          this.portPool.release(ports);
+          resolve();
+        });
       });
       child.once('error', (error) => {
         log.error('sidecar failed to start', { roomId: request.roomId, error });
@@ -151,6 +176,7 @@ export class LocalFleet implements Spawner {
       roomId: request.roomId,
       ...(request.host ? { hostId: request.host.hostId } : {}),
       child,
+      ...(cgroup ? { cgroup } : {}),
       ports,
       exited,
       startedAt: new Date(),
@@ -179,6 +205,15 @@ export class LocalFleet implements Spawner {
 
   async stopAll(reason = 'shutdown'): Promise<void> {
     await Promise.all([...this.tasks.keys()].map((taskId) => this.stop(taskId, reason)));
+    this.cgroups?.removeIfEmpty();
+  }
+
+  /** SIGKILLs every server's process group and cgroup members now. Synchronous: for a process 'exit' handler. */
+  killNow(): void {
+    for (const task of this.tasks.values()) {
+      killGroup(task.child, 'SIGKILL');
+      task.cgroup?.killNow();
+    }
   }
 }
 

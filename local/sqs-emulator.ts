@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { qualifiedQueueName, queueDefinitions, type QueueDefinition, type QueueId } from '../core/infra/queues';
+import { childEnvironment } from './child-environment';
 import { withParentDeathSignal } from './parent-death';
 
 export interface SqsEmulator {
@@ -23,7 +24,8 @@ export async function startSqsEmulator(options: { port?: number } = {}): Promise
     join(__dirname, 'sqs-emulator-process.mjs'),
     String(options.port ?? 0),
   ]);
-  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  // An explicit, minimal environment: nothing of the platform's reaches it (local/child-environment.ts).
+  const child = spawn(command, args, { env: childEnvironment(), stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const port = await new Promise<number>((resolve, reject) => {

@@ -12,6 +12,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import {
   controllerReplySchema,
   controllerRequestSchema,
+  forwardedCall,
   sidecarCredentialsSchema,
   type ControllerReply,
   type ControllerRequest,
@@ -83,6 +84,8 @@ export const newCorrelationId = (): string => randomBytes(16).toString('base64ur
  * request is a MAC'd envelope, and only what the platform sealed for this room is read
  * from the reply queue — a forged or replayed command never reaches the game. If the reply
  * queue disappears (locally nothing stops another process deleting it), it is created again.
+ * A request is MAC'd, not encrypted, so nothing secret goes in one: registration keys go as
+ * their hashes, and the request schema refuses to send a clear one.
  */
 export class PlatformBridge {
   private readonly waits = new Correlations<string, PlatformReply>();
@@ -173,9 +176,10 @@ export class PlatformBridge {
     const correlationId = newCorrelationId();
     const answer = this.waits.wait(correlationId, this.options.replyTimeoutMs);
     // A hung SendMessage must not hold the game past the reply timeout either. SDK retries
-    // reuse the deduplication id, so a retried send is still one request.
+    // reuse the deduplication id, so a retried send is still one request. The game's
+    // registration key leaves this process only as its hash (`forwardedCall`).
     const sent = await this.send(
-      { type: 'rpc', correlationId, replyTo: this.replyQueueUrl, method, params },
+      { type: 'rpc', correlationId, replyTo: this.replyQueueUrl, ...forwardedCall(method, params) },
       correlationId,
       AbortSignal.timeout(this.options.replyTimeoutMs),
     );

@@ -11,7 +11,12 @@ export interface RateLimitDetails {
   readonly retryAfterS: number;
 }
 
-const actionNames = { join: 'joins', create: 'room creations', command: 'commands' } as const;
+const actionNames = {
+  join: 'joins',
+  create: 'room creations',
+  command: 'commands',
+  messagePoll: 'message polls',
+} as const;
 
 /**
  * The account used up its allowance for the last `windowS` seconds (or its log could not be written
@@ -45,6 +50,10 @@ export class CreateRateLimitedError extends AbuseRateLimitedError {
 
 export class CommandRateLimitedError extends AbuseRateLimitedError {
   override readonly name = 'CommandRateLimitedError';
+}
+
+export class MessagePollRateLimitedError extends AbuseRateLimitedError {
+  override readonly name = 'MessagePollRateLimitedError';
 }
 
 /** A ban in force. 403 `BANNED`; the message says until when, unless it is permanent. */

@@ -8,6 +8,9 @@ import {
   CommandRateLimitedError,
   CreateRateLimitedError,
   JoinRateLimitedError,
+  MessagePollRateLimitedError,
+  type AbuseRateLimitedError,
+  type RateLimitDetails,
 } from './errors';
 import type { RateLimits } from './rate-limit-store';
 import type { RateLimitPolicy } from './rate-limit';
@@ -20,6 +23,8 @@ export interface AbuseLimits {
   readonly createsPerMinute: number;
   /** Commands to game servers per account in any 60 s span. @default 60 */
   readonly commandsPerMinute?: number;
+  /** Reads of the owner's message long poll per account in any 60 s span. @default 120 */
+  readonly messagePollsPerMinute?: number;
 }
 
 export interface AbuseGuardDependencies {
@@ -34,6 +39,13 @@ export interface AbuseGuardDependencies {
   /** The same for room creations: most warm creates then pass the guard without a request. */
   readonly createLeases?: PermitLeases;
 }
+
+/** The 429 of one rate-limited action. */
+type RateLimitedErrorClass = new (
+  account: string,
+  rate: RateLimitDetails,
+  options?: { cause?: unknown },
+) => AbuseRateLimitedError;
 
 /** One rate-limited action's allowance as the guard spends it. */
 interface Allowance {
@@ -62,12 +74,14 @@ export const banCacheMs = banSnapshotMaxAgeMs;
 
 /**
  * Keeps one account from hurting the others: bans, and per-account rate limits on joining
- * and creating rooms. Handlers call an `assert…Allowed` method first thing after
- * validation, before any room is read or written; it returns nothing or throws a
- * `PlatformError` that the HTTP middleware maps to the docs/api.md body:
+ * and creating rooms, commanding game servers and long-polling their messages. Handlers call
+ * an `assert…Allowed` method first thing after validation, before any room is read or
+ * written; it returns nothing or throws a `PlatformError` that the HTTP middleware maps to
+ * the docs/api.md body:
  *
  * - `AccountBannedError`: 403 `BANNED`, message says until when (if the ban expires);
- * - `JoinRateLimitedError` / `CreateRateLimitedError`: 429 `RATE_LIMITED` with `Retry-After`
+ * - `JoinRateLimitedError`, `CreateRateLimitedError`, `CommandRateLimitedError`,
+ *   `MessagePollRateLimitedError`: 429 `RATE_LIMITED` with `Retry-After`
  *   (whole seconds until the oldest admission of the last 60 s leaves the window, ≥ 1).
  *
  * Each check is a ban lookup in this process's snapshot of every ban (core/abuse/ban-snapshot.ts:
@@ -82,6 +96,7 @@ export class AbuseGuard {
   private readonly joins: Allowance;
   private readonly creates: Allowance;
   private readonly commandPolicy: RateLimitPolicy;
+  private readonly messagePollPolicy: RateLimitPolicy;
   private readonly bans: BanSnapshot;
 
   constructor(private readonly deps: AbuseGuardDependencies) {
@@ -97,6 +112,7 @@ export class AbuseGuard {
       CreateRateLimitedError,
     );
     this.commandPolicy = { action: 'command', limit: deps.limits.commandsPerMinute ?? 60, windowS: 60 };
+    this.messagePollPolicy = { action: 'messagePoll', limit: deps.limits.messagePollsPerMinute ?? 120, windowS: 60 };
   }
 
   /**
@@ -194,6 +210,23 @@ export class AbuseGuard {
   }
 
   /**
+   * Call before `GET /v1/rooms/{roomId}/messages` reads anything. Counts against
+   * `MESSAGE_POLL_RATE_LIMIT_PER_MINUTE`: a long poll holds a request open for up to 20 s and
+   * reads the table several times a second meanwhile, so one account's polls are bounded
+   * like its commands, and a banned account reads nothing.
+   *
+   * @throws AccountBannedError 403 `BANNED` while a ban is in force.
+   * @throws MessagePollRateLimitedError 429 `RATE_LIMITED`, `Retry-After` set.
+   * @example
+   * const p = platform();
+   * await p.abuse.assertMessagePollAllowed(principal.account, p.now());
+   */
+  async assertMessagePollAllowed(account: string, now: Date): Promise<void> {
+    await this.assertNotBanned(account, now);
+    await this.count(account, now, this.messagePollPolicy, MessagePollRateLimitedError);
+  }
+
+  /**
    * Throws `AccountBannedError` if a ban is in force at `now`; a check without counting,
    * for paths that are not rate limited.
    *
@@ -273,7 +306,7 @@ export class AbuseGuard {
     account: string,
     now: Date,
     policy: RateLimitPolicy,
-    RateLimited: typeof JoinRateLimitedError | typeof CreateRateLimitedError | typeof CommandRateLimitedError,
+    RateLimited: RateLimitedErrorClass,
     /** What the caller is told the limit is (the whole allowance, leases included). */
     stated: RateLimitPolicy = policy,
   ): Promise<void> {

@@ -23,7 +23,7 @@
  */
 
 /** What is being limited; part of the log's key. */
-export type RateLimitedAction = 'join' | 'create' | 'command';
+export type RateLimitedAction = 'join' | 'create' | 'command' | 'messagePoll';
 
 export interface RateLimitPolicy {
   readonly action: RateLimitedAction;

@@ -33,6 +33,22 @@ export function roomAudience(roomId: string): string {
   return `${platformAudiencePrefix}room:${roomId}`;
 }
 
+/**
+ * Account names that belong to the platform, never to a person: `@…` for the platform's own
+ * owners (`@standby` owns every unassigned standby server) and `server:<roomId>`, a game
+ * server's own account. Some identity providers allow such a `sub`, so the HTTP verifier
+ * refuses every token whose `sub` starts with one of these (core/auth/tokens.ts).
+ */
+export const reservedAccountPrefixes = ['@', 'server:'] as const;
+
+/** The platform's own owner accounts start with this (see `reservedAccountPrefixes`). */
+export const platformOwnerPrefix = reservedAccountPrefixes[0];
+
+/** True for an account name the platform reserves: no identity provider token may carry it. */
+export function isReservedAccount(account: string): boolean {
+  return reservedAccountPrefixes.some((prefix) => account.startsWith(prefix));
+}
+
 /** `sub` of a game server's own token. */
 export function gameServerAccount(roomId: string): string {
   return `server:${roomId}`;

@@ -13,7 +13,13 @@ import {
   type JWTPayload,
 } from 'jose';
 import { AuthScopeMissingError, AuthTokenInvalidError } from '../errors';
-import { acceptsAudience, defaultPlatformIssuer, isPlatformMinted } from './token-model';
+import {
+  acceptsAudience,
+  defaultPlatformIssuer,
+  isPlatformMinted,
+  isReservedAccount,
+  reservedAccountPrefixes,
+} from './token-model';
 import { VerifiedTokenCache } from './verified-token-cache';
 
 /** Who is calling, as established by a verified bearer token. */
@@ -40,10 +46,36 @@ export interface VerifierSettings {
 }
 
 /**
- * How long a verified token is taken on trust (bounded by its own `exp`): the longest a key
- * withdrawn from the key set keeps working for a token already seen.
+ * The longest a key withdrawn from the identity provider's key set keeps working, for a token
+ * a handler has already seen and for a new one alike (docs/security.md). Split in two:
+ *
+ * ```
+ *  F: key set fetched   W ≥ F: key withdrawn   F + keySetMaxAgeMs: the next verification fetches
+ *  |--------------------|----------------------|  anew; a NEW token with that key is refused
+ *  a token verified from that copy, at t < F + keySetMaxAgeMs, is trusted until
+ *  t + verifiedTokenTrustMs < F + keyWithdrawalBoundMs ≤ W + keyWithdrawalBoundMs
+ * ```
  */
-export const verifiedTokenTrustMs = 60_000;
+export const keyWithdrawalBoundMs = 60_000;
+
+/**
+ * How old the fetched key set may be before a verification fetches it again (jose's
+ * `cacheMaxAge`, whose own default is 10 minutes).
+ */
+export const keySetMaxAgeMs = 30_000;
+
+/**
+ * How soon after a fetch a token with a key id the set does not hold may fetch it again
+ * (jose's `cooldownDuration`): a key the identity provider just added works within this, and
+ * tokens with made-up key ids cost at most one fetch per this span.
+ */
+export const keySetCooldownMs = 10_000;
+
+/**
+ * How long a verified token is taken on trust (bounded by its own `exp`): with the key set's
+ * age, the longest a withdrawn key keeps working for a token already seen.
+ */
+export const verifiedTokenTrustMs = keyWithdrawalBoundMs - keySetMaxAgeMs;
 const verifiedTokensKept = 10_000;
 
 /** Ed25519 signatures are deterministic: the same claims sign to the same token, so a redelivered `joined` can be answered identically without storing tokens. */
@@ -68,8 +100,13 @@ function invalid(error: unknown): AuthTokenInvalidError {
 function keySetOf(settings: { jwks?: string; jwksUrl?: string }) {
   return settings.jwks
     ? createLocalJWKSet(JSON.parse(settings.jwks) as JSONWebKeySet)
-    : createRemoteJWKSet(new URL(settings.jwksUrl ?? 'about:blank'));
+    : createRemoteJWKSet(new URL(settings.jwksUrl ?? 'about:blank'), {
+        cacheMaxAge: keySetMaxAgeMs,
+        cooldownDuration: keySetCooldownMs,
+      });
 }
+
+const reservedAccountRefused = `The token's subject is an account name the platform reserves for itself (one starting with ${reservedAccountPrefixes.map((prefix) => `'${prefix}'`).join(' or ')}); the player and admin API accept no such account.`;
 
 const platformTokenRefused =
   'The token was issued by the platform for a game server or a room; the player and admin API accept only tokens of the identity provider.';
@@ -78,7 +115,9 @@ const platformTokenRefused =
  * Verifies the tokens of the player and admin API: the identity provider's issuer and keys,
  * and the API's audience read as API Gateway's JWT authorizer reads it. Tokens the platform
  * minted for game servers and rooms are refused by their claims before any key is tried,
- * so a key set that wrongly holds the platform's key still lets none of them in.
+ * so a key set that wrongly holds the platform's key still lets none of them in. A `sub` the
+ * platform reserves (`isReservedAccount`: the owner of unassigned standby servers, a game
+ * server's own account) is refused too, so no identity provider account can be either.
  */
 export function createTokenVerifier(settings: VerifierSettings): TokenVerifier {
   const keySet = keySetOf(settings);
@@ -115,6 +154,7 @@ export function createTokenVerifier(settings: VerifierSettings): TokenVerifier {
     if (typeof payload.sub !== 'string' || payload.sub.length === 0) {
       throw new AuthTokenInvalidError('The token has no subject.');
     }
+    if (isReservedAccount(payload.sub)) throw new AuthTokenInvalidError(reservedAccountRefused);
     const principal: Principal = { account: payload.sub, scopes: scopesOf(payload) };
     verified.set(token, principal, payload.exp, at);
     return principal;

@@ -4,9 +4,9 @@ import type { Principal } from './tokens';
  * Tokens whose signature and claims were verified, so a player's next call with the same
  * token skips the signature check (a client sends one token for many calls; on the join path
  * the check was a tenth of the CPU). Keyed by the exact token string, positive results only.
- * An entry lives until the token's own `exp`, and never longer than `maxAgeMs`, so a key
- * withdrawn from the key set stops working within that bound. Bounded in size: the oldest
- * entry goes first.
+ * An entry lives until the token's own `exp`, and never longer than `maxAgeMs`: with the
+ * key set's own maximum age, that bounds how long a key withdrawn from the key set keeps
+ * working (`keyWithdrawalBoundMs` in tokens.ts). Bounded in size: the oldest entry goes first.
  */
 export class VerifiedTokenCache {
   private readonly entries = new Map<string, { readonly principal: Principal; readonly until: number }>();

@@ -13,11 +13,15 @@ import type { RoomMessages } from '../commands/message-store';
 import { commandOutcome, messageDataSchema } from '../commands/model';
 import type { Commands } from '../commands/store';
 import { countSpawnFailure } from '../infra/metrics';
-import type { ControllerReply, ControllerRequest, SidecarCredentials } from '../protocol/controller-messages';
+import {
+  forwardedParams,
+  type ControllerReply,
+  type ControllerRequest,
+  type SidecarCredentials,
+} from '../protocol/controller-messages';
 import { gameMethods } from '../protocol/game-methods';
 import { checkRpcParams } from '../protocol/invalid-params';
 import { rpcErrorCodes, type RpcError } from '../protocol/jsonrpc';
-import { hashRegistrationKey } from '../reservations/keys';
 import type { SessionStore } from '../sessions/store';
 import { isLive, type Room, type RoomSettings } from '../rooms/model';
 import type { RoomStore } from '../rooms/store';
@@ -207,8 +211,12 @@ async function refuseStandby(room: Room, deps: ControllerEventDependencies, now:
   );
 }
 
+/**
+ * `joined` and `left` name the player by the SHA-256 of the key the game was handed
+ * (`keyHash`): the platform matches the hash it stored at the join and never sees the key.
+ */
 async function joined(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
-  const params = checkRpcParams(gameMethods.joined.params, request.params ?? {});
+  const params = checkRpcParams(forwardedParams.joined, request.params ?? {});
   if ('message' in params) return fail(rpcErrorCodes.invalidParams, params.message);
   // Two round trips: one consistent read of the document (room, members, keys), one conditional write.
   const read = await deps.members.read(request.roomId);
@@ -216,7 +224,7 @@ async function joined(request: RpcRequest, deps: ControllerEventDependencies, no
   if (!read || !room || !isLive(room.state)) return fail(rpcErrorCodes.roomClosed, 'The room is not open.');
   const extension = await extendedScopes(room, params.data, deps);
   if ('error' in extension) return extension;
-  const outcome = await deps.members.confirm(read, hashRegistrationKey(params.data.key), request.correlationId, now);
+  const outcome = await deps.members.confirm(read, params.data.keyHash, request.correlationId, now);
   if (outcome.state === 'Rejected') {
     return fail(rpcErrorCodes.keyRejected, `Registration key rejected (${outcome.reason}).`);
   }
@@ -237,14 +245,9 @@ async function joined(request: RpcRequest, deps: ControllerEventDependencies, no
 }
 
 async function left(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
-  const params = checkRpcParams(gameMethods.left.params, request.params ?? {});
+  const params = checkRpcParams(forwardedParams.left, request.params ?? {});
   if ('message' in params) return fail(rpcErrorCodes.invalidParams, params.message);
-  const outcome = await deps.members.leave(
-    request.roomId,
-    hashRegistrationKey(params.data.key),
-    request.correlationId,
-    now,
-  );
+  const outcome = await deps.members.leave(request.roomId, params.data.keyHash, request.correlationId, now);
   return outcome.state === 'Left'
     ? { result: { status: 'OK' } }
     : fail(rpcErrorCodes.keyRejected, 'Registration key rejected.');

@@ -25,14 +25,14 @@ const environmentSchema = z.object({
   AUTH_JWKS_URL: z.url().optional(),
   /** The same key set inline, as JSON (local cloud and tests). */
   AUTH_JWKS: z.string().min(2).optional(),
-  /** Private JWK that signs dev tokens. Only the local cloud sets it. */
+  /** Private JWK that signs dev tokens. Only the local cloud gives it, in memory (`provideConfigSecrets`). */
   DEV_SIGNING_JWK: z.string().min(2).optional(),
   MAX_BODY_BYTES: z.coerce
     .number()
     .int()
     .positive()
     .default(64 * 1024),
-  /** Private JWK with which the platform mints game-server and joined-player tokens. */
+  /** Private JWK with which the platform mints game-server and joined-player tokens (local cloud, tests: in memory). */
   TOKEN_SIGNING_JWK: z.string().min(2).optional(),
   /** The same key kept in Secrets Manager (deployed): read once per cold start. */
   TOKEN_SIGNING_JWK_SECRET_ARN: z.string().min(1).optional(),
@@ -82,6 +82,11 @@ const environmentSchema = z.object({
   CREATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().max(maxRateLimit).default(10),
   /** Commands one account may send to its rooms' game servers in any 60 s span. */
   COMMAND_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().max(maxRateLimit).default(60),
+  /**
+   * Reads of the owner's message long poll one account may start in any 60 s span: each holds
+   * a request open for up to 20 s and reads the table several times a second meanwhile.
+   */
+  MESSAGE_POLL_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().max(maxRateLimit).default(120),
   /** Cost bounds (docs/cost-bounds.md): a ready room with no live member this long is ended. */
   EMPTY_ROOM_GRACE_S: z.coerce.number().int().positive().max(86_400).default(60),
   /** A room older than this is ended, players or not; a configuration's `maxLifetimeS` overrides it. */
@@ -132,7 +137,12 @@ export type PlatformConfig = Readonly<{
   sweepIntervalS: number;
   endedRoomRetentionS: number;
   sidecar: Readonly<{ heartbeatIntervalS?: number; statusIntervalS?: number; statusTimeoutS?: number }>;
-  abuse: Readonly<{ joinsPerMinute: number; createsPerMinute: number; commandsPerMinute: number }>;
+  abuse: Readonly<{
+    joinsPerMinute: number;
+    createsPerMinute: number;
+    commandsPerMinute: number;
+    messagePollsPerMinute: number;
+  }>;
   costBounds: CostBoundDefaults;
 }>;
 
@@ -155,8 +165,18 @@ export class ConfigInvalidError extends Error {
   }
 }
 
-export function parseConfig(env: NodeJS.ProcessEnv): PlatformConfig {
-  const parsed = environmentSchema.safeParse(env);
+/**
+ * The settings that are secrets (the private JWKs). Deployed, Lambda's environment holds
+ * TOKEN_SIGNING_JWK_SECRET_ARN and the key itself is read from Secrets Manager. The local
+ * cloud and tests hand the keys over in memory (`provideConfigSecrets`) instead of through
+ * `process.env`: a child process inherits `process.env` unless told otherwise, and a game
+ * (same user) can read any same-user process's `/proc/<pid>/environ`.
+ */
+export type ConfigSecrets = Readonly<Partial<Record<'DEV_SIGNING_JWK' | 'TOKEN_SIGNING_JWK', string>>>;
+
+/** `secrets` take precedence over variables of the same name in `env`. */
+export function parseConfig(env: NodeJS.ProcessEnv, secrets: ConfigSecrets = {}): PlatformConfig {
+  const parsed = environmentSchema.safeParse({ ...env, ...definedOnly(secrets) });
   if (!parsed.success) {
     const variables = parsed.error.issues.map((issue) => String(issue.path[0]));
     throw new ConfigInvalidError(
@@ -225,6 +245,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): PlatformConfig {
       joinsPerMinute: e.JOIN_RATE_LIMIT_PER_MINUTE,
       createsPerMinute: e.CREATE_RATE_LIMIT_PER_MINUTE,
       commandsPerMinute: e.COMMAND_RATE_LIMIT_PER_MINUTE,
+      messagePollsPerMinute: e.MESSAGE_POLL_RATE_LIMIT_PER_MINUTE,
     },
     costBounds: {
       emptyRoomGraceS: e.EMPTY_ROOM_GRACE_S,
@@ -243,15 +264,35 @@ function list(value: string | undefined): string[] {
     .filter(Boolean);
 }
 
+function definedOnly(secrets: ConfigSecrets): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(secrets).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+}
+
 let current: PlatformConfig | undefined;
+let secrets: ConfigSecrets = {};
 
 /** The process's configuration, parsed on first use (a Lambda cold start, or the local cloud's first request). */
 export function config(): PlatformConfig {
-  current ??= parseConfig(process.env);
+  current ??= parseConfig(process.env, secrets);
   return current;
 }
 
-/** Forget the parsed configuration; the local cloud calls this after it sets the environment. */
+/**
+ * Secrets for the configuration parsed next, kept in this module's memory and never written
+ * to `process.env`. Replaces those given before; `resetConfig` forgets them.
+ */
+export function provideConfigSecrets(given: ConfigSecrets): void {
+  secrets = { ...given };
+  current = undefined;
+}
+
+/**
+ * Forget the parsed configuration and the secrets given in memory; the local cloud calls
+ * this after it sets the environment, then hands over its keys again.
+ */
 export function resetConfig(): void {
   current = undefined;
+  secrets = {};
 }

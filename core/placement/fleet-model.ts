@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { storableNumber } from '../protocol/storable-json';
 
 /**
  * The fleet: regions (a name, a location, one of them the default) and the hosts in them (a
@@ -12,8 +13,8 @@ export const regionNameSchema = z
   .regex(/^[a-z0-9-]+$/, 'must be a region name (lowercase letters, digits, dashes)');
 
 export const geoPointSchema = z.strictObject({
-  lat: z.number().min(-90).max(90),
-  lon: z.number().min(-180).max(180),
+  lat: storableNumber().min(-90).max(90),
+  lon: storableNumber().min(-180).max(180),
 });
 
 export const regionBodySchema = z
@@ -40,8 +41,8 @@ export const hostIdSchema = z
 
 /** Load fractions (0–1) above which a host gets no new servers. */
 export const hostLimitsSchema = z.strictObject({
-  cpu: z.number().gt(0).max(1).default(0.9),
-  memory: z.number().gt(0).max(1).default(0.9),
+  cpu: storableNumber().gt(0).max(1).default(0.9),
+  memory: storableNumber().gt(0).max(1).default(0.9),
 });
 
 export const hostBodySchema = z
@@ -80,8 +81,8 @@ export type HostPatch = z.output<typeof hostPatchSchema>;
 
 export const hostHeartbeatSchema = z
   .strictObject({
-    cpu: z.number().min(0).max(1).describe('CPU in use, a fraction of what the host has.'),
-    memory: z.number().min(0).max(1).describe('Memory in use, a fraction of what the host has.'),
+    cpu: storableNumber().min(0).max(1).describe('CPU in use, a fraction of what the host has.'),
+    memory: storableNumber().min(0).max(1).describe('Memory in use, a fraction of what the host has.'),
     servers: z.number().int().min(0).max(1_000_000).describe('Game servers running on it.'),
   })
   .meta({ id: 'HostHeartbeat' });

@@ -1,4 +1,4 @@
-import { grantableScopes } from '../auth/token-model';
+import { grantableScopes, platformOwnerPrefix } from '../auth/token-model';
 import type { GameServerConfiguration } from '../gameservers/configuration';
 import { NoHealthyHostError } from '../gameservers/errors';
 import type { Spawner } from '../gameservers/spawner';
@@ -16,8 +16,11 @@ import type { AssignCall, Assignment } from './assign';
 import type { HandOver, PoolKey, PoolStore, StandbyServer } from './pool-store';
 import type { KnownReadyServers } from './ready-servers';
 
-/** The owner of a standby room: no account can be called this (accounts never contain '@'). */
-export const standbyOwner = '@standby';
+/**
+ * The owner of a standby room: a reserved account name, so no caller can be it (the HTTP
+ * verifier refuses every token whose `sub` the platform reserves: core/auth/token-model.ts).
+ */
+export const standbyOwner = `${platformOwnerPrefix}standby`;
 
 /** The game's answer to `assign`, as the sidecar relayed it. */
 export type AssignOutcome =

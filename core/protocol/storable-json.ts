@@ -19,10 +19,65 @@ export const storableJsonLimits = {
    */
   maxDepth: 31,
   maxKeyLength: 256,
-  /** DynamoDB's number range: smaller magnitudes underflow, larger overflow. */
-  minMagnitude: 1e-130,
-  maxMagnitude: 9.9e125,
+  /**
+   * DynamoDB's number range, as decimal text: smaller magnitudes underflow, larger overflow.
+   * Text, because the largest is no double: it parses to 1e126, which DynamoDB refuses.
+   */
+  minMagnitude: '1e-130',
+  maxMagnitude: '9.9999999999999999999999999999999999999e+125',
+  /** DynamoDB keeps at most 38 significant digits of a number. */
+  maxSignificantDigits: 38,
 } as const;
+
+/** Decimal exponents of the smallest and the largest magnitude DynamoDB stores (1e-130, 9.99…e125). */
+const storableExponents = { min: -130, max: 125 } as const;
+
+/**
+ * Why DynamoDB would refuse to store `value`, or undefined when it stores it exactly: the one
+ * rule for every number a caller or a game server hands us. DynamoDB reads the number as the
+ * decimal text the SDK sends (`String(value)`: "1e-200", "5e-324"), so the rule reads that
+ * text too, not the double: no double comparison can tell 1e126 (refused) from the largest
+ * storable number, which rounds to it.
+ *
+ * @example
+ * storableNumberIssue(0.25);   // undefined
+ * storableNumberIssue(5e-324); // 'is smaller in magnitude than 1e-130 and cannot be stored'
+ */
+export function storableNumberIssue(value: number): string | undefined {
+  if (!Number.isFinite(value)) return 'must be a finite number';
+  if (value === 0) return undefined;
+  const decimal = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(Math.abs(value)));
+  if (!decimal) return 'must be a finite number';
+  const [, whole = '', fraction = '', exponent = '0'] = decimal;
+  const digits = `${whole}${fraction}`;
+  const leadingZeros = digits.length - digits.replace(/^0+/, '').length;
+  // The decimal exponent of the first significant digit: 1234.5 → 3, 0.00123 → -3, 5e-324 → -324.
+  const magnitudeExponent = whole.length - 1 - leadingZeros + Number(exponent);
+  if (magnitudeExponent < storableExponents.min) {
+    return `is smaller in magnitude than ${storableJsonLimits.minMagnitude} and cannot be stored`;
+  }
+  if (magnitudeExponent > storableExponents.max) {
+    return `is larger in magnitude than ${storableJsonLimits.maxMagnitude} and cannot be stored`;
+  }
+  if (digits.replace(/^0+/, '').replace(/0+$/, '').length > storableJsonLimits.maxSignificantDigits) {
+    return `has more than ${storableJsonLimits.maxSignificantDigits} significant digits and cannot be stored`;
+  }
+  return undefined;
+}
+
+/**
+ * A number DynamoDB stores exactly (`storableNumberIssue`), for schemas of stored fields;
+ * chain bounds as on `z.number()`.
+ *
+ * @example
+ * const lat = storableNumber().min(-90).max(90);
+ */
+export function storableNumber() {
+  return z.number().superRefine((value, ctx) => {
+    const issue = storableNumberIssue(value);
+    if (issue) ctx.addIssue({ code: 'custom', message: issue });
+  });
+}
 
 /** Keys that name an object's prototype machinery: refused wherever a client picks key names. */
 export const reservedJsonKeys: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
@@ -73,18 +128,11 @@ export function storableJsonIssue(
 }
 
 function numberIssue(value: number, path: (string | number)[]): StorableJsonIssue | undefined {
-  if (!Number.isFinite(value)) return { path, message: 'must be a finite number' };
   if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
     return { path, message: 'is an integer beyond ±2^53 and cannot be kept exactly; send it as a string' };
   }
-  const magnitude = Math.abs(value);
-  if (magnitude !== 0 && magnitude < storableJsonLimits.minMagnitude) {
-    return { path, message: `is smaller in magnitude than ${storableJsonLimits.minMagnitude} and cannot be stored` };
-  }
-  if (magnitude > storableJsonLimits.maxMagnitude) {
-    return { path, message: `is larger in magnitude than ${storableJsonLimits.maxMagnitude} and cannot be stored` };
-  }
-  return undefined;
+  const issue = storableNumberIssue(value);
+  return issue ? { path, message: issue } : undefined;
 }
 
 /**

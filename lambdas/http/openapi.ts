@@ -236,7 +236,7 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
     requestParams: { path: roomIdParams, query: readMessagesQuerySchema },
     responses: {
       '200': json(messagesViewSchema, 'Messages after `after`, oldest first; empty when none came within waitS.'),
-      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'BANNED', 'NOT_FOUND', 'RATE_LIMITED', 'UNAVAILABLE'),
     },
   },
   putGameConfiguration: {

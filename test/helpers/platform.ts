@@ -4,6 +4,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { defaultPlatformIssuer, gameServerAccount, gameServerAudience } from '../../core/auth/token-model';
 import { createTokenSigner, generateSigningKeyPair } from '../../core/auth/tokens';
 import { createDocumentClient } from '../../core/infra/aws-clients';
+import { provideConfigSecrets } from '../../core/infra/config';
 import { createTableInput } from '../../core/infra/table';
 import { resetPlatform } from '../../lambdas/dependencies';
 import { routes } from '../../lambdas/http/routes';
@@ -22,6 +23,8 @@ export interface TestPlatform {
   readonly jwks: string;
   /** The public half of the platform's own signing key (TOKEN_SIGNING_JWK), in no set the API trusts. */
   readonly platformJwks: string;
+  /** The identity provider's private key of this run (DEV_SIGNING_JWK), as JSON: tests sign their own tokens with it. */
+  readonly devSigningJwk: string;
   /** A bearer token for `account` from this run's identity provider, with the API audience. */
   token(account: string, scopes?: string[], ttlS?: number): Promise<string>;
   /** A game server token for `roomId` (`sub` server:<roomId>) signed with the platform key. */
@@ -55,12 +58,17 @@ export async function startTestPlatform(extraEnv: Record<string, string> = {}): 
     AUTH_ISSUER: testIssuer,
     AUTH_AUDIENCE: testAudience,
     AUTH_JWKS: JSON.stringify(keyPair.jwks),
-    DEV_SIGNING_JWK: JSON.stringify(keyPair.privateJwk),
-    TOKEN_SIGNING_JWK: JSON.stringify(platformKeyPair.privateJwk),
     ...extraEnv,
   });
   // Configuration, adapters and any `configurePlatform` choice of an earlier test: all rebuilt.
   resetPlatform();
+  // The private keys go to the configuration in memory, as the local cloud hands them over:
+  // never into process.env, which every child process of the test would inherit.
+  const devSigningJwk = JSON.stringify(keyPair.privateJwk);
+  provideConfigSecrets({
+    DEV_SIGNING_JWK: devSigningJwk,
+    TOKEN_SIGNING_JWK: JSON.stringify(platformKeyPair.privateJwk),
+  });
   const sign = createTokenSigner(keyPair.privateJwk, testIssuer);
   const signAsPlatform = createTokenSigner(platformKeyPair.privateJwk, defaultPlatformIssuer);
   return {
@@ -68,6 +76,7 @@ export async function startTestPlatform(extraEnv: Record<string, string> = {}): 
     db,
     jwks: JSON.stringify(keyPair.jwks),
     platformJwks: JSON.stringify(platformKeyPair.jwks),
+    devSigningJwk,
     token: (account, scopes = [], ttlS = 600) => sign({ account, scopes, ttlS, audience: testAudience }),
     serverToken: (roomId, scopes = [], options = {}) =>
       signAsPlatform({

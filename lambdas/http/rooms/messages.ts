@@ -10,6 +10,9 @@ export const handler = httpHandler(
   { auth: {}, params: z.strictObject({ roomId: roomIdSchema }), query: readMessagesQuerySchema },
   async ({ params, query, principal }) => {
     const p = platform();
+    // Each poll holds a request open and reads the table meanwhile: banned accounts read
+    // nothing, and every account's polls are rate limited, owner or not.
+    await p.abuse.assertMessagePollAllowed(principal.account, p.now());
     const read = await readMessages(
       { roomId: params.roomId, account: principal.account, after: query.after, waitS: query.waitS },
       { rooms: p.rooms, messages: p.roomMessages, now: p.now, sleep: (ms) => p.clock.sleep(ms) },

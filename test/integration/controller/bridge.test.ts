@@ -4,6 +4,7 @@ import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
 import { hashRegistrationKey } from '../../../core/reservations/keys';
 import {
   acceptAll,
+  accountOfKey,
   closeHarness,
   expectNoLeftovers,
   externalEndpoint,
@@ -53,8 +54,10 @@ async function withGame(
 const keyed =
   (byKey: Record<string, 'ok' | 'rejected'>): Answerer =>
   (request) => {
-    const key = (request.params as { key?: string }).key ?? '';
-    if (request.method === 'inited' || byKey[key] === 'ok') return acceptAll(request);
+    if (request.method === 'inited') return acceptAll(request);
+    // The platform knows each player only by the key's hash, which is all the sidecar sends.
+    const key = Object.keys(byKey).find((k) => hashRegistrationKey(k) === request.params.keyHash);
+    if (key !== undefined && byKey[key] === 'ok') return acceptAll(request);
     return { error: { code: rpcErrorCodes.keyRejected, message: 'Registration key rejected (unknown).' } };
   };
 
@@ -69,7 +72,7 @@ describe('controller sidecar: platform answers', () => {
     await withGame({ answer: twice, env: { HEARTBEAT_INTERVAL_S: '0.3' } }, async (run, game) => {
       expect(await game.call('inited', {})).toMatchObject({ result: { status: 'OK' } });
       const joined = await game.call('joined', { key: 'key-one' });
-      expect(joined).toMatchObject({ result: { account: 'account-key-one' } });
+      expect(joined).toMatchObject({ result: { account: accountOfKey('key-one') } });
       await run.until(
         () => run.logs.find((l) => l.message === 'dropped a repeated reply'),
         3_000,
@@ -294,7 +297,7 @@ describe('controller sidecar: commands', () => {
         5_000,
         'the joined answer',
       );
-      expect(joined.response).toMatchObject({ result: { account: 'account-player-key' } });
+      expect(joined.response).toMatchObject({ result: { account: accountOfKey('player-key') } });
       await run.until(
         () => run.messages('heartbeat').find((h) => h.load?.players === 1),
         3_000,

@@ -3,6 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
 import { encodeRoomKey, sealReply, sidecarKeysFromRoomKey } from '../../../core/protocol/sidecar-channel';
 import {
+  accountOfKey,
   closeHarness,
   expectNoLeftovers,
   externalEndpoint,
@@ -89,7 +90,7 @@ describe('controller sidecar: the reply queue only speaks for the platform', () 
       );
       for (let i = 0; i < 50 && (await listQueues(run.replyQueueName)).length === 0; i++) await sleep(100);
       const answer = await game.call('joined', { key: 'k1' }, 10_000);
-      expect(answer).toMatchObject({ result: { account: 'account-k1' } });
+      expect(answer).toMatchObject({ result: { account: accountOfKey('k1') } });
     });
   });
 });

@@ -22,6 +22,7 @@ import {
   type ControllerRequest,
 } from '../../../core/protocol/controller-messages';
 import type { RpcError } from '../../../core/protocol/jsonrpc';
+import { hashRegistrationKey } from '../../../core/reservations/keys';
 import {
   encodeRoomKey,
   openRequest,
@@ -48,11 +49,17 @@ export type PlatformAnswer = { readonly result: unknown } | { readonly error: Rp
 /** How the test platform answers a forwarded call: an answer, several (redelivery), or none. */
 export type Answerer = (request: RpcRequestMessage) => PlatformAnswer | PlatformAnswer[] | undefined;
 
+/**
+ * The account `acceptAll` answers for the player holding `key`: like the real platform, it
+ * knows the player only by the key's hash, which is all the sidecar sends.
+ */
+export const accountOfKey = (key: string): string => `account-${hashRegistrationKey(key).slice(0, 12)}`;
+
 export const acceptAll: Answerer = (request) => {
   switch (request.method) {
     case 'joined': {
-      const key = (request.params as { key: string }).key;
-      return { result: { access_token: `player-token-${key}`, account: `account-${key}`, info: {}, scopes: [] } };
+      const tag = request.params.keyHash.slice(0, 12);
+      return { result: { access_token: `player-token-${tag}`, account: `account-${tag}`, info: {}, scopes: [] } };
     }
     default:
       return { result: { status: 'OK' } };

@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import { bundle } from '../../../containers/build';
 import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
+import { hashRegistrationKey } from '../../../core/reservations/keys';
 import { freePort } from '../../../local/free-port';
 import { processTreeAlive } from '../../helpers/processes';
 import { acceptAll, closeHarness, expectNoLeftovers, sampleGame, withSidecar, type Answerer } from './harness';
@@ -46,15 +47,16 @@ async function connect(port: number, key: string): Promise<Player> {
   return { socket, inbox, closed, next };
 }
 
+/** The players' keys by their hash: like the real platform, this one is sent only the hash. */
+const players = new Map(['alice', 'bob'].map((name) => [hashRegistrationKey(`${name}-key`), name]));
+
 const platform: Answerer = (request) => {
-  const key = (request.params as { key?: string }).key;
-  if (request.method === 'joined' && key === 'stolen-key') {
+  if (request.method !== 'joined') return acceptAll(request);
+  const account = players.get(request.params.keyHash);
+  if (account === undefined) {
     return { error: { code: rpcErrorCodes.keyRejected, message: 'Registration key rejected (used).' } };
   }
-  if (request.method === 'joined') {
-    return { result: { access_token: 'player-token', account: key?.replace('-key', '') ?? '', info: {}, scopes: [] } };
-  }
-  return acceptAll(request);
+  return { result: { access_token: 'player-token', account, info: {}, scopes: [] } };
 };
 
 describe('sample game behind the controller sidecar', () => {
@@ -116,7 +118,7 @@ describe('sample game behind the controller sidecar', () => {
         alice.socket.close();
         expect(await bob.next('left')).toEqual({ type: 'left', account: 'alice' });
         const left = await run.until(() => run.messages('rpc').find((m) => m.method === 'left'), 5_000, 'left');
-        expect(left.params).toEqual({ key: 'alice-key' });
+        expect(left.params).toEqual({ keyHash: hashRegistrationKey('alice-key') });
         await run.until(
           () =>
             run

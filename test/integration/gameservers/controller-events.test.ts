@@ -10,7 +10,11 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { defaultPlatformIssuer, roomAudience } from '../../../core/auth/token-model';
 import { createPlatformTokenVerifier } from '../../../core/auth/tokens';
 import { createSqsClient } from '../../../core/infra/aws-clients';
-import type { ControllerReply, ControllerRequest } from '../../../core/protocol/controller-messages';
+import {
+  forwardedCall,
+  type ControllerReply,
+  type ControllerRequest,
+} from '../../../core/protocol/controller-messages';
 import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
 import { generateRegistrationKey, hashRegistrationKey } from '../../../core/reservations/keys';
 import { SessionStore } from '../../../core/sessions/store';
@@ -97,6 +101,7 @@ async function replies(count: number): Promise<ControllerReply[]> {
   return got;
 }
 
+/** A game call as the room's sidecar forwards it (a registration key as its hash). */
 const rpc = (
   roomId: string,
   method: 'inited' | 'joined' | 'left',
@@ -108,8 +113,7 @@ const rpc = (
   sentAt: new Date().toISOString(),
   correlationId,
   replyTo: replyQueue,
-  method,
-  params,
+  ...forwardedCall(method, params),
 });
 
 const inFuture = (s: number) => new Date(Date.now() + s * 1000).toISOString();
@@ -339,6 +343,21 @@ describe('joined', () => {
     await deliver(rpc(b.room.roomId, 'inited', {}), rpc(b.room.roomId, 'joined', { key: a.key }));
     const [, answer] = await replies(2);
     expect(answer?.type === 'reply' && answer.error?.code).toBe(rpcErrorCodes.keyRejected);
+  });
+
+  it('refuses the key in clear (a sidecar of the previous release): dropped, not retried, the seat unconfirmed', async () => {
+    const { room, key } = await readyRoomWithReservation();
+    const clear = { ...rpc(room.roomId, 'joined', {}), params: { key } };
+    const result = await deliverBodies(
+      [room.roomId],
+      [JSON.stringify(sealRequest(await keysOf(room.roomId), JSON.stringify(clear)))],
+    );
+    expect(result.batchItemFailures).toEqual([]);
+    expect(await members.find(room.roomId, 'alice')).toMatchObject({ state: 'reserved' });
+    // The same player through a current sidecar is confirmed: nothing was used up.
+    await deliver(rpc(room.roomId, 'joined', { key }));
+    const [answer] = await replies(1);
+    expect(resultOf(answer)).toMatchObject({ account: 'alice' });
   });
 });
 

@@ -5,7 +5,11 @@ import { defaultPlatformIssuer, gameServerAudience, roomAudience } from '../../.
 import { createTokenSigner, generateSigningKeyPair } from '../../../core/auth/tokens';
 import type { SpawnRequest, Spawner } from '../../../core/gameservers/spawner';
 import { createSqsClient } from '../../../core/infra/aws-clients';
-import type { ControllerReply, ControllerRequest } from '../../../core/protocol/controller-messages';
+import {
+  forwardedCall,
+  type ControllerReply,
+  type ControllerRequest,
+} from '../../../core/protocol/controller-messages';
 import { configurePlatform } from '../../../lambdas/dependencies';
 import { processControllerEvents } from '../../../lambdas/queue/controller-events';
 import {
@@ -53,8 +57,7 @@ const rpc = (roomId: string, method: 'inited' | 'joined', params: unknown): Cont
   sentAt: new Date().toISOString(),
   correlationId: randomUUID(),
   replyTo: replyQueue,
-  method,
-  params,
+  ...forwardedCall(method, params),
 });
 
 async function nextReply(): Promise<ControllerReply | undefined> {
@@ -171,7 +174,7 @@ describe('identity provider tokens', () => {
   let signWithIdp: (claims: Record<string, unknown>, scopes: string[]) => Promise<string>;
   beforeAll(() => {
     // This run's identity provider key: the one the dev token route signs with (DEV_SIGNING_JWK).
-    const signer = createTokenSigner(JSON.parse(process.env.DEV_SIGNING_JWK ?? '{}'), testIssuer);
+    const signer = createTokenSigner(JSON.parse(platform.devSigningJwk), testIssuer);
     signWithIdp = (claims, scopes) => signer({ account: 'cognito-user', scopes, ttlS: 300, extra: claims });
   });
 

@@ -1,4 +1,4 @@
-import { ConfigInvalidError, parseConfig } from '../../../core/infra/config';
+import { config, ConfigInvalidError, parseConfig, provideConfigSecrets, resetConfig } from '../../../core/infra/config';
 
 const minimal = {
   TABLE_NAME: 'rooms',
@@ -47,5 +47,29 @@ describe('parseConfig', () => {
   ])('refuses %s', (_name, env) => {
     expect(() => parseConfig(env)).toThrow(ConfigInvalidError);
     expect(() => parseConfig(env)).toThrow('PLATFORM_TOKEN_ISSUER');
+  });
+});
+
+describe('secrets given in memory (provideConfigSecrets)', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    resetConfig();
+    process.env = { ...saved };
+  });
+
+  it('reach the configuration without entering process.env, and win over a variable of the same name', () => {
+    Object.assign(process.env, minimal, { TOKEN_SIGNING_JWK: '{"from":"env"}' });
+    provideConfigSecrets({ DEV_SIGNING_JWK: '{"dev":1}', TOKEN_SIGNING_JWK: '{"platform":1}' });
+
+    expect([config().auth.devSigningJwk, config().tokenSigningJwk]).toEqual(['{"dev":1}', '{"platform":1}']);
+    expect(process.env.DEV_SIGNING_JWK).toBeUndefined();
+    expect(process.env.TOKEN_SIGNING_JWK).toBe('{"from":"env"}');
+  });
+
+  it('are forgotten by resetConfig', () => {
+    Object.assign(process.env, minimal);
+    provideConfigSecrets({ TOKEN_SIGNING_JWK: '{"platform":1}' });
+    resetConfig();
+    expect(config().tokenSigningJwk).toBeUndefined();
   });
 });

@@ -1,6 +1,9 @@
+import { standbyOwner } from '../../../core/pool/warm-pool';
 import {
   defaultPlatformIssuer,
+  gameServerAccount,
   gameServerAudience,
+  isReservedAccount,
   gameServerTokenClaims,
   joinedTokenClaims,
   roomAudience,
@@ -87,6 +90,32 @@ describe('tokens', () => {
     const token = await createTokenSigner(stranger.privateJwk, 'iss')({ account: 'a', scopes: [], ttlS: 60 });
     await expect(createTokenVerifier({ issuer: 'iss', jwks: JSON.stringify(pair.jwks) })(token)).rejects.toBeInstanceOf(
       AuthTokenInvalidError,
+    );
+  });
+
+  describe('a subject the platform reserves', () => {
+    const verify = () => createTokenVerifier({ issuer: 'iss', jwks: JSON.stringify(pair.jwks) });
+    const tokenFor = (account: string) =>
+      createTokenSigner(pair.privateJwk, 'iss')({ account, scopes: ['admin'], ttlS: 60 });
+
+    it.each([standbyOwner, '@', '@platform', gameServerAccount('r1'), 'server:'])('refuses %p', async (account) => {
+      expect(isReservedAccount(account)).toBe(true);
+      await expect(verify()(await tokenFor(account))).rejects.toThrow(
+        expect.objectContaining({
+          name: 'AuthTokenInvalidError',
+          code: 'UNAUTHORIZED',
+          message: expect.stringContaining('an account name the platform reserves for itself'),
+        }),
+      );
+    });
+
+    // Subjects identity providers really issue: emails, Auth0's `<client>@clients`, `provider|id`.
+    it.each(['alice@example.com', 'abc123@clients', 'google-oauth2|123', 'servers', 'a@standby'])(
+      'accepts %p',
+      async (account) => {
+        expect(isReservedAccount(account)).toBe(false);
+        await expect(verify()(await tokenFor(account))).resolves.toMatchObject({ account });
+      },
     );
   });
 

@@ -7,6 +7,7 @@ import {
   BanNotFoundError,
   CreateRateLimitedError,
   JoinRateLimitedError,
+  MessagePollRateLimitedError,
 } from '../../../../core/abuse/errors';
 import type { RateCountResult, RateLimits } from '../../../../core/abuse/rate-limit-store';
 import type { RateLimitPolicy } from '../../../../core/abuse/rate-limit';
@@ -135,6 +136,32 @@ describe('AbuseGuard.assertJoinAllowed / assertCreateAllowed', () => {
     const { guard, counted } = guardWith({ ban: ban('2026-01-01T12:00:30.000Z') });
     await expect(guard.assertCreateAllowed('mallory', now)).resolves.toBeUndefined();
     expect(counted).toHaveLength(1);
+  });
+});
+
+describe('AbuseGuard.assertMessagePollAllowed', () => {
+  it('counts against the message poll limit (default 120 per 60 s)', async () => {
+    const { guard, counted } = guardWith();
+    await expect(guard.assertMessagePollAllowed('alice', now)).resolves.toBeUndefined();
+    expect(counted).toEqual([{ account: 'alice', policy: { action: 'messagePoll', limit: 120, windowS: 60 } }]);
+  });
+
+  it('throws MessagePollRateLimitedError: 429 RATE_LIMITED with Retry-After, naming message polls', async () => {
+    const { guard } = guardWith({ count: { state: 'Exhausted', retryAfterS: 12 } });
+    const error = await guard.assertMessagePollAllowed('alice', now).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MessagePollRateLimitedError);
+    expect(error).toMatchObject({
+      code: 'RATE_LIMITED',
+      status: 429,
+      headers: { 'Retry-After': '12' },
+      message: 'Too many message polls from this account: at most 120 per 60 s. Retry in 12 s.',
+    });
+  });
+
+  it('refuses a banned account with 403 BANNED before counting anything', async () => {
+    const { guard, counted } = guardWith({ ban: ban() });
+    await expect(guard.assertMessagePollAllowed('mallory', now)).rejects.toBeInstanceOf(AccountBannedError);
+    expect(counted).toEqual([]);
   });
 });
 

@@ -142,18 +142,29 @@ describe('logTtl', () => {
 describe('configured limits', () => {
   const minimal = { TABLE_NAME: 'rooms', AUTH_ISSUER: 'https://id.example', AUTH_JWKS_URL: 'https://id.example/jwks' };
 
-  it('defaults to 20 joins, 10 creations and 60 commands per account in any 60 s', () => {
-    expect(parseConfig(minimal).abuse).toEqual({ joinsPerMinute: 20, createsPerMinute: 10, commandsPerMinute: 60 });
+  it('defaults to 20 joins, 10 creations, 60 commands and 120 message polls per account in any 60 s', () => {
+    expect(parseConfig(minimal).abuse).toEqual({
+      joinsPerMinute: 20,
+      createsPerMinute: 10,
+      commandsPerMinute: 60,
+      messagePollsPerMinute: 120,
+    });
   });
 
-  it('reads all three from the environment', () => {
+  it('reads all four from the environment', () => {
     const env = {
       ...minimal,
       JOIN_RATE_LIMIT_PER_MINUTE: '5',
       CREATE_RATE_LIMIT_PER_MINUTE: '2',
       COMMAND_RATE_LIMIT_PER_MINUTE: '3',
+      MESSAGE_POLL_RATE_LIMIT_PER_MINUTE: '7',
     };
-    expect(parseConfig(env).abuse).toEqual({ joinsPerMinute: 5, createsPerMinute: 2, commandsPerMinute: 3 });
+    expect(parseConfig(env).abuse).toEqual({
+      joinsPerMinute: 5,
+      createsPerMinute: 2,
+      commandsPerMinute: 3,
+      messagePollsPerMinute: 7,
+    });
   });
 
   it.each([
@@ -162,6 +173,8 @@ describe('configured limits', () => {
     ['JOIN_RATE_LIMIT_PER_MINUTE', String(maxRateLimit + 1)],
     ['CREATE_RATE_LIMIT_PER_MINUTE', '1.5'],
     ['COMMAND_RATE_LIMIT_PER_MINUTE', '0'],
+    ['MESSAGE_POLL_RATE_LIMIT_PER_MINUTE', '0'],
+    ['MESSAGE_POLL_RATE_LIMIT_PER_MINUTE', String(maxRateLimit + 1)],
   ])('fails fast naming %s = %p', (variable, value) => {
     expect(() => parseConfig({ ...minimal, [variable]: value })).toThrow(variable);
   });

@@ -43,7 +43,15 @@ describe('giveUpOnMessage', () => {
   it('fails the room of a message that could not be applied, and tells a waiting sidecar', async () => {
     const { deps: d, failed, replies } = deps();
     await giveUpOnMessage(
-      { type: 'rpc', roomId: 'r1', sentAt, correlationId: 'c', replyTo: 'q', method: 'joined', params: {} },
+      {
+        type: 'rpc',
+        roomId: 'r1',
+        sentAt,
+        correlationId: 'c',
+        replyTo: 'q',
+        method: 'joined',
+        params: { keyHash: 'a'.repeat(64) },
+      },
       d,
     );
     expect(failed).toEqual(['r1']);

@@ -3,6 +3,8 @@ import {
   storableJsonIssue,
   storableJsonLimits,
   storableJsonObjectSchema,
+  storableNumber,
+  storableNumberIssue,
 } from '../../../../core/protocol/storable-json';
 import { parseJsonBody, prototypeKeyPath } from '../../../../core/protocol/json-body';
 
@@ -100,6 +102,49 @@ describe('storableJsonIssue', () => {
   });
 });
 
+describe('storableNumberIssue', () => {
+  it.each<[number, string]>([
+    [1e-200, 'smaller in magnitude than 1e-130'],
+    [5e-324, 'smaller in magnitude than 1e-130'],
+    [-1e-131, 'smaller in magnitude than 1e-130'],
+    [9.999999999999999e-131, 'smaller in magnitude than 1e-130'],
+    [1e126, 'larger in magnitude than 9.9999999999999999999999999999999999999e+125'],
+    // The largest storable number has no double: it parses to 1e126, which DynamoDB refuses.
+    [Number(storableJsonLimits.maxMagnitude), 'larger in magnitude'],
+    [-Number.MAX_VALUE, 'larger in magnitude'],
+    [Number.NaN, 'finite'],
+    [Number.NEGATIVE_INFINITY, 'finite'],
+  ])('refuses %p', (value, message) => {
+    expect(storableNumberIssue(value)).toContain(message);
+  });
+
+  it.each([0, -0, 1e-130, -1e-130, 0.25, 1, 2 ** 53, 1e21, 9.99e125, -9.999999999999998e125, 123.456e-100])(
+    'accepts %p',
+    (value) => {
+      expect(storableNumberIssue(value)).toBeUndefined();
+    },
+  );
+
+  it('agrees with the decimal range read from the text DynamoDB receives, for any double', () => {
+    // The oracle: the exponent of the first significant digit, read by toExponential.
+    const exponentOf = (x: number) => Number(Math.abs(x).toExponential().split('e')[1]);
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (x) => {
+        const storable = x === 0 || (exponentOf(x) >= -130 && exponentOf(x) <= 125);
+        expect(storableNumberIssue(x) === undefined).toBe(storable);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('storableNumber() keeps the bounds chained on it', () => {
+    const fraction = storableNumber().min(0).max(1);
+    expect(fraction.safeParse(0.5).success).toBe(true);
+    expect(fraction.safeParse(2).success).toBe(false);
+    expect(fraction.safeParse(5e-324).error?.issues[0]?.message).toContain('smaller in magnitude');
+  });
+});
+
 describe('storableJsonObjectSchema', () => {
   it('names the offending member in the issue path', () => {
     const result = schema.safeParse({ a: { b: 2 ** 60 } });
@@ -149,10 +194,31 @@ describe('parseJsonBody', () => {
     expect(prototypeKeyPath(JSON.parse(text))).toHaveLength(30_001);
   });
 
+  it.each([
+    ['{"location":{"lat":1e-200,"lon":0}}', 'body.location.lat', 'smaller in magnitude'],
+    ['{"cpu":0.5,"memory":5e-324}', 'body.memory', 'smaller in magnitude'],
+    ['{"a":[1,{"b":-1e-131}]}', 'body.a.1.b', 'smaller in magnitude'],
+    ['[1e126]', 'body.0', 'larger in magnitude'],
+  ])('refuses %s: a number DynamoDB cannot store, naming %s', (text, field, message) => {
+    expect(() => parseJsonBody(text)).toThrow(
+      expect.objectContaining({
+        code: 'BAD_REQUEST',
+        message: expect.stringContaining(`Invalid body: ${field} is ${message}`),
+        details: { fields: [{ field, message: expect.stringContaining(message) }] },
+      }),
+    );
+  });
+
   it('returns every other JSON value as parsed', () => {
+    const storable = (value: unknown): boolean =>
+      typeof value === 'number'
+        ? storableNumberIssue(value) === undefined
+        : typeof value !== 'object' || value === null || Object.values(value).every(storable);
     fc.assert(
       fc.property(
-        fc.jsonValue().filter((value) => prototypeKeyPath(JSON.parse(JSON.stringify(value))) === undefined),
+        fc
+          .jsonValue()
+          .filter((value) => prototypeKeyPath(JSON.parse(JSON.stringify(value))) === undefined && storable(value)),
         (value) => {
           expect(parseJsonBody(JSON.stringify(value))).toEqual(JSON.parse(JSON.stringify(value)));
         },

@@ -47,7 +47,12 @@ export interface LocalCloudOptions {
   readonly heartbeatTimeoutS?: number;
   readonly sweepIntervalMs?: number;
   /** Per-account limits; tests and benchmarks that play many rooms from one account raise them. */
-  readonly rateLimits?: { joinsPerMinute?: number; createsPerMinute?: number; commandsPerMinute?: number };
+  readonly rateLimits?: {
+    joinsPerMinute?: number;
+    createsPerMinute?: number;
+    commandsPerMinute?: number;
+    messagePollsPerMinute?: number;
+  };
   /** Pause before DynamoDB Local is restarted after it died (tests lengthen it to observe the outage). */
   readonly dynamodbRestartDelayMs?: number;
   /** How long a create holds the caller for `inited` before 202 (`CREATE_WAIT_S`). @default 25 */
@@ -201,6 +206,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
         JOIN_RATE_LIMIT_PER_MINUTE: options.rateLimits?.joinsPerMinute,
         CREATE_RATE_LIMIT_PER_MINUTE: options.rateLimits?.createsPerMinute,
         COMMAND_RATE_LIMIT_PER_MINUTE: options.rateLimits?.commandsPerMinute,
+        MESSAGE_POLL_RATE_LIMIT_PER_MINUTE: options.rateLimits?.messagePollsPerMinute,
         HEARTBEAT_INTERVAL_S: options.sidecar?.heartbeatIntervalS,
         STATUS_INTERVAL_S: options.sidecar?.statusIntervalS,
         STATUS_TIMEOUT_S: options.sidecar?.statusTimeoutS,

@@ -265,8 +265,12 @@ async function createFromPool(
     template: command.session?.template ?? null,
     constants,
     properties: command.session?.properties ?? { joinability: 'open', custom: {} },
-    // A standby server is ready: the creator's reservation is a ready room's.
-    members: firstMembers({ ...shape, constants, state: 'ready' }, member),
+    // A standby server is ready: the creator's reservation is a ready room's, its scopes
+    // kept within the serverScopes the standby room was started with.
+    members: firstMembers(
+      { ...shape, constants, state: 'ready', serverScopes: grantableScopes(configuration.serverScopes) },
+      member,
+    ),
   };
   // No replacement is started here: a server start beside the hand-over would double its time.
   // The pool keeper tops the pool up (lambdas/schedule/pool-keeper.ts).

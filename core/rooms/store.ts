@@ -7,6 +7,8 @@ import { knownHost } from '../gameservers/server-address';
 import { keys } from '../infra/keys';
 import type { NewMember } from '../reservations/model';
 import { newReservation, storedKeyHash, type StoredMember } from '../sessions/document';
+import { isItemTooLarge, SessionDocumentFullError, SessionMemberTooLargeError } from '../sessions/errors';
+import { itemBytes, memberBudgetIssue, roomItemBudget } from '../sessions/item-budget';
 import { constantsOf } from '../sessions/model';
 import type { Placement, Room, RoomFailureReason, RoomSettings } from './model';
 import { RoomAlreadyExistsError, RoomNotFoundError } from './errors';
@@ -49,9 +51,11 @@ export class RoomStore {
    */
   async createWithMember(room: Room, member?: NewMember): Promise<void> {
     const members = firstMembers(room, member);
+    const item = roomItem(room, members);
+    checkNewRoomBudget(room.roomId, item, members);
     const write = new PutCommand({
       TableName: this.tableName,
-      Item: roomItem(room, members),
+      Item: item,
       ConditionExpression: 'attribute_not_exists(pk)',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
@@ -62,6 +66,7 @@ export class RoomStore {
       // room it wrote itself: that is this creation succeeding, not a clash.
       if (isConditionFailure(error) && !isOwnCreation(error, room)) throw new RoomAlreadyExistsError(room.roomId);
       if (isConditionFailure(error)) return;
+      if (isItemTooLarge(error)) throw new SessionDocumentFullError(room.roomId, { cause: error });
       throw asDependencyUnavailable(error) ?? error;
     }
   }
@@ -195,9 +200,13 @@ export class RoomStore {
   }
 }
 
-/** The members map of a new room: its creator's reservation, if it has a creator. */
+/**
+ * The members map of a new room: its creator's reservation, if it has a creator. Its scopes
+ * are kept as a join keeps them (`storedScopes`: within the room's `serverScopes`), so the
+ * room must say what those are.
+ */
 export function firstMembers(
-  room: Pick<Room, 'state' | 'constants' | 'maxPlayers' | 'reservationTimeoutS'>,
+  room: Pick<Room, 'state' | 'constants' | 'maxPlayers' | 'reservationTimeoutS' | 'serverScopes'>,
   member?: NewMember,
 ): Record<string, StoredMember> {
   const members: Record<string, StoredMember> = {};
@@ -207,13 +216,35 @@ export function firstMembers(
     member.expiresAt === undefined
       ? newReservation(room, created, constantsOf(room).timeouts, member.scopes)
       : {
-          s: 0,
-          t: created,
+          // A fixed expiry: timed from now whatever the room's state (no pending `p`).
+          ...newReservation({ ...room, state: 'ready' }, created, constantsOf(room).timeouts, member.scopes),
           e: Date.parse(member.expiresAt),
-          ...(member.scopes.length > 0 ? { c: [...member.scopes] } : {}),
         };
   members[member.account] = { ...reservation, k: storedKeyHash(member.keyHash) };
   return members;
+}
+
+/**
+ * A new room's item within its budget (core/sessions/item-budget.ts): its own fields within
+ * their share, its creator within a member's. Every field a caller chooses is already capped
+ * by its schema; this keeps a combination of them from starting a room it could not run.
+ */
+function checkNewRoomBudget(
+  roomId: string,
+  item: Record<string, unknown>,
+  members: Readonly<Record<string, StoredMember>>,
+): void {
+  for (const [account, member] of Object.entries(members)) {
+    const issue = memberBudgetIssue(account, member);
+    if (issue !== undefined) throw new SessionMemberTooLargeError(roomId, issue);
+  }
+  const { members: _members, gone: _gone, ...fields } = item;
+  const bytes = itemBytes(fields);
+  if (bytes > roomItemBudget.roomFieldsBytes) {
+    throw new SessionDocumentFullError(roomId, {
+      why: `its own fields would take ${bytes} bytes of its item; the limit is ${roomItemBudget.roomFieldsBytes}`,
+    });
+  }
 }
 
 /** A room's whole item as `createWithMember` writes it: its session document and its index keys. */

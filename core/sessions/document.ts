@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { roomItemBudget, storedScopes } from './item-budget';
 import type { MemberState, SessionTimeouts } from './model';
 
 /**
@@ -7,7 +8,7 @@ import type { MemberState, SessionTimeouts } from './model';
  * | attribute | shape                                   | why                                        |
  * | --------- | --------------------------------------- | ------------------------------------------ |
  * | `members` | account → `StoredMember` (a few dozen B) | slots, states, expiries, key hashes: one item, one write |
- * | `gone`    | key hash → `<ms> <request>`             | a redelivered `left` gets the same answer   |
+ * | `gone`    | key hash → `<ms> <request>`, the newest 128 | a redelivered `left` gets the same answer |
  * | `players` | number of entries in `members`          | the free-slot condition (`players < maxPlayers`) |
  *
  * The key hash lives in its member (`k`), so the account is stored once: "this member still
@@ -34,13 +35,21 @@ export interface StoredMember {
   readonly p?: number;
   /** The stored hash of the member's current registration key (`storedKeyHash`); absent: none. */
   readonly k?: string;
-  /** The player's scopes when they joined (only if any): the ceiling of the token `joined` returns. */
+  /**
+   * The player's scopes when they joined that the room's `serverScopes` also hold (only if
+   * any, capped: core/sessions/item-budget.ts `storedScopes`): the ceiling of the token
+   * `joined` returns. Stored once: the pre-confirmation copy `b` leaves it out.
+   */
   readonly c?: readonly string[];
   /** The `joined` request that used the current key (keys are single use). */
   readonly u?: string;
   /** When `joined` confirmed the member (epoch ms): the token's `iat`, so a repeat is identical. */
   readonly a?: number;
-  /** The reservation as it was before `joined` confirmed it, so `abandoned` can restore it. */
+  /**
+   * The reservation as it was before `joined` confirmed it, so `abandoned` can restore it:
+   * its state, clock and expiry only (`preConfirmation`); the key, scopes and properties stay
+   * the member's own.
+   */
   readonly b?: StoredMember;
   /** The member's own `properties.custom`, written by that member alone (absent: `{}`). */
   readonly q?: Record<string, unknown>;
@@ -144,16 +153,66 @@ export function enterState(
 /**
  * A new reservation: pending in a spawning room (its clock starts at `inited`), else timed
  * from now. `timeouts` are the room's own, so its expiry is not stored (`t` + `reservedMs`).
+ * The player's scopes enter the room here, and only those its server can use
+ * (`storedScopes`): the room's `serverScopes` are their ceiling.
  */
 export function newReservation(
-  room: Pick<RoomClock, 'state'>,
+  room: Pick<RoomClock, 'state'> & { readonly serverScopes?: readonly string[] },
   now: number,
   timeouts: SessionTimeouts,
   scopes: readonly string[],
 ): StoredMember {
-  const carry = scopes.length > 0 ? { c: [...scopes] } : {};
+  const kept = storedScopes(scopes, room.serverScopes);
+  const carry = kept.length > 0 ? { c: kept } : {};
   if (room.state !== 'spawning') return { s: 0, t: now, ...carry };
   return { s: 0, t: now, ...(timeouts.reservedMs === null ? {} : { p: timeouts.reservedMs }), ...carry };
+}
+
+/**
+ * What `joined` keeps of a reservation in `b`: only what `abandoned` puts back (state, clock,
+ * expiry). The key, the scopes and the member's properties are the member's own and stay on
+ * it, so a confirmed member stores its scopes once.
+ */
+export function preConfirmation(member: StoredMember): StoredMember {
+  return {
+    s: member.s,
+    t: member.t,
+    ...(member.e === undefined ? {} : { e: member.e }),
+    ...(member.p === undefined ? {} : { p: member.p }),
+  };
+}
+
+/**
+ * How long a `left` tombstone answers a redelivery, and how many a room keeps: the newest
+ * `roomItemBudget.tombstones`, none older than this. A redelivery past either bound finds no
+ * tombstone and no member holding the key (a player who joins again gets a new key), so it
+ * is answered "key rejected" and removes nobody.
+ */
+export const goneKeptMs = 60 * 60 * 1000;
+
+/** The tombstone of a `left`: when, and which request (its redelivery gets the same answer). */
+export const tombstoneOf = (now: number, requestId: string): string => `${now} ${requestId}`;
+
+/** The request a tombstone names (tombstones of older rooms also carry the account after it). */
+export function tombstoneRequest(tomb: string): string {
+  return /^\d+ (\S+)/.exec(tomb)?.[1] ?? '';
+}
+
+const tombstoneTime = (tomb: string): number => Number(tomb.split(' ', 1)[0]);
+
+/**
+ * The tombstones one more `left` at `now` removes in the same write, so `gone` keeps at most
+ * `roomItemBudget.tombstones` of them: every one older than `goneKeptMs`, then the oldest until
+ * there is room for the new one. At most `maxPerWrite` (the expression's size): a room stored
+ * with more sheds them `maxPerWrite` at a time, one `left` after another.
+ */
+export function tombstonesToPrune(gone: Readonly<Record<string, string>>, now: number, maxPerWrite: number): string[] {
+  const byAge = Object.entries(gone).sort(([, a], [, b]) => tombstoneTime(a) - tombstoneTime(b));
+  const overCount = Math.max(0, byAge.length - (roomItemBudget.tombstones - 1));
+  return byAge
+    .filter(([, tomb], i) => i < overCount || !(tombstoneTime(tomb) >= now - goneKeptMs))
+    .slice(0, maxPerWrite)
+    .map(([hash]) => hash);
 }
 
 /** When the member is removed (epoch ms), or undefined if no timeout runs for it (yet). */

@@ -16,7 +16,11 @@ import {
   memberOf,
   memberOfKey,
   memberStateOf,
+  preConfirmation,
   storedKeyHash,
+  tombstoneOf,
+  tombstoneRequest,
+  tombstonesToPrune,
   type DocMember,
   type SessionDocument,
   type StoredMember,
@@ -30,6 +34,8 @@ import {
   type ClaimSpec,
   type UpdateSpec,
 } from './join-conditions';
+import { isItemTooLarge, SessionDocumentFullError, SessionMemberTooLargeError } from './errors';
+import { memberBudgetIssue, roomItemBudget } from './item-budget';
 import type { SessionTimeouts } from './model';
 
 /** A room as one consistent read sees it: the room fields and its members. */
@@ -55,7 +61,7 @@ export type ConfirmResult =
   | { readonly state: 'Rejected'; readonly reason: 'unknown-key' | 'expired' | 'used' };
 
 export type AbandonResult = 'Reverted' | 'NothingToUndo';
-export type LeaveResult = { readonly state: 'Left'; readonly account: string } | { readonly state: 'Rejected' };
+export type LeaveResult = { readonly state: 'Left' } | { readonly state: 'Rejected' };
 
 /** Errors of a single write that mean "the item is busy", never "the data says no". */
 const contentionNames = new Set([
@@ -64,9 +70,6 @@ const contentionNames = new Set([
   'RequestLimitExceeded',
   'TransactionConflictException',
 ]);
-
-/** How long a `left` tombstone answers a redelivery; older ones are pruned by the next `left`. */
-export const goneKeptMs = 60 * 60 * 1000;
 
 /**
  * Members of rooms, all inside the room item (core/sessions/document.ts). Every change is one
@@ -88,6 +91,7 @@ export class SessionStore {
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
+      if (isItemTooLarge(error)) throw new SessionDocumentFullError(roomId, { cause: error });
       throw error;
     }
   }
@@ -125,6 +129,9 @@ export class SessionStore {
   }
 
   private async claimWith(roomId: string, update: UpdateSpec, spec: ClaimSpec, now: number): Promise<ClaimResult> {
+    // The one write that adds a member: it may take no more than its share of the item.
+    const issue = memberBudgetIssue(spec.account, { ...spec.member, k: spec.keyHash });
+    if (issue !== undefined) throw new SessionMemberTooLargeError(roomId, issue);
     try {
       const { Attributes = {} } = await this.db.send(
         new UpdateCommand({
@@ -151,6 +158,7 @@ export class SessionStore {
         );
       }
       if (error instanceof Error && contentionNames.has(error.name)) return { state: 'Contention', cause: error };
+      if (isItemTooLarge(error)) throw new SessionDocumentFullError(roomId, { cause: error });
       // A busy DynamoDB (throttled, or slow to answer) is contention too, retried within the
       // join's deadline. A timed-out claim may have been applied: its retry then finds the
       // account a member (AlreadyMember) and re-keys the same slot, so no slot is taken twice.
@@ -270,7 +278,8 @@ export class SessionStore {
     batch: readonly DocMember[],
     now: Date,
     emptySince: number,
-    tombstone?: { keyHash: string; by: string; prune: readonly string[] },
+    /** `seen`: how many tombstones the read showed; `prune`: which of them go in this write. */
+    tombstone?: { keyHash: string; value: string; prune: readonly string[]; seen: number },
   ): Promise<boolean> {
     const names: Record<string, string> = { '#members': 'members', '#players': 'players', '#cn': 'changeNumber' };
     const values: Record<string, unknown> = {
@@ -295,12 +304,17 @@ export class SessionStore {
     if (tombstone) {
       names['#gone'] = 'gone';
       names['#g'] = tombstone.keyHash;
-      values[':g'] = `${now.getTime()} ${tombstone.by}`;
+      values[':g'] = tombstone.value;
       set += ', #gone.#g = :g';
       tombstone.prune.forEach((hash, i) => {
         names[`#p${i}`] = hash;
         removals.push(`#gone.#p${i}`);
+        conditions.push(`attribute_exists(#gone.#p${i})`);
       });
+      // goneStaysBounded: with each pruned tombstone still there, the map ends at most at the
+      // bound, or (a room stored with more) no larger than it was read.
+      values[':goneBefore'] = Math.max(roomItemBudget.tombstones - 1 + tombstone.prune.length, tombstone.seen);
+      conditions.push('size(#gone) <= :goneBefore');
     }
     return this.updateIf(roomId, {
       UpdateExpression: `SET ${set} REMOVE ${removals.join(', ')}`,
@@ -335,13 +349,13 @@ export class SessionStore {
     }
     if (!isLiveMember(member, read.room, now.getTime())) return { state: 'Rejected', reason: 'expired' };
     const wasActive = memberStateOf(member.s) === 'active';
-    // The copy kept for `abandon` leaves out the key: the member holds it, and `abandon` keeps it.
-    const { k: _k, ...reservation } = member;
+    // The copy kept for `abandon` is the reservation's state and clock: the key, scopes and
+    // properties stay the member's (stored once), and `abandon` keeps them.
     const confirmed: StoredMember = {
-      ...(wasActive ? member : enterState('active', now.getTime(), noTimeouts, member)),
+      ...(wasActive ? member : { ...enterState('active', now.getTime(), noTimeouts, member), ...ownFields(member) }),
       u: requestId,
       a: now.getTime(),
-      ...(wasActive ? {} : { b: reservation }),
+      ...(wasActive ? {} : { b: preConfirmation(member) }),
     };
     try {
       await this.db.send(
@@ -371,6 +385,7 @@ export class SessionStore {
       );
       return { state: 'Confirmed', member: memberView(read.room, account, confirmed, hash) };
     } catch (error) {
+      if (isItemTooLarge(error)) throw new SessionDocumentFullError(roomId, { cause: error });
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       // A parallel duplicate confirmed first: judge again on the item as it stood.
       if (!error.Item) return { state: 'Rejected', reason: 'unknown-key' };
@@ -402,8 +417,10 @@ export class SessionStore {
     const found = read && memberOfKey(read.doc, hash);
     if (!found || found.member.u !== requestId) return 'NothingToUndo';
     const { account, member } = found;
-    // The member keeps the key it holds (the copy in `b` does not repeat it).
-    const restored: StoredMember = { ...(member.b ?? (({ u: _u, ...rest }) => rest)(member)), k: hash };
+    // The member keeps the key, scopes and properties it holds (the copy in `b` repeats none).
+    const restored: StoredMember = member.b
+      ? { ...member.b, ...ownFields(member), k: hash }
+      : { ...(({ u: _u, ...rest }) => rest)(member), k: hash };
     return (await this.updateIf(roomId, {
       UpdateExpression: 'SET #members.#a = :m, #cn = #cn + :one',
       // stillTheAbandonedConfirmation
@@ -422,15 +439,14 @@ export class SessionStore {
       const read = await this.read(roomId);
       if (!read) return { state: 'Rejected' };
       const tomb = read.doc.gone[hash];
-      if (tomb !== undefined) {
-        const [, by = '', account = ''] = /^\d+ (\S+) ?(.*)$/.exec(tomb) ?? [];
-        return by === requestId ? { state: 'Left', account } : { state: 'Rejected' };
-      }
+      if (tomb !== undefined) return tombstoneRequest(tomb) === requestId ? { state: 'Left' } : { state: 'Rejected' };
+      // No member holds the key: it was never this room's, its member left by other means, or
+      // its tombstone was pruned (older than the hour, or past the newest 128). Nobody is removed.
       const found = memberOfKey(read.doc, hash);
       if (!found) return { state: 'Rejected' };
       const { account, member } = found;
       if (await this.removeWithTombstone(roomId, read, { account, member, keyHash: hash }, requestId, now)) {
-        return { state: 'Left', account };
+        return { state: 'Left' };
       }
     }
     return { state: 'Rejected' };
@@ -442,30 +458,32 @@ export class SessionStore {
       const read = await this.read(roomId);
       const member = read?.doc.members[account];
       if (!read || !member) return false;
-      if (await this.removeWithTombstone(roomId, read, docMember(account, member), `player:${account}`, now)) {
-        return true;
-      }
+      // No tombstone: it would answer nothing differently. A later `left` or `joined` with the
+      // member's key finds no member holding it and is rejected, tombstone or not.
+      const left = Math.max(read.room.emptySince ?? 0, now.getTime());
+      if (await this.removeMembers(roomId, [docMember(account, member)], now, left)) return true;
     }
     return false;
   }
 
+  /**
+   * Removes the key's member and records the `left` that did it in `gone`, in one write that
+   * also prunes tombstones (`tombstonesToPrune`), so `gone` never holds more than
+   * `roomItemBudget.tombstones` entries.
+   */
   private removeWithTombstone(
     roomId: string,
     read: SessionRead,
-    target: DocMember,
-    by: string,
+    target: DocMember & { keyHash: string },
+    requestId: string,
     now: Date,
   ): Promise<boolean> {
     const left = Math.max(read.room.emptySince ?? 0, now.getTime());
-    if (target.keyHash === undefined) return this.removeMembers(roomId, [target], now, left);
-    const prune = Object.entries(read.doc.gone)
-      .filter(([, tomb]) => Number(tomb.split(' ')[0]) < now.getTime() - goneKeptMs)
-      .slice(0, maxReclaimPerWrite)
-      .map(([hash]) => hash);
     return this.removeMembers(roomId, [target], now, left, {
       keyHash: target.keyHash,
-      by: `${by} ${target.account}`,
-      prune,
+      value: tombstoneOf(now.getTime(), requestId),
+      prune: tombstonesToPrune(read.doc.gone, now.getTime(), maxReclaimPerWrite),
+      seen: Object.keys(read.doc.gone).length,
     });
   }
 }
@@ -474,6 +492,12 @@ export class SessionStore {
 function departedAt(read: SessionRead, batch: readonly DocMember[]): number {
   return Math.max(read.room.emptySince ?? 0, ...batch.map((x) => expiryOf(x.member, read.room) ?? 0));
 }
+
+/** What a member holds whatever its state: its scopes and its own properties. */
+const ownFields = (member: StoredMember): Pick<StoredMember, 'c' | 'q'> => ({
+  ...(member.c === undefined ? {} : { c: member.c }),
+  ...(member.q === undefined ? {} : { q: member.q }),
+});
 
 /** Confirmed members run no timeout in configuration rooms; templates may give `inactive` one. */
 const noTimeouts: SessionTimeouts = { reservedMs: null, readyMs: null, inactiveMs: null, sessionEmptyMs: null };

@@ -42,7 +42,7 @@ beforeEach(() => {
 describe('RoomStore.createWithMember', () => {
   it('writes the room and its creator as one session document with a not-exists condition', async () => {
     dbMock.on(PutCommand).resolves({});
-    const room = aRoom({ roomId: 'r1', players: 1, state: 'spawning' });
+    const room = aRoom({ roomId: 'r1', players: 1, state: 'spawning', serverScopes: ['play'] });
 
     await store.createWithMember(room, {
       account: 'alice',

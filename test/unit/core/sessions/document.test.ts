@@ -65,7 +65,7 @@ describe('member timeouts (null = never, 0 = at once)', () => {
 });
 
 describe('pending reservations (a room still spawning)', () => {
-  const spawning = { state: 'spawning', constants: { timeouts }, reservationTimeoutS: 30 };
+  const spawning = { state: 'spawning', constants: { timeouts }, reservationTimeoutS: 30, serverScopes: ['play'] };
 
   it('never expire while the room spawns, however long', () => {
     const member = newReservation(spawning, t0, timeouts, ['play']);

@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import { childLogger } from '../core/infra/logger';
+import { defaultConsumerTimeoutS } from '../core/infra/queues';
 import { lambdaContext } from './lambda-context';
 
 export type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
@@ -22,6 +23,12 @@ export interface SqsPollerOptions {
   readonly concurrency?: number;
   readonly waitTimeS?: number;
   readonly region?: string;
+  /**
+   * The consumer function's timeout, as deployed: the handler's context counts down from it,
+   * and an invocation still running then counts as failed (Lambda ends it), so none of its
+   * batch is deleted. @default defaultConsumerTimeoutS
+   */
+  readonly timeoutMs?: number;
 }
 
 export interface SqsPoller {
@@ -115,14 +122,23 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
     if (Messages.length === 0) return;
     const event: SQSEvent = { Records: Messages.map((m) => toSqsRecord(m, queueArn, region)) };
     let outcome: SQSBatchResponse | void | Error;
+    const timeoutMs = options.timeoutMs ?? defaultConsumerTimeoutS * 1000;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      outcome = await options.handler(event, lambdaContext(options.functionName, 30_000));
+      // Lambda ends an invocation at its timeout and keeps none of its result. Here the handler
+      // runs on (it cannot be frozen), but its batch is treated as Lambda treats it.
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`Task timed out after ${timeoutMs / 1000} seconds`)), timeoutMs);
+      });
+      outcome = await Promise.race([options.handler(event, lambdaContext(options.functionName, timeoutMs)), timedOut]);
     } catch (error) {
       log.error('queue handler failed; the batch will be retried', {
         functionName: options.functionName,
         error: error as Error,
       });
       outcome = error as Error;
+    } finally {
+      clearTimeout(timer);
     }
     const done = messagesToDelete(Messages, outcome);
     if (done.length === 0) return;

@@ -17,6 +17,7 @@
  * | room's message counter | ROOM#<roomId>          | MESSAGES           |
  * | room's message         | ROOM#<roomId>          | MESSAGE#<seq, 16 digits> |
  * | sweeper's memory       | SWEEPER                | STATE              |
+ * | heartbeat pipeline     | SWEEPER                | PIPELINE           |  (what the consumers report: core/rooms/sweeper-state-store.ts)
  * | running servers, total | SERVERS                | COUNT#*            |
  * | … of a configuration   | SERVERS                | COUNT#<gameId>#<version> |
  * | a room's server lease  | SERVERS                | ROOM#<roomId>      |
@@ -113,6 +114,8 @@ export const keys = {
   sessionTemplate: (name: string): ItemKey => ({ pk: `TEMPLATE#${name}`, sk: 'TEMPLATE' }),
   /** What the room sweeper remembers between runs (its last run, a grace period). */
   sweeperState: (): ItemKey => ({ pk: 'SWEEPER', sk: 'STATE' }),
+  /** What the controller-requests consumers last reported about the heartbeat pipeline; beside the sweeper's memory. */
+  heartbeatPipeline: (): ItemKey => ({ pk: 'SWEEPER', sk: 'PIPELINE' }),
   ban: (account: string): ItemKey => ({ pk: `ACCOUNT#${account}`, sk: 'BAN' }),
   /** One partition that lists every ban, so a process learns all of them with one Query. */
   banDirectoryEntry: (account: string): ItemKey => ({ pk: 'BANS', sk: `ACCOUNT#${account}` }),

@@ -11,6 +11,8 @@
  *        │  gap > interval + tolerance? ── yes ─► the platform stalled: grace of one timeout
  *        │  queue unreadable?           ── yes ─► cannot tell: grace of one timeout
  *        │  still in a grace period?    ── yes ─► judge nothing
+ *        │  pipeline disrupted within
+ *        │  the last timeout?           ── yes ─► judge nothing (heartbeats were dropped, not queued)
  *        │  backlog > allowance?        ── yes ─► heartbeats are pending: judge nothing
  *        └─ else: a room silent for a whole timeout before t is dead (evidence about that room)
  *
@@ -25,6 +27,8 @@ export interface SweeperMemory {
   readonly lastSweepAt?: string;
   /** No room is failed for silence before this instant. */
   readonly graceUntil?: string;
+  /** The last sweep that found the pipeline current and judged silence. */
+  readonly judgedAt?: string;
 }
 
 export interface HeartbeatEvidencePolicy {
@@ -46,13 +50,35 @@ export interface HeartbeatObservations {
   readonly backlog: number | undefined;
   /** Live rooms in this sweep. */
   readonly liveRooms: number;
+  /** What the consumers reported about the heartbeat pipeline (absent: nothing known). */
+  readonly pipeline?: HeartbeatPipeline;
+}
+
+/**
+ * What the controller-requests consumers report about the heartbeat pipeline, as they see
+ * it (core/rooms/sweeper-state-store.ts keeps it beside the sweeper's memory):
+ *
+ * - `heardAt`: the latest instant a consumer applied a heartbeat sent moments before: the
+ *   pipeline was current then.
+ * - `disruptedAt`: the latest instant a consumer found it was not: a message it could not
+ *   apply because a dependency failed (a failed heartbeat is dropped, so it is in no backlog
+ *   either), or a heartbeat applied so late that its room looked silent meanwhile. Written
+ *   once the consumer can write again, so it is known just after the disruption, not during.
+ */
+export interface HeartbeatPipeline {
+  readonly heardAt?: string;
+  readonly disruptedAt?: string;
+  /** The sweeper's own grace period (after a late sweep or an unreadable queue). */
+  readonly graceUntil?: string;
+  /** The last sweep that found the pipeline current (it judged silence). */
+  readonly judgedAt?: string;
 }
 
 export type HeartbeatVerdict =
   | { readonly judge: true; readonly asOf: Date; readonly memory: SweeperMemory }
   | {
       readonly judge: false;
-      readonly why: 'sweep-late' | 'queue-unreadable' | 'grace' | 'backlog';
+      readonly why: 'sweep-late' | 'queue-unreadable' | 'grace' | 'disrupted' | 'backlog';
       readonly memory: SweeperMemory;
     };
 
@@ -72,7 +98,7 @@ export function backlogAllowance(policy: HeartbeatEvidencePolicy, liveRooms: num
  *
  * @example
  * judgeHeartbeats(now, { memory: { lastSweepAt: fiveSecondsAgo }, backlog: 0, liveRooms: 3 }, policy)
- * // → { judge: true, asOf: now, memory: { lastSweepAt: now } }
+ * // → { judge: true, asOf: now, memory: { lastSweepAt: now, judgedAt: now } }
  */
 export function judgeHeartbeats(
   now: Date,
@@ -94,10 +120,85 @@ export function judgeHeartbeats(
   const next: SweeperMemory = {
     lastSweepAt: now.toISOString(),
     ...(graceUntil !== undefined && graceUntil > t ? { graceUntil: new Date(graceUntil).toISOString() } : {}),
+    ...(memory.judgedAt === undefined ? {} : { judgedAt: memory.judgedAt }),
   };
   if (late) return { judge: false, why: 'sweep-late', memory: next };
   if (unreadable) return { judge: false, why: 'queue-unreadable', memory: next };
   if (graceUntil !== undefined && t < graceUntil) return { judge: false, why: 'grace', memory: next };
+  if (disruptedWithin(observations.pipeline, t, policy.heartbeatTimeoutS))
+    return { judge: false, why: 'disrupted', memory: next };
   if (backlog > backlogAllowance(policy, observations.liveRooms)) return { judge: false, why: 'backlog', memory: next };
-  return { judge: true, asOf: now, memory: next };
+  return { judge: true, asOf: now, memory: { ...next, judgedAt: now.toISOString() } };
+}
+
+/** Whether a consumer reported the pipeline disrupted less than `timeoutS` before `t`. */
+function disruptedWithin(pipeline: HeartbeatPipeline | undefined, t: number, timeoutS: number): boolean {
+  const at = pipeline?.disruptedAt === undefined ? undefined : Date.parse(pipeline.disruptedAt);
+  return at !== undefined && at > t - timeoutS * 1000;
+}
+
+/**
+ * Whose silence a join found: a ready room not heard from for a whole timeout is either dead
+ * (409 NOT_JOINABLE, final) or the platform did not hear it (503 UNAVAILABLE, retry).
+ */
+export type SilenceCause =
+  | { readonly cause: 'room' }
+  | {
+      readonly cause: 'platform';
+      readonly why: 'not-hearing' | 'disrupted' | 'grace';
+      /** When to ask again: the end of the sweeper's grace, else one heartbeat interval. */
+      readonly retryAfterS: number;
+    };
+
+/**
+ * Decides whether a ready room's silence at `now` is its own. `lastHeartbeatAt` is when the
+ * platform applied the room's last heartbeat. The silence is the room's only when the platform
+ * was demonstrably hearing after the room's next two heartbeats were due (a consumer applied
+ * a fresh heartbeat, or a sweep found the queue current: `heardAt`/`judgedAt` at least two
+ * intervals after `lastHeartbeatAt`) and nothing disrupted the pipeline since the room was
+ * last heard (no heartbeat of it can have been dropped or held back). Without that evidence
+ * (a stall just ended; nothing at all is heard yet) the answer is "retry": the sweeper, which
+ * fails a dead room, turns it into NOT_JOINABLE soon enough.
+ *
+ *   ─ room last heard ─ +2 intervals ─────────────────────────── now
+ *          │ disruption reported after it? ──────────────────► platform (retry)
+ *          │ the platform heard/judged after +2 intervals? no ─► platform (retry)
+ *          └ else ───────────────────────────────────────────► the room's own silence
+ *
+ * @example
+ * causeOfSilence(now, twelveSecondsAgo, { heardAt: oneSecondAgo }, policy) // → { cause: 'room' }
+ * causeOfSilence(now, twelveSecondsAgo, { heardAt: oneSecondAgo, disruptedAt: threeSecondsAgo }, policy)
+ * // → { cause: 'platform', why: 'disrupted', retryAfterS: 2 }
+ */
+export function causeOfSilence(
+  now: Date,
+  lastHeartbeatAt: string,
+  pipeline: HeartbeatPipeline,
+  policy: Pick<HeartbeatEvidencePolicy, 'heartbeatTimeoutS' | 'heartbeatIntervalS'>,
+): SilenceCause {
+  const t = now.getTime();
+  const last = Date.parse(lastHeartbeatAt);
+  const retryAfterS = Math.max(1, policy.heartbeatIntervalS);
+  const instant = (iso: string | undefined) => (iso === undefined ? Number.NEGATIVE_INFINITY : Date.parse(iso));
+  const graceUntil = instant(pipeline.graceUntil);
+  if (graceUntil > t) return { cause: 'platform', why: 'grace', retryAfterS: Math.ceil((graceUntil - t) / 1000) };
+  if (instant(pipeline.disruptedAt) >= last) return { cause: 'platform', why: 'disrupted', retryAfterS };
+  const hearing = Math.max(instant(pipeline.heardAt), instant(pipeline.judgedAt));
+  if (hearing < last + 2 * policy.heartbeatIntervalS * 1000)
+    return { cause: 'platform', why: 'not-hearing', retryAfterS };
+  return { cause: 'room' };
+}
+
+/**
+ * How a consumer classifies one applied heartbeat by its lag (now − when its sidecar sent
+ * it): `fresh` shows the pipeline current; `late` means its room looked silent, or nearly,
+ * while it waited (a lag of the timeout less one interval); anything between says neither.
+ */
+export function heartbeatLag(
+  lagMs: number,
+  policy: Pick<HeartbeatEvidencePolicy, 'heartbeatTimeoutS' | 'heartbeatIntervalS'>,
+): 'fresh' | 'late' | 'slow' {
+  if (lagMs <= policy.heartbeatIntervalS * 1000) return 'fresh';
+  if (lagMs >= (policy.heartbeatTimeoutS - policy.heartbeatIntervalS) * 1000) return 'late';
+  return 'slow';
 }

@@ -10,7 +10,8 @@ import { constantsOf } from '../sessions/model';
 import type { ClaimResult, SessionRead, SessionStore } from '../sessions/store';
 import { RoomNotFoundError } from './errors';
 import { RoomFullError, RoomNotJoinableError } from './join-errors';
-import { heartbeatCutoff } from './liveness';
+import { causeOfSilence, type HeartbeatPipeline } from './heartbeat-evidence';
+import { heartbeatCutoff, heartbeatDefaults } from './liveness';
 import { isLive, type Room } from './model';
 
 export interface JoinRoomCommand {
@@ -32,6 +33,15 @@ export interface JoinRoomDependencies {
   readonly answerBy: Date;
   /** A ready room not heard from for this long takes no joins (its server is presumed dead). */
   readonly heartbeatTimeoutS: number;
+  /** How often sidecars report. @default heartbeatDefaults.intervalS */
+  readonly heartbeatIntervalS?: number;
+  /**
+   * What the platform knows about its own heartbeat pipeline (core/rooms/sweeper-state-store.ts),
+   * read only when a room is found silent: a silence the platform may have caused (a stall)
+   * is answered 503 UNAVAILABLE with Retry-After, a dead server's 409 NOT_JOINABLE. Absent: every
+   * silence is the room's (matchmaking, which moves on to another room either way).
+   */
+  readonly heartbeatPipeline?: () => Promise<HeartbeatPipeline>;
   /**
    * The account checks (ban, rate limit). Returns `undefined` when they decided from memory
    * (admitted; a refusal throws): the claim is then final. Returns a promise when they need
@@ -77,7 +87,9 @@ function jitteredBackoff(attempt: number): number {
  *        │             ├ Full ────────────────────────► ROOM_FULL (no live slot free)
  *        │             ├ Pending ─► full, but some members' account checks are still running:
  *        │             │            retry with jitter (a refused one's slot comes free)
- *        │             ├ NotJoinable / Silent ────────► NOT_JOINABLE
+ *        │             ├ NotJoinable ─────────────────► NOT_JOINABLE
+ *        │             ├ Silent ─► the room's own silence? ─ yes ► NOT_JOINABLE
+ *        │             │                                    └ no ─► 503 UNAVAILABLE, Retry-After
  *        │             └ Contention ─► retry with jitter until `answerBy`, then 503 UNAVAILABLE
  *   spawning room? wait for `inited` until `answerBy` (failed meanwhile → NOT_JOINABLE)
  *
@@ -166,10 +178,7 @@ async function claimSlot(
       case 'NotJoinable':
         throw new RoomNotJoinableError(room.roomId, outcome.reason);
       case 'Silent':
-        throw new RoomNotJoinableError(
-          room.roomId,
-          `its game server has not been heard from for ${deps.heartbeatTimeoutS} s`,
-        );
+        throw await silenceError(room.roomId, deps);
       case 'Full':
         throw new RoomFullError(room.roomId);
       case 'AlreadyMember': {
@@ -214,6 +223,44 @@ async function claimSlot(
     now = deps.now();
     outcome = await deps.sessions.claim(room.roomId, spec(now), now.getTime());
   }
+}
+
+/**
+ * The answer to a join that found a ready room silent for a whole heartbeat timeout. Final
+ * (NOT_JOINABLE) only when the platform has been hearing heartbeats all along: after a stall
+ * of the platform (DynamoDB, the consumer) every room looks silent for a while although its
+ * server runs, and a client that took that as final would give up on a healthy room.
+ */
+async function silenceError(
+  roomId: string,
+  deps: JoinRoomDependencies,
+): Promise<RoomNotJoinableError | RoomNotFoundError | DependencyUnavailableError> {
+  const silent = () =>
+    new RoomNotJoinableError(roomId, `its game server has not been heard from for ${deps.heartbeatTimeoutS} s`);
+  if (!deps.heartbeatPipeline) return silent();
+  let verdict: ReturnType<typeof causeOfSilence>;
+  try {
+    const [read, pipeline] = await Promise.all([deps.sessions.read(roomId), deps.heartbeatPipeline()]);
+    if (!read) return new RoomNotFoundError(roomId);
+    if (!isLive(read.room.state)) return new RoomNotJoinableError(roomId, `the room is ${read.room.state}`);
+    if (read.room.lastHeartbeatAt === undefined) return silent();
+    verdict = causeOfSilence(deps.now(), read.room.lastHeartbeatAt, pipeline, {
+      heartbeatTimeoutS: deps.heartbeatTimeoutS,
+      heartbeatIntervalS: deps.heartbeatIntervalS ?? heartbeatDefaults.intervalS,
+    });
+  } catch (error) {
+    // Cannot tell whose silence it is: the careful answer is the one a client retries.
+    return new DependencyUnavailableError(
+      `Room '${roomId}' has not been heard from lately and the platform cannot tell why; try again.`,
+      { retryAfterS: heartbeatDefaults.intervalS, cause: error, details: { roomId, reason: 'not-heard-from' } },
+    );
+  }
+  if (verdict.cause === 'room') return silent();
+  return new DependencyUnavailableError(
+    `Room '${roomId}' has not been heard from lately, but neither has the platform heard everything it should ` +
+      `(${verdict.why}); try again in ${verdict.retryAfterS} s.`,
+    { retryAfterS: verdict.retryAfterS, details: { roomId, reason: 'not-heard-from' } },
+  );
 }
 
 /** Reads in flight, by room: a burst of joins on a room this process has not seen shares one read. */

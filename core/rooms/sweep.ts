@@ -46,7 +46,8 @@ export interface SweepDependencies {
    */
   readonly costs?: { readonly defaults: RoomBounds; readonly slots?: Pick<ServerSlots, 'release'> };
   readonly spawner: Spawner;
-  readonly memory: Pick<SweeperStateStore, 'read' | 'write'>;
+  /** Its memory, and (when given) what the consumers report about the heartbeat pipeline. */
+  readonly memory: Pick<SweeperStateStore, 'read' | 'write'> & Partial<Pick<SweeperStateStore, 'pipeline'>>;
   /** Messages pending in the controller-requests queue (heartbeats travel there). */
   readonly backlog: QueueBacklog;
   readonly now: () => Date;
@@ -73,17 +74,23 @@ export interface SweepResult {
  * rooms, found through the sweeper's index (core/rooms/live-room-store.ts): its cost follows
  * the live rooms, not everything the table ever stored.
  *
- *   read memory ─► t = now ─► read queue backlog ─► read live rooms ─► verdict ─► fail ─► remember t
+ *   read memory and pipeline reports ─► t = now ─► read queue backlog ─► read live rooms ─► verdict ─► fail ─► remember t
  *
  * A stall anywhere before `t` shows as a late sweep; one after `t` cannot make a room look
  * older than it was at `t`.
  */
 export async function sweepRooms(deps: SweepDependencies, policy: SweepPolicy): Promise<SweepResult> {
   const memory = await deps.memory.read();
+  // Read before `t`: a disruption reported after it is judged by the next sweep.
+  const pipeline = await deps.memory.pipeline?.();
   const observedAt = deps.now();
   const backlog = await deps.backlog();
   const rooms = await deps.live.liveRooms();
-  const verdict = judgeHeartbeats(observedAt, { memory, backlog, liveRooms: rooms.length }, policy);
+  const verdict = judgeHeartbeats(
+    observedAt,
+    { memory, backlog, liveRooms: rooms.length, ...(pipeline ? { pipeline } : {}) },
+    policy,
+  );
   const failed: string[] = [];
   const closed: SweepResult['closed'][number][] = [];
   const live: string[] = [];

@@ -1,9 +1,10 @@
 import middy from '@middy/core';
-import { QueueDoesNotExist, SendMessageCommand } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { ChangeMessageVisibilityBatchCommand, QueueDoesNotExist, SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { openControllerMessage, sealControllerReply } from '../../core/gameservers/controller-channel';
 import { handleControllerRequest } from '../../core/gameservers/controller-events';
 import { ServerAddressPendingError } from '../../core/gameservers/errors';
+import { classifyDependencyError, contentionBackoffMs } from '../../core/infra/dependency-errors';
 import { childLogger } from '../../core/infra/logger';
 import {
   giveUpOnMessage,
@@ -13,12 +14,35 @@ import {
 } from '../../core/gameservers/poison-messages';
 import { queueDefinitions } from '../../core/infra/queues';
 import type { ControllerReply, ControllerRequest } from '../../core/protocol/controller-messages';
+import { handBackVisibilityS, PipelineReporter } from '../../core/rooms/heartbeat-pipeline';
 import { isLive } from '../../core/rooms/model';
-import { platform } from '../dependencies';
+import { platform, type Platform } from '../dependencies';
 
 const log = childLogger('controller-events');
+const definition = queueDefinitions.controllerRequests;
 /** The redrive policy's count (the CDK stack and the local cloud create the queue from the same definition). */
-const maxReceiveCount = queueDefinitions.controllerRequests.deadLetter.maxReceiveCount;
+const maxReceiveCount = definition.deadLetter.maxReceiveCount;
+/**
+ * Kept back from the invocation's time to hand unfinished messages back with a short
+ * visibility and to report on the pipeline. An invocation that runs into its timeout is
+ * ended by Lambda and its whole batch comes back only after the queue's visibility timeout
+ * (60 s): exactly the hold on a room's group this consumer must never cause.
+ */
+const handBackReserveMs = 1_500;
+/** How long one message failing by a dependency is retried in place: its group waits meanwhile. */
+const inPlaceRetryMs = 2_000;
+
+let reporter: PipelineReporter | undefined;
+
+type Attempt =
+  | { readonly kind: 'applied'; readonly request?: ControllerRequest }
+  | { readonly kind: 'failed'; readonly error: unknown; readonly request?: ControllerRequest };
+
+/** A message handed back to the queue: with a short visibility, or the queue's own (`undefined`). */
+interface HandedBack {
+  readonly record: SQSRecord;
+  readonly visibilityS: number | undefined;
+}
 
 /**
  * On a message's last delivery, a failure fails its room instead of blocking the room's
@@ -47,15 +71,9 @@ async function givenUp(
   return true;
 }
 
-/**
- * Consumes the controller request queue (FIFO, room id = message group). Groups are
- * processed side by side, each in order; once a message of a group fails, the rest of that
- * group is handed back too, so nothing overtakes it.
- */
-export async function processControllerEvents(event: SQSEvent): Promise<SQSBatchResponse> {
-  const p = platform();
-  /** Replies are sealed for the room's sidecar: a reply carries player tokens. */
-  const replyFor = (roomId: string, record: SQSRecord) => async (replyTo: string, message: ControllerReply) => {
+/** Replies are sealed for the room's sidecar: a reply carries player tokens. */
+function replyFor(p: Platform, roomId: string, record: SQSRecord) {
+  return async (replyTo: string, message: ControllerReply) => {
     const body = sealControllerReply(await p.sidecarKeys(roomId), message);
     try {
       await p.sqs.send(new SendMessageCommand({ QueueUrl: replyTo, MessageBody: body }));
@@ -74,81 +92,212 @@ export async function processControllerEvents(event: SQSEvent): Promise<SQSBatch
       });
     }
   };
+}
+
+/** Opens and applies one message once. Never throws: a failure is a result. */
+async function applyOnce(p: Platform, record: SQSRecord): Promise<Attempt> {
+  let request: ControllerRequest | undefined;
+  try {
+    const opened = await openControllerMessage(record.body, (roomId) => p.sidecarKeys(roomId));
+    if (!opened.ok) {
+      // Forged, tampered or malformed: retrying cannot fix it. Dropped with a trace
+      // (no key, no MAC), never retried; `rejected` is the field a metric filter counts.
+      log.warn('dropping unauthenticated controller message', {
+        messageId: record.messageId,
+        rejected: opened.reason,
+        roomId: opened.roomId,
+      });
+      return { kind: 'applied' };
+    }
+    request = opened.request;
+    await handleControllerRequest(request, {
+      rooms: p.rooms,
+      slots: p.costs.slots,
+      pool: p.pool,
+      members: p.sessions,
+      signToken: p.signToken,
+      verifyServerToken: p.verifyPlatformToken,
+      reply: replyFor(p, request.roomId, record),
+      sidecarCredentials: p.sidecarCredentials,
+      locateServer: p.locateServer,
+      now: p.now,
+      commands: p.commands,
+      messages: p.roomMessages,
+      log,
+    });
+    return { kind: 'applied', request };
+  } catch (error) {
+    return { kind: 'failed', error, request };
+  }
+}
+
+/**
+ * Applies one message, retrying it in place for a moment while it fails only because a
+ * dependency is slow, throttled or unreachable (core/infra/dependency-errors.ts): a blip
+ * then costs no redelivery. Every handler is idempotent (a retry is a redelivery), and
+ * nothing of the group runs meanwhile, so order holds. Heartbeats are never retried: the
+ * next one supersedes them.
+ */
+async function applyPatiently(p: Platform, record: SQSRecord, stop: Deadline): Promise<Attempt> {
+  const started = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await applyOnce(p, record);
+    if (outcome.kind === 'applied' || outcome.request?.type === 'heartbeat') return outcome;
+    if (!classifyDependencyError(outcome.error)) return outcome;
+    const pause = contentionBackoffMs(attempt);
+    if (Date.now() + pause - started > inPlaceRetryMs || stop.leftMs() < pause) return outcome;
+    await p.clock.sleep(pause);
+  }
+}
+
+interface Deadline {
+  /** Resolves when the invocation must stop waiting for its messages. */
+  readonly reached: Promise<'deadline'>;
+  leftMs(): number;
+  clear(): void;
+}
+
+function deadlineIn(ms: number): Deadline {
+  const at = Date.now() + ms;
+  let timer: NodeJS.Timeout | undefined;
+  const reached = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), ms)));
+  return { reached, leftMs: () => at - Date.now(), clear: () => clearTimeout(timer) };
+}
+
+/**
+ * Shortens the visibility of the messages handed back, so their group is delivered again in
+ * seconds: the record's receipt handle is this delivery's, valid until the message is visible.
+ */
+async function shortenVisibility(p: Platform, handedBack: readonly HandedBack[]): Promise<void> {
+  const entries = handedBack.flatMap(({ record, visibilityS }, i) =>
+    visibilityS === undefined
+      ? []
+      : [{ Id: String(i), ReceiptHandle: record.receiptHandle, VisibilityTimeout: visibilityS }],
+  );
+  const queueUrl = p.config.queueUrls.controllerRequests;
+  if (entries.length === 0) return;
+  if (!queueUrl) {
+    log.warn('cannot shorten the visibility of handed-back messages: no controller queue URL configured');
+    return;
+  }
+  try {
+    const { Failed = [] } = await p.sqs.send(
+      new ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrl, Entries: entries.slice(0, 10) }),
+      { abortSignal: AbortSignal.timeout(handBackReserveMs / 2) },
+    );
+    if (Failed.length > 0) log.warn('some handed-back messages keep the queue visibility timeout', { failed: Failed });
+  } catch (error) {
+    log.warn('could not shorten the visibility of handed-back messages', { error: error as Error });
+  }
+}
+
+/**
+ * Consumes the controller request queue (FIFO, room id = message group). Groups are
+ * processed side by side, each in order; once a message of a group fails, the rest of that
+ * group is handed back too, so nothing overtakes it. No message holds its room's group for
+ * long: a dependency failure is retried in place for a moment, then handed back with a
+ * visibility of seconds (`handBackVisibilityS`), and the invocation stops waiting before its
+ * timeout, so the heartbeats behind it reach the table soon after a stall ends.
+ */
+export async function processControllerEvents(
+  event: SQSEvent,
+  context?: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<SQSBatchResponse> {
+  const p = platform();
+  const policy = { heartbeatTimeoutS: p.config.heartbeatTimeoutS, heartbeatIntervalS: p.config.heartbeatIntervalS };
+  reporter ??= new PipelineReporter(policy);
+  const pipeline = reporter;
+  const budgetMs = context?.getRemainingTimeInMillis() ?? (definition.consumerTimeoutS ?? 10) * 1000;
+  const stop = deadlineIn(Math.max(0, budgetMs - handBackReserveMs));
   const groups = new Map<string, SQSRecord[]>();
   for (const record of event.Records) {
     const group = record.attributes.MessageGroupId ?? record.messageId;
     groups.set(group, [...(groups.get(group) ?? []), record]);
   }
-  const failures: string[] = [];
+  const seen = { applied: 0, disrupted: false, fresh: false };
+  const handedBack: HandedBack[] = [];
+  const handBack = (records: readonly SQSRecord[], visibilityS?: (r: SQSRecord) => number | undefined) => {
+    for (const record of records)
+      handedBack.push({
+        record,
+        visibilityS: visibilityS
+          ? visibilityS(record)
+          : handBackVisibilityS(record.attributes.ApproximateReceiveCount, policy),
+      });
+  };
   await Promise.all(
     [...groups.values()].map(async (records) => {
       for (const [index, record] of records.entries()) {
-        let request: ControllerRequest | undefined;
-        try {
-          const opened = await openControllerMessage(record.body, (roomId) => p.sidecarKeys(roomId));
-          if (!opened.ok) {
-            // Forged, tampered or malformed: retrying cannot fix it. Dropped with a trace
-            // (no key, no MAC), never retried; `rejected` is the field a metric filter counts.
-            log.warn('dropping unauthenticated controller message', {
-              messageId: record.messageId,
-              rejected: opened.reason,
-              roomId: opened.roomId,
-            });
-            continue;
-          }
-          request = opened.request;
-          await handleControllerRequest(request, {
-            rooms: p.rooms,
-            slots: p.costs.slots,
-            pool: p.pool,
-            members: p.sessions,
-            signToken: p.signToken,
-            verifyServerToken: p.verifyPlatformToken,
-            reply: replyFor(opened.request.roomId, record),
-            sidecarCredentials: p.sidecarCredentials,
-            locateServer: p.locateServer,
-            now: p.now,
-            commands: p.commands,
-            messages: p.roomMessages,
-            log,
+        const outcome = await Promise.race([applyPatiently(p, record, stop), stop.reached]);
+        if (outcome === 'deadline') {
+          // Still running (a hung dependency): its result is not waited for. Applied or not, the
+          // message comes back in seconds and its redelivery is answered the same.
+          seen.disrupted = true;
+          log.warn('controller message still running at the invocation deadline; handed back', {
+            messageId: record.messageId,
           });
-        } catch (error) {
-          if (request?.type === 'heartbeat') {
-            // A newer heartbeat follows within one interval and says the same, fresher. Handing
-            // this one back would hold the room's whole group for a visibility timeout (30 s),
-            // and with it every heartbeat behind it: a healthy room would look silent.
-            log.warn('heartbeat not applied; the next one supersedes it', {
-              messageId: record.messageId,
-              roomId: request.roomId,
-              error: error as Error,
-            });
-            continue;
-          }
-          const reply = request ? replyFor(request.roomId, record) : undefined;
-          if (request && reply && (await givenUp(record, request, error, { rooms: p.rooms, reply, now: p.now }))) {
-            // Bound for the dead-letter queue; the room is failed, so the rest of its group goes on.
-            failures.push(record.messageId);
-            continue;
-          }
-          if (error instanceof ServerAddressPendingError) {
-            // Expected while an ECS task's address is not readable yet: no failure of anything.
-            log.info('inited waits for the game server address; it will be retried', {
-              messageId: record.messageId,
-              roomId: error.roomId,
-            });
-          } else {
-            log.error('controller message failed; it will be retried', {
-              messageId: record.messageId,
-              error: error as Error,
-            });
-          }
-          failures.push(...records.slice(index).map((r) => r.messageId));
+          handBack(records.slice(index));
           return;
         }
+        if (outcome.kind === 'applied') {
+          seen.applied++;
+          if (outcome.request?.type === 'heartbeat') {
+            const lag = pipeline.lagOf(record.attributes.SentTimestamp, p.now());
+            if (lag === 'late') seen.disrupted = true;
+            if (lag === 'fresh') seen.fresh = true;
+          }
+          continue;
+        }
+        const { error, request } = outcome;
+        if (classifyDependencyError(error)) seen.disrupted = true;
+        if (request?.type === 'heartbeat') {
+          // A newer heartbeat follows within one interval and says the same, fresher. Handing
+          // this one back would hold the room's whole group, and with it every heartbeat
+          // behind it: a healthy room would look silent.
+          log.warn('heartbeat not applied; the next one supersedes it', {
+            messageId: record.messageId,
+            roomId: request.roomId,
+            error: error as Error,
+          });
+          continue;
+        }
+        const reply = request ? replyFor(p, request.roomId, record) : undefined;
+        if (request && reply && (await givenUp(record, request, error, { rooms: p.rooms, reply, now: p.now }))) {
+          // Bound for the dead-letter queue (on its next receive, which comes in seconds); the
+          // room is failed, so the rest of its group goes on.
+          handBack([record]);
+          continue;
+        }
+        if (error instanceof ServerAddressPendingError) {
+          // Expected while an ECS task's address is not readable yet: no failure of anything.
+          // A spawning room has no heartbeats to hold up: the queue's own timeout paces it.
+          log.info('inited waits for the game server address; it will be retried', {
+            messageId: record.messageId,
+            roomId: error.roomId,
+          });
+          handBack(records.slice(index), () => undefined);
+          return;
+        }
+        log.error('controller message failed; it will be retried', {
+          messageId: record.messageId,
+          error: error as Error,
+        });
+        handBack(records.slice(index));
+        return;
       }
     }),
   );
-  return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+  stop.clear();
+  await shortenVisibility(p, handedBack);
+  await Promise.race([
+    pipeline.report(seen, p.now(), p.sweeperState).catch((error: unknown) => {
+      log.warn('could not report on the heartbeat pipeline', { error: error as Error });
+    }),
+    new Promise((resolve) => setTimeout(resolve, handBackReserveMs / 2).unref()),
+  ]);
+  return { batchItemFailures: handedBack.map(({ record }) => ({ itemIdentifier: record.messageId })) };
 }
 
-export const handler = middy<SQSEvent, SQSBatchResponse>({ timeoutEarlyInMillis: 0 }).handler(processControllerEvents);
+export const handler = middy<SQSEvent, SQSBatchResponse>({ timeoutEarlyInMillis: 0 }).handler(
+  (event: SQSEvent, context: Context) => processControllerEvents(event, context),
+);

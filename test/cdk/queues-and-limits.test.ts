@@ -5,8 +5,8 @@ import { ProjectQueue } from '../../cdk/lib/constructs/project-queue';
 import { addRoomkeeper } from '../../cdk/lib/roomkeeper-app';
 import { deployableRoutes, type RoomkeeperStack } from '../../cdk/lib/roomkeeper-stack';
 import { runTaskRate } from '../../core/gameservers/throttled-spawner';
-import { queueDefinitions } from '../../core/infra/queues';
-import { auth, gameImage, logicalId, useScratch, type Json } from './support';
+import { queueDefinitions, queueUrlVariable } from '../../core/infra/queues';
+import { auth, gameImage, logicalId, render, statementsOf, useScratch, type Json } from './support';
 
 /**
  * Issue 10, points 6 and 7: the room-creating routes' throttle against ECS's RunTask rate;
@@ -65,6 +65,21 @@ describe('controller-events consumer concurrency', () => {
       FunctionName: { Ref: consumerId },
       ScalingConfig: { MaximumConcurrency: reserved },
     });
+  });
+
+  it('may shorten the visibility of the messages it hands back, on its own queue only, and knows its URL', () => {
+    const consumer = stack.consumers.controllerRequests;
+    const queue = stack.queues.controllerRequests.queue;
+    const changes = statementsOf(template, stack, consumer).filter((s) =>
+      s.actions.includes('sqs:ChangeMessageVisibility'),
+    );
+    expect(changes.map((s) => s.resources.map(render))).toEqual([
+      [`\${${stack.getLogicalId(queue.node.defaultChild as never)}.Arn}`],
+    ]);
+    const variables = resources[logicalId(stack, consumer)].Properties.Environment.Variables as Json;
+    expect(render(variables[queueUrlVariable('controllerRequests')])).toBe(
+      `\${${stack.getLogicalId(queue.node.defaultChild as never)}}`,
+    );
   });
 
   it('no route function reserves executions (they draw from the unreserved pool)', () => {

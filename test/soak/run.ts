@@ -12,10 +12,13 @@ import { startPlatformProcess, type PlatformProcess } from './platform-process';
 import { rssOf } from '../bench/scenarios/footprint';
 import { descendants, dynamoDbJvm, gameOf, sidecarOf } from './process-tree';
 import { soakMarkdown, type FaultOutcome, type SoakReport } from './report';
+import { bloatRoom, stallWhileConnecting } from './room-faults';
 import { newTrafficRecord, runTraffic, timedCall, type Seat, type TrafficRecord } from './traffic';
 import {
+  firstUnexpectedOutsideFaults,
   judgeMemory,
   recoveryFromAnswers,
+  stallVerdict,
   unexpectedOutsideFaults,
   verdictOf,
   type FaultWindow,
@@ -27,8 +30,9 @@ import {
  * `npm run soak [-- --minutes N] [--quick] [--no-faults] [--publish]`: mixed traffic from
  * virtual players against `npm start` in its own process, with real sample-game servers and
  * sidecars, while faults are injected: a game server and a sidecar killed (-9), DynamoDB
- * Local killed (-9; the local cloud restarts it), and the whole platform process stopped
- * for 30 s. Then every requirement is judged and the report written.
+ * Local killed (-9; the local cloud restarts it), a room bloated by join/leave cycles, a
+ * 25 s DynamoDB stall (SIGSTOP) while players connect to their games, and the whole platform
+ * process stopped for 30 s. Then every requirement is judged and the report written.
  */
 interface Options {
   readonly minutes: number;
@@ -41,6 +45,10 @@ const requestTimeoutMs = 10_000;
 /** After a fault's recovery, answers still draining from it are counted with it. */
 const faultGraceMs = 3_000;
 const stallS = 30;
+/** The DynamoDB stall while players connect: the issue's 15–25 s, at its longest. */
+const dynamoStallS = 25;
+/** How soon after that stall each connecting player must be in. */
+const welcomeWithinS = 15;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function minutesOption(value: string): number {
@@ -83,6 +91,7 @@ async function main(): Promise<void> {
   const memory: MemorySample[] = [];
   const windows: FaultWindow[] = [];
   const faults: FaultOutcome[] = [];
+  const checks: Requirement[] = [];
   /** Rooms the soak itself broke: the only rooms allowed to fail. */
   const brokenRooms = new Set<string>();
   let stopping = false;
@@ -118,7 +127,7 @@ async function main(): Promise<void> {
       .finally(() => (auditing = false));
   }, 10_000);
   const faultRun = options.faults
-    ? injectFaults(platform, record, { durationMs, sinceStart, windows, faults, brokenRooms })
+    ? injectFaults(platform, record, { durationMs, sinceStart, windows, faults, brokenRooms, checks })
     : Promise.resolve();
   try {
     await Promise.all([traffic, faultRun]);
@@ -138,6 +147,7 @@ async function main(): Promise<void> {
     durationMs,
     loadBefore,
     lostMembers,
+    checks,
   });
   db.destroy();
   const exitCode = await platform.stop();
@@ -169,6 +179,8 @@ interface FaultContext {
   readonly windows: FaultWindow[];
   readonly faults: FaultOutcome[];
   readonly brokenRooms: Set<string>;
+  /** Verdicts a fault reaches itself (the bloated room, the stall while players connect). */
+  readonly checks: Requirement[];
 }
 
 /** Waits until `check` holds (polled every 200 ms) or `limitMs` passes; the time it took, or undefined. */
@@ -227,10 +239,23 @@ async function injectFaults(platform: PlatformProcess, record: TrafficRecord, co
   const serving = async () =>
     (await timedCall(api, record, 'probe', 'GET', '/v1/rooms?gameId=soak&version=1.0.0', probeToken)).status === 200;
 
+  // In parallel with the other faults: its joins and leaves are judged on their own.
+  const bloat = at(0.05).then(() =>
+    bloatRoom(api, record, {
+      durationMs: Math.min(90_000, context.durationMs * 0.15),
+      accounts: 40,
+      workers: 6,
+    }),
+  );
+
   await at(0.15);
   await processFault('kill -9 a game server', 'game');
   await at(0.3);
   await processFault('kill -9 a sidecar', 'sidecar');
+
+  // Before DynamoDB Local is killed: in memory, its restart takes every room with it.
+  await at(0.35);
+  await dynamoDbStallWhileConnecting(platform, record, context, api);
 
   await at(0.45);
   const jvm = dynamoDbJvm(descendants(platform.pid));
@@ -272,6 +297,52 @@ async function injectFaults(platform: PlatformProcess, record: TrafficRecord, co
     recoveredAfterMs: tookMs === undefined ? undefined : tookMs,
     fromMs,
   });
+  context.checks.push(await bloat);
+}
+
+/**
+ * DynamoDB Local paused for 25 s while one new player in each of up to four live rooms
+ * connects to its game: each room's `joined` is in flight through the stall. No room may
+ * fail, and every player must be in soon after (issue 26).
+ */
+async function dynamoDbStallWhileConnecting(
+  platform: PlatformProcess,
+  record: TrafficRecord,
+  context: FaultContext,
+  api: { apiUrl: string; requestTimeoutMs: number; startedAt: number },
+): Promise<void> {
+  const name = `DynamoDB Local stalled (SIGSTOP) ${dynamoStallS} s while players connect`;
+  const jvm = dynamoDbJvm(descendants(platform.pid));
+  const roomIds = [...new Set([...record.seated.values()].map((s) => s.roomId))]
+    .filter((roomId) => !context.brokenRooms.has(roomId))
+    .slice(0, 8);
+  if (!jvm || roomIds.length === 0) {
+    context.faults.push({
+      name,
+      detail: jvm ? 'no live room with a seated player' : 'no JVM found',
+      recoveredAfterMs: undefined,
+    });
+    return;
+  }
+  const outcome = await stallWhileConnecting(api, record, {
+    roomIds,
+    stallS: dynamoStallS,
+    pause: () => process.kill(jvm.pid, 'SIGSTOP'),
+    resume: () => process.kill(jvm.pid, 'SIGCONT'),
+    sinceStart: context.sinceStart,
+  });
+  const welcomed = outcome.welcomedAfterS.filter((s): s is number => s !== undefined);
+  const allIn = welcomed.length === outcome.welcomedAfterS.length;
+  // Down from the pause until every player was in (the API answers 503 meanwhile).
+  const untilMs = allIn ? outcome.resumedMs + 1000 * Math.max(0, ...welcomed) : undefined;
+  context.windows.push({ name, fromMs: outcome.fromMs, untilMs });
+  context.faults.push({
+    name,
+    detail: `JVM pid ${jvm.pid} paused with a joined in flight in ${outcome.rooms.length} rooms`,
+    recoveredAfterMs: untilMs === undefined ? undefined : untilMs - outcome.fromMs,
+    fromMs: outcome.fromMs,
+  });
+  context.checks.push(stallVerdict({ stallS: dynamoStallS, ...outcome }, welcomeWithinS));
 }
 
 interface JudgeContext {
@@ -284,6 +355,7 @@ interface JudgeContext {
   readonly loadBefore: number;
   /** Seats found missing from their ready room by the audits during the run. */
   readonly lostMembers: Set<string>;
+  readonly checks: readonly Requirement[];
 }
 
 /**
@@ -328,7 +400,10 @@ async function judge(
   requirements.push({
     name: 'no error but 409/429 outside the faults',
     pass: Object.keys(unexpected).length === 0,
-    detail: Object.keys(unexpected).length === 0 ? `${record.answers.length} answers` : JSON.stringify(unexpected),
+    detail:
+      Object.keys(unexpected).length === 0
+        ? `${record.answers.length} answers`
+        : `${JSON.stringify(unexpected)}; first: ${firstUnexpectedOutsideFaults(record.answers, context.windows, faultGraceMs).join(', ')}`,
   });
 
   // Every seat the games confirmed and that is still held: its player must be a member.
@@ -376,6 +451,7 @@ async function judge(
     detail: mismatched.length === 0 ? `${roomsRead.size} session documents` : mismatched.slice(0, 5).join('; '),
   });
 
+  requirements.push(...context.checks);
   const failedHealthy = [...roomsRead.entries()].filter(
     ([roomId, room]) => room.state === 'failed' && !context.brokenRooms.has(roomId),
   );

@@ -61,13 +61,29 @@ export function isExpected(answer: Answer): boolean {
 }
 
 /** Operations that name a room by id. */
-const byRoomId = new Set(['join', 'leave', 'check', 'probe']);
+const byRoomId = new Set(['join', 'leave', 'check', 'probe', 'stall-join']);
 
 /** The answer fell into a fault's window, widened by `graceMs` after it (queued requests drain). */
 export function duringFault(answer: Answer, windows: readonly FaultWindow[], graceMs: number): FaultWindow | undefined {
   return windows.find(
     (w) => answer.atMs >= w.fromMs && answer.atMs <= (w.untilMs ?? Number.POSITIVE_INFINITY) + graceMs,
   );
+}
+
+/** The first `limit` unexpected answers outside every fault window: what, when (s into the run). */
+export function firstUnexpectedOutsideFaults(
+  answers: readonly Answer[],
+  windows: readonly FaultWindow[],
+  graceMs: number,
+  limit = 5,
+): string[] {
+  return answers
+    .filter((a) => !isExpected(a) && !duringFault(a, windows, graceMs))
+    .slice(0, limit)
+    .map(
+      (a) =>
+        `${a.operation} ${a.status === 0 ? 'timeout' : `${a.status} ${a.code ?? ''}`.trim()} at ${(a.atMs / 1000).toFixed(1)} s`,
+    );
 }
 
 /** Unexpected answers outside every fault window, by status and code. */
@@ -119,4 +135,56 @@ export function recoveryFromAnswers(answers: readonly Answer[], faultAtMs: numbe
     }
   }
   return undefined;
+}
+
+/**
+ * The verdict on a room bloated by join/leave cycles (issue 26): no 5xx and no request left
+ * unanswered among its joins and leaves, the room still ready, and a fresh join taken at
+ * the end. 409 and 429 are answers the API owes (a full room, a rate limit).
+ */
+export function bloatVerdict(run: {
+  readonly answers: readonly Answer[];
+  readonly cycles: number;
+  readonly accounts: number;
+  readonly roomState: string | undefined;
+  readonly joinAfter: number;
+}): Requirement {
+  const errors: Record<string, number> = {};
+  for (const a of run.answers)
+    if (a.status === 0 || a.status >= 500) {
+      const key = a.status === 0 ? 'timeout' : `${a.status} ${a.code ?? ''}`.trim();
+      errors[key] = (errors[key] ?? 0) + 1;
+    }
+  const healthy = run.roomState === 'ready' && run.joinAfter >= 200 && run.joinAfter < 300;
+  return {
+    name: 'a room bloated by join/leave cycles stays healthy',
+    pass: Object.keys(errors).length === 0 && healthy,
+    detail:
+      `${run.cycles} join+leave cycles from ${run.accounts} accounts within their rate limits: ` +
+      `${Object.keys(errors).length === 0 ? 'no 5xx' : `errors ${JSON.stringify(errors)}`}; ` +
+      `the room is ${run.roomState ?? 'unreadable'}, a fresh join answered ${run.joinAfter}`,
+  };
+}
+
+/** The verdict on a DynamoDB stall while players connect: no room failed, every player in soon after. */
+export function stallVerdict(
+  run: {
+    readonly stallS: number;
+    readonly rooms: readonly string[];
+    readonly failedRooms: readonly string[];
+    readonly welcomedAfterS: readonly (number | undefined)[];
+  },
+  welcomeWithinS: number,
+): Requirement {
+  const late = run.welcomedAfterS.filter((s) => s === undefined || s > welcomeWithinS).length;
+  const figures = run.welcomedAfterS.map((s) => (s === undefined ? 'never' : `${s.toFixed(1)} s`)).join(', ');
+  return {
+    name: `no healthy room failed by a ${run.stallS} s DynamoDB stall while players connect`,
+    pass: run.rooms.length > 0 && run.failedRooms.length === 0 && late === 0,
+    detail:
+      run.rooms.length === 0
+        ? 'no live room to connect to'
+        : `${run.rooms.length} rooms with a joined in flight: ${run.failedRooms.length} not ready after the stall (expected 0)` +
+          `${run.failedRooms.length > 0 ? ` [${run.failedRooms.join(', ')}]` : ''}; players in ${figures} after it (limit ${welcomeWithinS} s)`,
+  };
 }

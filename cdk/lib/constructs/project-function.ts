@@ -172,7 +172,7 @@ export class ProjectFunction extends Construct {
   /**
    * `send`: may send to the queue, and gets its URL in `QUEUE_URL_<ID>`.
    * `consume`: the queue feeds this function through an event source mapping with the
-   * definition's batch size and partial batch failures.
+   * definition's batch size and partial batch failures; the function gets the URL too.
    * `url`: gets the URL in `QUEUE_URL_<ID>` and no permission on the queue.
    * `observe`: the URL, and may read the queue's attributes (its backlog) but no message.
    */
@@ -201,7 +201,10 @@ export class ProjectFunction extends Construct {
           `is under 6 × the function's timeout (${timeout} s); a batch would be redelivered while it runs.`,
       );
     }
-    // The event source mapping grants receive/delete/change-visibility on this queue only.
+    // The event source mapping grants receive/delete/change-visibility on this queue only. The
+    // consumer uses change-visibility itself (a handed-back message comes back in seconds, not
+    // after the visibility timeout), which needs the queue's URL.
+    this.function.addEnvironment(queueUrlVariable(definition.id), queue.queueUrl);
     // With reserved executions, it never polls more batches than they can run: a throttled
     // batch would go back to the queue and count toward its dead-letter redrive.
     this.function.addEventSource(

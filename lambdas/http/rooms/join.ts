@@ -23,6 +23,9 @@ export const handler = httpHandler(
         sleep: (ms) => p.clock.sleep(ms),
         answerBy: new Date(p.now().getTime() + p.config.createWaitS * 1000),
         heartbeatTimeoutS: p.config.heartbeatTimeoutS,
+        heartbeatIntervalS: p.config.heartbeatIntervalS,
+        // Read only for a silent room: was it the room, or did the platform stop hearing?
+        heartbeatPipeline: () => p.sweeperState.pipeline(),
       },
     );
     return roomResponse(result.spawning ? 202 : 200, {

@@ -149,6 +149,44 @@ describe('startSqsPoller', () => {
   });
 });
 
+describe('startSqsPoller at the consumer timeout', () => {
+  it('gives the handler the deployed timeout, and keeps none of a batch still running then, as Lambda ends it', async () => {
+    const { work } = await freshQueues();
+    const remaining: number[] = [];
+    let calls = 0;
+    pollers.push(
+      startSqsPoller({
+        sqs,
+        queueUrl: work,
+        functionName: 'test',
+        batchSize: 10,
+        waitTimeS: 1,
+        timeoutMs: 500,
+        handler: async (_event, context) => {
+          calls += 1;
+          remaining.push(context.getRemainingTimeInMillis());
+          // The first invocation overruns its timeout, though not the visibility timeout (1 s):
+          // its success comes too late to count, so the message is not deleted and comes back.
+          if (calls === 1) await new Promise((resolve) => setTimeout(resolve, 800));
+        },
+      }),
+    );
+    await send(work, ['x']);
+    await eventually(
+      async () => calls,
+      (n) => n >= 2,
+    );
+    expect(calls).toBe(2);
+    expect(remaining.every((ms) => ms <= 500)).toBe(true);
+    expect(
+      await eventually(
+        () => visibleAndInFlight(work),
+        (n) => n === 0,
+      ),
+    ).toBe(0);
+  });
+});
+
 describe('a stop of the process that runs both the emulator and the poller (npm start)', () => {
   const fixture = join(__dirname, '../../fixtures/local/stoppable-poller.ts');
   let child: ChildProcess | undefined;

@@ -1,9 +1,11 @@
 import { parentOf } from '../../soak/process-tree';
 import {
+  bloatVerdict,
   duringFault,
   isExpected,
   judgeMemory,
   recoveryFromAnswers,
+  stallVerdict,
   unexpectedOutsideFaults,
   verdictOf,
   type Answer,
@@ -72,5 +74,39 @@ describe('requirement verdicts', () => {
     expect(verdictOf({ name: 'a', pass: true, detail: '' })).toBe('PASS');
     expect(verdictOf({ name: 'b', pass: false, detail: '' })).toBe('FAIL');
     expect(verdictOf({ name: 'c', pass: true, detail: '', judged: false })).toBe('NOT JUDGED');
+  });
+});
+
+describe('bloatVerdict', () => {
+  const run = { cycles: 700, accounts: 40, roomState: 'ready', joinAfter: 200 };
+  it.each<[string, Parameters<typeof bloatVerdict>[0], boolean]>([
+    [
+      '409 and 429 only, room ready, a fresh join taken',
+      { ...run, answers: [{ operation: 'bloat-join', atMs: 1, status: 409, code: 'ROOM_FULL' }] },
+      true,
+    ],
+    [
+      'one 500 among the cycles',
+      { ...run, answers: [{ operation: 'bloat-join', atMs: 1, status: 500, code: 'INTERNAL' }] },
+      false,
+    ],
+    ['one request unanswered', { ...run, answers: [{ operation: 'bloat-leave', atMs: 1, status: 0 }] }, false],
+    ['the room failed', { ...run, answers: [], roomState: 'failed' }, false],
+    ['the fresh join refused', { ...run, answers: [], joinAfter: 503 }, false],
+  ])('%s → pass %s', (_name, input, pass) => {
+    expect(bloatVerdict(input).pass).toBe(pass);
+  });
+});
+
+describe('stallVerdict', () => {
+  const run = { stallS: 25, rooms: ['a', 'b'], failedRooms: [] as string[], welcomedAfterS: [2.1, 3.4] };
+  it.each<[string, Parameters<typeof stallVerdict>[0], boolean]>([
+    ['no room failed, every player in within the limit', run, true],
+    ['a room failed', { ...run, failedRooms: ['a (failed)'] }, false],
+    ['a player never got in', { ...run, welcomedAfterS: [2.1, undefined] }, false],
+    ['a player got in too late', { ...run, welcomedAfterS: [2.1, 40] }, false],
+    ['no room to test', { ...run, rooms: [], welcomedAfterS: [] }, false],
+  ])('%s → pass %s', (_name, input, pass) => {
+    expect(stallVerdict(input, 15).pass).toBe(pass);
   });
 });

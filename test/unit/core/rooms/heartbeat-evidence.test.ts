@@ -1,6 +1,9 @@
 import {
   backlogAllowance,
+  causeOfSilence,
+  heartbeatLag,
   judgeHeartbeats,
+  type HeartbeatPipeline,
   type HeartbeatObservations,
 } from '../../../../core/rooms/heartbeat-evidence';
 
@@ -42,7 +45,7 @@ describe('judgeHeartbeats', () => {
 
   it('judges as of the instant just before the queue was read', () => {
     const verdict = judgeHeartbeats(at(0), observe(), policy);
-    expect(verdict).toEqual({ judge: true, asOf: at(0), memory: { lastSweepAt: iso(0) } });
+    expect(verdict).toEqual({ judge: true, asOf: at(0), memory: { lastSweepAt: iso(0), judgedAt: iso(0) } });
   });
 
   it('starts a grace of one heartbeat timeout after a late sweep, and keeps it until it ends', () => {
@@ -51,7 +54,7 @@ describe('judgeHeartbeats', () => {
     const during = judgeHeartbeats(at(5), observe({ memory: late.memory }), policy);
     expect(during).toMatchObject({ judge: false, why: 'grace', memory: { graceUntil: iso(10) } });
     const after = judgeHeartbeats(at(10), observe({ memory: during.memory }), policy);
-    expect(after).toEqual({ judge: true, asOf: at(10), memory: { lastSweepAt: iso(10) } });
+    expect(after).toEqual({ judge: true, asOf: at(10), memory: { lastSweepAt: iso(10), judgedAt: iso(10) } });
   });
 
   it('extends the grace while the queue stays unreadable, never shortens it', () => {
@@ -100,5 +103,74 @@ describe('backlogAllowance', () => {
   it('never admits the pending heartbeats of one room silent for a whole timeout', () => {
     const pendingWhenSilent = policy.heartbeatTimeoutS / policy.heartbeatIntervalS - 1;
     expect(backlogAllowance(policy, 1)).toBeLessThan(pendingWhenSilent);
+  });
+});
+
+describe('judgeHeartbeats after a reported disruption of the pipeline', () => {
+  it.each<[string, HeartbeatPipeline, string]>([
+    [
+      'heartbeats dropped 3 s ago (a DynamoDB stall just ended): their rooms are in no backlog',
+      { disruptedAt: iso(-3) },
+      'disrupted',
+    ],
+    ['a disruption one whole timeout ago: every room has been heard since', { disruptedAt: iso(-10) }, 'judged'],
+    ['nothing reported', {}, 'judged'],
+  ])('%s → %s', (_name, pipeline, expected) => {
+    const verdict = judgeHeartbeats(at(0), observe({ pipeline }), policy);
+    expect(verdict.judge ? 'judged' : verdict.why).toBe(expected);
+  });
+
+  it('remembers when it last judged, through sweeps that do not', () => {
+    const judged = judgeHeartbeats(at(0), observe(), policy);
+    const held = judgeHeartbeats(at(5), observe({ memory: judged.memory, backlog: 500, liveRooms: 1 }), policy);
+    expect(held.memory).toEqual({ lastSweepAt: iso(5), judgedAt: iso(0) });
+  });
+});
+
+describe('causeOfSilence: whose silence a join found', () => {
+  // The room was last heard 12 s ago (heartbeat timeout 10 s).
+  const lastHeard = iso(-12);
+  it.each<[string, HeartbeatPipeline, string]>([
+    ['other rooms heard 1 s ago, no disruption: the server is dead', { heardAt: iso(-1) }, 'room'],
+    ['a sweep found the queue current after its next two heartbeats were due', { judgedAt: iso(-7) }, 'room'],
+    [
+      'a disruption before the room went silent says nothing about it',
+      { heardAt: iso(-1), disruptedAt: iso(-20) },
+      'room',
+    ],
+    [
+      'heartbeats dropped after it was last heard (a DynamoDB stall)',
+      { heardAt: iso(-1), disruptedAt: iso(-3) },
+      'platform:disrupted',
+    ],
+    [
+      'nothing heard since it went silent (the stall just ended, nothing reported yet)',
+      { heardAt: iso(-13), judgedAt: iso(-30) },
+      'platform:not-hearing',
+    ],
+    ['heard only within two intervals of its last heartbeat', { heardAt: iso(-9) }, 'platform:not-hearing'],
+    ['nothing ever reported', {}, 'platform:not-hearing'],
+    ['the sweeper is in a grace period', { heardAt: iso(-1), graceUntil: iso(4) }, 'platform:grace'],
+  ])('%s → %s', (_name, pipeline, expected) => {
+    const verdict = causeOfSilence(at(0), lastHeard, pipeline, policy);
+    expect(verdict.cause === 'room' ? 'room' : `platform:${verdict.why}`).toBe(expected);
+  });
+
+  it('says when to ask again: the end of a grace period, else one heartbeat interval', () => {
+    expect(causeOfSilence(at(0), lastHeard, { graceUntil: iso(4.2) }, policy)).toMatchObject({ retryAfterS: 5 });
+    expect(causeOfSilence(at(0), lastHeard, { disruptedAt: iso(-1) }, policy)).toMatchObject({ retryAfterS: 2 });
+    expect(causeOfSilence(at(0), lastHeard, {}, policy)).toMatchObject({ retryAfterS: 2 });
+  });
+});
+
+describe('heartbeatLag', () => {
+  it.each([
+    [50, 'fresh'],
+    [2_000, 'fresh'],
+    [5_000, 'slow'],
+    [8_000, 'late'],
+    [25_000, 'late'],
+  ])('a heartbeat applied %i ms after it was sent → %s', (lagMs, expected) => {
+    expect(heartbeatLag(lagMs, policy)).toBe(expected);
   });
 });

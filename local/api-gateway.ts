@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
+import type { CorsPolicy } from '../lambdas/http/cors';
 import type { HttpEvent, HttpHandler, HttpResult } from '../lambdas/http/middleware';
 import type { RouteDefinition } from '../lambdas/http/routes';
 import { childLogger } from '../core/infra/logger';
+import { isPreflight, preflightHeaders, withCorsHeaders } from './cors';
 import { lambdaContext } from './lambda-context';
 
 /** A route served by the local gateway itself, not by a Lambda handler (`/health`). */
@@ -11,6 +13,17 @@ export interface GatewayOwnRoute {
   readonly method: string;
   readonly path: string;
   readonly handle: () => Promise<{ status: number; body: unknown }>;
+}
+
+/** One access log line per request, as the deployed stage writes (cdk/lib/roomkeeper-stack.ts): never a header or body. */
+export interface AccessLogLine {
+  readonly requestId: string;
+  readonly method: string;
+  /** The route key (`GET /v1/rooms/{roomId}`), or `-` when no route matched, as API Gateway logs it. */
+  readonly route: string;
+  /** null when the caller went away before any answer was sent. */
+  readonly status: number | null;
+  readonly latencyMs: number;
 }
 
 export interface ApiGatewayOptions {
@@ -23,6 +36,10 @@ export interface ApiGatewayOptions {
   readonly maxRequestBytes?: number;
   /** API Gateway's integration timeout (30 s); past it the caller gets 503 UNAVAILABLE. */
   readonly timeoutMs?: number;
+  /** Origins browsers may call from (lambdas/http/cors.ts). @default none: no CORS, as deployed without `corsOrigins` */
+  readonly cors?: CorsPolicy;
+  /** Where each request's access log line goes. @default an INFO line of the `api-gateway` logger */
+  readonly accessLog?: (line: AccessLogLine) => void;
 }
 
 export interface LocalApiGateway {
@@ -106,9 +123,14 @@ function malformedPathBody(path: string): string {
   });
 }
 
-function send(res: ServerResponse, result: HttpResult): void {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+function sendWith(
+  res: ServerResponse,
+  result: HttpResult,
+  gatewayHeaders: (headers: Record<string, string>) => Record<string, string>,
+): void {
+  const own: Record<string, string> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) own[name] = String(value);
+  const headers = gatewayHeaders(own);
   if (result.cookies?.length) res.setHeader('set-cookie', result.cookies);
   res.writeHead(result.statusCode ?? 200, headers);
   res.end(result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : (result.body ?? ''));
@@ -139,6 +161,7 @@ export function toHttpEvent(
   body: Buffer,
   routeKey: string,
   pathParameters: Record<string, string> | undefined,
+  requestId: string = randomUUID(),
 ): HttpEvent {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
@@ -172,7 +195,7 @@ export function toHttpEvent(
         sourceIp: sourceIpOf(req.socket.remoteAddress, headers['x-forwarded-for']),
         userAgent: headers['user-agent'] ?? '',
       },
-      requestId: randomUUID(),
+      requestId,
       routeKey,
       stage: '$default',
       time: now.toUTCString(),
@@ -196,14 +219,36 @@ export function sourceIpOf(remote: string | undefined, forwardedFor: string | un
 
 /**
  * An HTTP server that behaves like the deployed API Gateway HTTP API in front of the same
- * handlers: one route table, payload format 2.0, 404 for unknown routes.
+ * handlers: one route table, payload format 2.0, 404 for unknown routes, CORS at the gateway
+ * (local/cors.ts), an `apigw-requestid` header and one access log line per request.
  */
 export async function startApiGateway(options: ApiGatewayOptions): Promise<LocalApiGateway> {
   const compiled = options.routes.map(compile);
   const maxRequestBytes = options.maxRequestBytes ?? 1024 * 1024;
   const timeoutMs = options.timeoutMs ?? 30_000;
+  const accessLog = options.accessLog ?? ((line: AccessLogLine) => log.info('request', { ...line }));
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** One request as the gateway sees it: its id, and the route key once one matched. */
+  interface Exchange {
+    readonly requestId: string;
+    routeKey: string;
+    /** Sends a result with what the gateway adds: CORS headers, and the request id as API Gateway's header. */
+    readonly send: (res: ServerResponse, result: HttpResult) => void;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, exchange: Exchange): Promise<void> {
+    const { send } = exchange;
+    const method = req.method ?? 'GET';
+    // API Gateway answers a preflight itself, before any route matching, for any path.
+    if (options.cors && isPreflight(method, req.headers)) {
+      req.resume();
+      res.writeHead(204, {
+        ...preflightHeaders(options.cors, req.headers.origin),
+        'apigw-requestid': exchange.requestId,
+      });
+      res.end();
+      return;
+    }
     const url = URL.parse(req.url ?? '/', 'http://localhost');
     if (!url) {
       req.resume();
@@ -213,9 +258,9 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Local
         body: malformedPathBody(''),
       });
     }
-    const method = req.method ?? 'GET';
     const own = options.ownRoutes?.find((r) => r.method === method && r.path === url.pathname);
     if (own) {
+      exchange.routeKey = `${own.method} ${own.path}`;
       const result = await withinTimeout(
         own.handle().then(({ status, body }) => ({
           statusCode: status,
@@ -247,9 +292,17 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Local
         });
       }
       const routeKey = `${route.definition.method} ${route.definition.path}`;
+      exchange.routeKey = routeKey;
       const handler = options.handlers[route.definition.id];
       if (!handler) throw new Error(`No handler registered for route ${route.definition.id}.`);
-      const event = toHttpEvent(req, url, body, routeKey, route.parameterNames.length ? pathParameters : undefined);
+      const event = toHttpEvent(
+        req,
+        url,
+        body,
+        routeKey,
+        route.parameterNames.length ? pathParameters : undefined,
+        exchange.requestId,
+      );
       return send(res, await withinTimeout(handler(event, lambdaContext(route.definition.id, timeoutMs)), timeoutMs));
     }
     req.resume();
@@ -261,10 +314,31 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Local
   }
 
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      log.error('gateway failure', { error: error as Error });
+    const startedAt = performance.now();
+    const requestId = randomUUID();
+    const exchange: Exchange = {
+      requestId,
+      routeKey: '-',
+      send: (response, result) =>
+        sendWith(response, result, (headers) => ({
+          ...withCorsHeaders(options.cors, req.headers.origin, headers),
+          'apigw-requestid': requestId,
+        })),
+    };
+    // Once per request, however it ends (answered, or the caller went away).
+    res.once('close', () =>
+      accessLog({
+        requestId: exchange.requestId,
+        method: req.method ?? '-',
+        route: exchange.routeKey,
+        status: res.headersSent ? res.statusCode : null,
+        latencyMs: Math.round((performance.now() - startedAt) * 10) / 10,
+      }),
+    );
+    handle(req, res, exchange).catch((error: unknown) => {
+      log.error('gateway failure', { error: error as Error, requestId: exchange.requestId });
       if (!res.headersSent)
-        send(res, {
+        exchange.send(res, {
           statusCode: 500,
           headers: { 'content-type': 'application/json' },
           body: errorBody('INTERNAL', 'Internal error.'),

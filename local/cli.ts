@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { logger } from '../core/infra/logger';
+import { CorsOriginInvalidError, parseCorsOrigins } from '../lambdas/http/cors';
 import { startLocalCloud, type LocalCloud } from './cloud';
 import { defaultConfigPath } from './config-file';
 import { watchParent } from './process-guards';
@@ -20,6 +21,15 @@ function hostCount(value: string): number {
   return count;
 }
 
+function corsOrigins(value: string): string[] {
+  try {
+    return parseCorsOrigins(value, '--cors-origins');
+  } catch (error) {
+    if (error instanceof CorsOriginInvalidError) throw new InvalidArgumentError(error.message);
+    throw error;
+  }
+}
+
 function banner(cloud: LocalCloud, startedInMs: number): string {
   const games = cloud.config.games.map((g) => `${g.gameId}@${g.version}`).join(', ') || 'none';
   return [
@@ -30,6 +40,7 @@ function banner(cloud: LocalCloud, startedInMs: number): string {
     `  DynamoDB Local ${cloud.dynamodb.endpoint}   table ${cloud.tableName}, pid ${cloud.dynamodb.pid}`,
     `  SQS emulator   ${cloud.sqs.endpoint}   ${Object.keys(cloud.sqs.queueUrls).length} queues`,
     `  Games          ${games}`,
+    `  CORS origins   ${cloud.corsOrigins.join(', ') || 'none (browsers on other origins are refused)'}`,
     `  Hosts          ${Object.entries(cloud.hostIds)
       .map(([region, hosts]) => `${region}: ${hosts.join(', ') || 'none'}`)
       .join('; ')}`,
@@ -49,8 +60,26 @@ export async function runCli(argv: string[]): Promise<void> {
     .option('-c, --config <file>', 'local configuration file', process.env.ROOMKEEPER_CONFIG ?? defaultConfigPath)
     .option('--persist <dir>', 'keep DynamoDB data in this directory instead of memory')
     .option('--hosts <n>', 'local hosts (local-1 … local-N) when the config file declares no regions', hostCount, 1)
+    .option(
+      '--cors-origins <list>',
+      "origins browsers may call the API from, comma-separated, or * (replaces the config file's cors)",
+      corsOrigins,
+    )
     .parse(argv);
-  const options = program.opts<{ port: number; config: string; persist?: string; hosts: number }>();
+  const options = program.opts<{
+    port: number;
+    config: string;
+    persist?: string;
+    hosts: number;
+    corsOrigins?: string[];
+  }>();
+  if (options.corsOrigins === undefined && process.env.ROOMKEEPER_CORS_ORIGINS !== undefined) {
+    try {
+      options.corsOrigins = parseCorsOrigins(process.env.ROOMKEEPER_CORS_ORIGINS, 'ROOMKEEPER_CORS_ORIGINS');
+    } catch (error) {
+      program.error(`error: ${(error as Error).message}`);
+    }
+  }
 
   const startedAt = Date.now();
   let cloud: LocalCloud | undefined;
@@ -93,6 +122,7 @@ export async function runCli(argv: string[]): Promise<void> {
       configPath: options.config,
       persistDir: options.persist,
       hosts: options.hosts,
+      corsOrigins: options.corsOrigins,
     });
     cloud = await starting;
   } catch (error) {

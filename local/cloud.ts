@@ -33,6 +33,8 @@ import { startSqsPoller, type SqsPoller } from './sqs-pollers';
 import { LocalHostAgents } from './host-agents';
 import { geoipLiteLocator } from './ip-locator';
 import { localFleetPlan } from './fleet-plan';
+import { corsPolicy } from '../lambdas/http/cors';
+import { openApiJson, serviceIndex } from './service-index';
 
 export interface LocalCloudOptions {
   /** HTTP port of the API; 0 picks a free one. */
@@ -61,6 +63,8 @@ export interface LocalCloudOptions {
   readonly hosts?: number;
   /** How often local hosts send heartbeats. @default 2000 */
   readonly hostHeartbeatIntervalMs?: number;
+  /** Origins browsers may call the API from (`--cors-origins`); replaces the file's `cors`. @default the file's, or none */
+  readonly corsOrigins?: readonly string[];
 }
 
 export interface LocalCloud {
@@ -77,6 +81,8 @@ export interface LocalCloud {
   readonly hostIds: Readonly<Record<string, readonly string[]>>;
   /** What the start found of an earlier run: rooms failed, leftover processes stopped. */
   readonly reconciled: ReconcileResult;
+  /** The origins the API answers CORS requests from; empty: no CORS. */
+  readonly corsOrigins: readonly string[];
   health(): Promise<HealthReport>;
   stop(): Promise<void>;
   /** SIGKILLs every process the cloud started, now. Synchronous: the last resort of a process 'exit' handler. */
@@ -370,11 +376,15 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
         healthCheckTimeoutMs,
       );
 
+    const corsOrigins = options.corsOrigins ?? fileConfig.cors?.allowOrigins ?? [];
     const gateway: LocalApiGateway = await startApiGateway({
       routes,
       handlers: httpHandlers,
       port: options.port ?? 3000,
+      cors: corsPolicy(corsOrigins),
       ownRoutes: [
+        { method: 'GET', path: '/', handle: async () => ({ status: 200, body: serviceIndex() }) },
+        { method: 'GET', path: '/openapi.json', handle: async () => ({ status: 200, body: openApiJson() }) },
         {
           method: 'GET',
           path: '/health',
@@ -403,6 +413,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
         fleetPlan.regions.map((r) => [r.name, fleetPlan.hosts.filter((h) => h.region === r.name).map((h) => h.hostId)]),
       ),
       reconciled,
+      corsOrigins,
       health,
       stop: stopAll,
       killNow: () => {

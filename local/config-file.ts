@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { gameIdSchema, gameServerConfigurationBodySchema, gameVersionSchema } from '../core/gameservers/schema';
 import { templateBodySchema, templateNameSchema } from '../core/sessions/template-schema';
 import { geoPointSchema, hostIdSchema, hostLimitsSchema, regionNameSchema } from '../core/placement/fleet-model';
+import { corsOriginsSchema } from '../lambdas/http/cors';
 
 /** A local host: a share of this machine's fleet with its own capacity, heartbeat and drain switch. */
 const localHostSchema = z.strictObject({
@@ -48,6 +49,11 @@ export const localConfigFileSchema = z
       .default([]),
     /** Session templates installed at start (after the games), as if PUT through the admin API. */
     templates: z.array(z.strictObject({ name: templateNameSchema, template: templateBodySchema })).default([]),
+    /**
+     * Origins a browser game may call the API from, as `-c corsOrigins` deployed
+     * (lambdas/http/cors.ts). `--cors-origins` / `ROOMKEEPER_CORS_ORIGINS` replace it.
+     */
+    cors: z.strictObject({ allowOrigins: corsOriginsSchema }).optional(),
   })
   .superRefine((file, ctx) => {
     // Checked here, not at install, so a typo stops the start naming the line of the file.

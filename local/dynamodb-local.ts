@@ -1,11 +1,14 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { childLogger } from '../core/infra/logger';
 import { childEnvironment } from './child-environment';
 import { freePort } from './free-port';
+import { defaultListenHost, endpointHost } from './listen-address';
 import { withParentDeathSignal } from './parent-death';
 
 const log = childLogger('dynamodb-local');
@@ -36,6 +39,11 @@ export interface DynamoDbLocalOptions {
    * waits `restartDelayMs` (default 250 ms); failed restarts back off up to 10 s.
    */
   readonly supervise?: boolean | { readonly restartDelayMs?: number };
+  /**
+   * The address it listens on: 127.0.0.1 unless asked otherwise (it has no authentication).
+   * `0.0.0.0` opens it to the network.
+   */
+  readonly host?: string;
 }
 
 export class JavaMissingError extends Error {
@@ -52,10 +60,89 @@ function emulatorDirectory(): string {
   return join(dirname(require.resolve('amplify-dynamodb-simulator/package.json')), 'emulator');
 }
 
+/** DynamoDB Local's own jars, for a JVM started on a class of ours. */
+function emulatorClassPath(dir: string): string {
+  // `*` is expanded by java and javac themselves, not by a shell.
+  return [join(dir, 'DynamoDBLocal.jar'), join(dir, 'DynamoDBLocal_lib', '*')].join(delimiter);
+}
+
+/** The launcher that gives DynamoDB Local an address to listen on (its jar has no option for it). */
+const launcherSource = join(__dirname, 'dynamodb-local-on-host.java');
+const launcherClass = 'DynamoDbLocalOnHost';
+/** Beside the bundles of containers/build.ts: inside node_modules, never committed. */
+const cacheDirectory = join(__dirname, '..', 'node_modules', '.cache', 'roomkeeper');
+const execFileAsync = promisify(execFile);
+let compiledLauncher: Promise<string | undefined> | undefined;
+
+/**
+ * The directory holding the compiled launcher, compiled once per launcher source and
+ * DynamoDB Local version with the JVM's own compiler module (about a second of CPU; every
+ * start after that runs the class). Undefined when this Java cannot compile it (a runtime
+ * without the `jdk.compiler` module): DynamoDB Local then listens on every interface.
+ */
+function launcherClasses(dir: string): Promise<string | undefined> {
+  compiledLauncher ??= compileLauncher(dir);
+  return compiledLauncher;
+}
+
+async function compileLauncher(dir: string): Promise<string | undefined> {
+  const key = createHash('sha256')
+    .update(readFileSync(launcherSource))
+    .update(readFileSync(join(dir, '..', 'package.json')))
+    .digest('hex')
+    .slice(0, 16);
+  const target = join(cacheDirectory, `dynamodb-local-on-host-${key}`);
+  if (existsSync(join(target, `${launcherClass}.class`))) return target;
+  let scratch: string | undefined;
+  try {
+    mkdirSync(cacheDirectory, { recursive: true });
+    // Compiled aside and renamed into place: two starts at once never run half a class.
+    scratch = mkdtempSync(`${target}.`);
+    await execFileAsync(
+      'java',
+      [
+        '-XX:TieredStopAtLevel=1',
+        '-XX:+UseSerialGC',
+        '--module',
+        'jdk.compiler/com.sun.tools.javac.Main',
+        '-d',
+        scratch,
+        '-cp',
+        emulatorClassPath(dir),
+        launcherSource,
+      ],
+      { env: childEnvironment() },
+    );
+    try {
+      renameSync(scratch, target);
+    } catch {
+      // Another start compiled it first.
+    }
+    if (existsSync(join(target, `${launcherClass}.class`))) return target;
+    throw new Error(`${target} holds no ${launcherClass}.class`);
+  } catch (error) {
+    log.warn(
+      'DynamoDB Local will listen on every interface, not only the address asked for: this Java cannot compile ' +
+        "the launcher that sets its address (a full JDK, or Debian's openjdk-17-jre-headless, has the jdk.compiler module)",
+      { error: error as Error },
+    );
+    return undefined;
+  } finally {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 function assertJavaAvailable(): void {
   const probe = spawnSync('java', ['-version'], { stdio: 'ignore', env: childEnvironment() });
   if (probe.error || probe.status !== 0) throw new JavaMissingError();
 }
+
+/**
+ * The JVM's own variables besides what every child inherits: DynamoDB Local 1.25 ignores
+ * `-disableTelemetry` and reads only this variable, so without it a developer's emulator
+ * reports to AWS.
+ */
+export const dynamoDbLocalOwnEnvironment = { DDB_LOCAL_TELEMETRY: '0' } as const;
 
 async function waitUntilServing(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const client = new DynamoDBClient({
@@ -123,8 +210,17 @@ interface Launched {
  * environment is explicit and minimal: a JVM restarted while the platform runs must not
  * inherit what the platform's environment holds by then.
  */
-function launch(dir: string, workDir: string, port: number, dbPath: string | undefined): Launched {
+function launch(
+  dir: string,
+  workDir: string,
+  port: number,
+  dbPath: string | undefined,
+  address: { readonly host: string; readonly launcher: string | undefined },
+): Launched {
   const storage = dbPath ? ['-dbPath', dbPath] : ['-inMemory'];
+  const main = address.launcher
+    ? ['-cp', [address.launcher, emulatorClassPath(dir)].join(delimiter), launcherClass, address.host]
+    : ['-jar', join(dir, 'DynamoDBLocal.jar')];
   const [command, args] = withParentDeathSignal('java', [
     // A development JVM on a laptop's few cores: the quick compiler only, and the serial
     // collector. It starts 0.5 s sooner, and over its first 500 writes it spends 3.7 ms of CPU
@@ -133,8 +229,7 @@ function launch(dir: string, workDir: string, port: number, dbPath: string | und
     '-XX:TieredStopAtLevel=1',
     '-XX:+UseSerialGC',
     `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
-    '-jar',
-    join(dir, 'DynamoDBLocal.jar'),
+    ...main,
     ...storage,
     '-port',
     String(port),
@@ -143,7 +238,7 @@ function launch(dir: string, workDir: string, port: number, dbPath: string | und
   const child = spawn(command, args, {
     cwd: workDir,
     detached: true,
-    env: childEnvironment(),
+    env: childEnvironment(dynamoDbLocalOwnEnvironment),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -161,7 +256,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Starts AWS's DynamoDB Local (the jar bundled in `amplify-dynamodb-simulator`) on a free
- * port, in memory unless `dbPath` is given, in its own process group so it can be ended
+ * port of 127.0.0.1 (unless `host` says otherwise), in memory unless `dbPath` is given, in
+ * its own process group so it can be ended
  * with everything it started, and under `setpriv --pdeathsig KILL` so it cannot outlive
  * this process. Supervised, a JVM that dies is replaced on the same port: clients keep
  * their endpoint and recover by themselves.
@@ -169,14 +265,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   assertJavaAvailable();
   const dir = emulatorDirectory();
-  const port = options.port ?? (await freePort());
+  const [port, launcher] = await Promise.all([options.port ?? freePort(), launcherClasses(dir)]);
+  const address = { host: options.host ?? defaultListenHost, launcher };
   // It writes a metadata file into its working directory.
   const workDir = mkdtempSync(join(tmpdir(), 'roomkeeper-ddb-'));
-  const endpoint = `http://127.0.0.1:${port}`;
+  const endpoint = `http://${endpointHost(address.host)}:${port}`;
   const supervise = options.supervise === true || typeof options.supervise === 'object';
   const restartDelayMs = (typeof options.supervise === 'object' && options.supervise.restartDelayMs) || 250;
   const listeners: (() => Promise<void>)[] = [];
-  let current = launch(dir, workDir, port, options.dbPath);
+  let current = launch(dir, workDir, port, options.dbPath, address);
   let status: DynamoDbLocal['status'] = 'up';
   let lastExit: string | undefined;
   let restarts = 0;
@@ -191,7 +288,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
     for (let delay = restartDelayMs; status === 'restarting'; delay = Math.min(delay * 2, 10_000)) {
       await sleep(delay);
       if (status !== 'restarting') return;
-      current = launch(dir, workDir, port, options.dbPath);
+      current = launch(dir, workDir, port, options.dbPath, address);
       try {
         await waitUntilServing(endpoint, current.child, 30_000);
       } catch (error) {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { qualifiedQueueName, queueDefinitions, type QueueDefinition, type QueueId } from '../core/infra/queues';
 import { childEnvironment } from './child-environment';
+import { defaultListenHost, endpointHost } from './listen-address';
 import { withParentDeathSignal } from './parent-death';
 
 export interface SqsEmulator {
@@ -12,17 +13,29 @@ export interface SqsEmulator {
 
 const startTimeoutMs = 30_000;
 
+export interface SqsEmulatorOptions {
+  readonly port?: number;
+  /**
+   * The address it listens on: 127.0.0.1 unless asked otherwise (it has no authentication).
+   * `0.0.0.0` opens it to the network.
+   */
+  readonly host?: string;
+}
+
 /**
- * Starts fauxqs on a free port in a child process (local/sqs-emulator-process.mjs). In AWS,
+ * Starts fauxqs on a free port of 127.0.0.1 (unless `host` says otherwise) in a child
+ * process (local/sqs-emulator-process.mjs). In AWS,
  * SQS runs elsewhere: served from the platform's own process, every queue request of every
  * sidecar would take turns with the platform's handlers on one event loop. The child is in
  * this process's group (a stop of the platform stops its queues too, as before) and dies
  * with it (`--pdeathsig`, and a closed stdin).
  */
-export async function startSqsEmulator(options: { port?: number } = {}): Promise<SqsEmulator> {
+export async function startSqsEmulator(options: SqsEmulatorOptions = {}): Promise<SqsEmulator> {
+  const host = options.host ?? defaultListenHost;
   const [command, args] = withParentDeathSignal(process.execPath, [
     join(__dirname, 'sqs-emulator-process.mjs'),
     String(options.port ?? 0),
+    host,
   ]);
   // An explicit, minimal environment: nothing of the platform's reaches it (local/child-environment.ts).
   const child = spawn(command, args, { env: childEnvironment(), stdio: ['pipe', 'pipe', 'pipe'] });
@@ -51,7 +64,7 @@ export async function startSqsEmulator(options: { port?: number } = {}): Promise
     else child.once('exit', () => resolve());
   });
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: `http://${endpointHost(host)}:${port}`,
     stop: async () => {
       child.kill('SIGTERM');
       const killed = setTimeout(() => child.kill('SIGKILL'), 2_000);

@@ -22,11 +22,20 @@ const program = new Command()
 const options = program.opts<{ key: string; port: number; host: string }>();
 
 const socket = new WebSocket(`ws://${options.host}:${options.port}`);
+// The room's first message answers the key (welcome or error). Input that ends (Ctrl-D, a
+// closed pipe) leaves the room, but only after that answer, so a player sees whether it got in.
+let answered: () => void = () => undefined;
+const answer = new Promise<void>((resolve) => (answered = resolve));
 socket.on('open', () => {
   socket.send(options.key);
-  createInterface({ input: process.stdin }).on('line', (line) => socket.send(line));
+  createInterface({ input: process.stdin })
+    .on('line', (line) => socket.send(line))
+    .on('close', () => void answer.then(() => socket.close(1000, 'input ended')));
 });
-socket.on('message', (data) => process.stdout.write(`${String(data)}\n`));
+socket.on('message', (data) => {
+  process.stdout.write(`${String(data)}\n`);
+  answered();
+});
 socket.on('close', (code, reason) => {
   process.stdout.write(`connection closed (${code}${reason.length ? `: ${reason}` : ''})\n`);
   process.exit(0);

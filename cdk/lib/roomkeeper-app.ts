@@ -1,6 +1,7 @@
 import type { CostBoundSettings } from './constructs/cost-bounds';
 import { Annotations, type App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { CorsOriginInvalidError, corsOriginsSchema, parseCorsOrigins } from '../../lambdas/http/cors';
 import { RoomkeeperStack, type RoomkeeperStackProps } from './roomkeeper-stack';
 
 /**
@@ -52,6 +53,28 @@ function hostClustersContext(app: App): Pick<RoomkeeperStackProps, 'hostClusters
       throw new Error(`CDK context "hostClusters" must be ECS cluster names separated by commas, not "${value}".`);
   }
   return { hostClusters: names };
+}
+
+/**
+ * `corsOrigins`: origins browser games may call the API from, comma-separated
+ * (`-c corsOrigins=https://play.example.com,https://beta.example.com`, or `*`), or a list in
+ * cdk.json. Absent: no CORS.
+ */
+function corsContext(app: App): Pick<RoomkeeperStackProps, 'corsOrigins'> {
+  const value: unknown = app.node.tryGetContext('corsOrigins');
+  if (value === undefined || value === null || value === '') return {};
+  if (Array.isArray(value)) {
+    const parsed = corsOriginsSchema.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new CorsOriginInvalidError(
+        `CDK context "corsOrigins": "${String(value[Number(issue?.path[0])])}" ${issue?.message ?? 'is not an origin'}.`,
+      );
+    }
+    return { corsOrigins: parsed.data };
+  }
+  if (typeof value !== 'string') throw new Error('CDK context "corsOrigins" must be a string or a list of origins.');
+  return { corsOrigins: parseCorsOrigins(value, 'CDK context "corsOrigins"') };
 }
 
 /** `alarmEmail` and `monthlyBudgetUsd` (`-c monthlyBudgetUsd=200`), both optional. */
@@ -126,6 +149,7 @@ export function addRoomkeeper(app: App, overrides: Partial<RoomkeeperStackProps>
     gamePorts: contextPorts(app) ?? 4,
     ...hostClustersContext(app),
     ...operationsContext(app),
+    ...corsContext(app),
     costBounds: contextCostBounds(app),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     ...overrides,

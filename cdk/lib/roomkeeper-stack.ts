@@ -2,6 +2,7 @@ import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type Stack
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   CfnStage,
+  CorsHttpMethod,
   HttpApi,
   HttpMethod,
   HttpNoneAuthorizer,
@@ -22,6 +23,7 @@ import { runTaskRate } from '../../core/gameservers/throttled-spawner';
 import type { FunctionNeed } from '../../core/infra/function-needs';
 import { defaultConsumerTimeoutS, qualifiedQueueName, queueDefinitions, type QueueId } from '../../core/infra/queues';
 import { tableDefinition } from '../../core/infra/table';
+import { corsPolicy } from '../../lambdas/http/cors';
 import { routes, type RouteDefinition, type RouteId } from '../../lambdas/http/routes';
 import { bindCostBounds, grantOrphanSweeps, type CostBoundSettings } from './constructs/cost-bounds';
 import { GameServerFleet } from './constructs/game-server-fleet';
@@ -64,6 +66,11 @@ export interface RoomkeeperStackProps extends StackProps {
   readonly costBounds?: CostBoundSettings;
   /** Egress game servers need beyond HTTPS (docs/ecs-fleet.md "Configurations and the fleet"). @default none */
   readonly gameServerEgress?: readonly ec2.Port[];
+  /**
+   * Origins a browser game may call the API from (`*` for any): API Gateway answers their
+   * preflights and adds the CORS headers (lambdas/http/cors.ts). @default none: no CORS
+   */
+  readonly corsOrigins?: readonly string[];
 }
 
 /** Name prefix of the reply queues controller sidecars create: `roomkeeper-prod-reply-`. */
@@ -214,10 +221,24 @@ export class RoomkeeperStack extends Stack {
     };
 
     const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: logRetention });
+    const cors = corsPolicy(props.corsOrigins ?? []);
     this.api = new HttpApi(this, 'HttpApi', {
       apiName: props.namePrefix,
       description: 'Roomkeeper player API',
       createDefaultStage: false,
+      // API Gateway answers preflights itself (no OPTIONS route, so no authorizer runs) and
+      // adds the headers to every answer to an allowed origin, as the local gateway does.
+      ...(cors
+        ? {
+            corsPreflight: {
+              allowOrigins: [...cors.allowOrigins],
+              allowMethods: cors.allowMethods.map((method) => CorsHttpMethod[method as keyof typeof CorsHttpMethod]),
+              allowHeaders: [...cors.allowHeaders],
+              exposeHeaders: [...cors.exposeHeaders],
+              maxAge: Duration.seconds(cors.maxAgeS),
+            },
+          }
+        : {}),
       // Every route is behind the JWT authorizer unless it opts out below.
       defaultAuthorizer: new HttpJwtAuthorizer('JwtAuthorizer', props.auth.issuer, {
         jwtAudience: [props.auth.audience],

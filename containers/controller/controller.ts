@@ -230,7 +230,13 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
     game = externalGame();
   } else {
     const launch = gameLaunch(env, socket.endpoint, deps.hostEnvironment);
-    game = startGameProcess(launch, { log, secrets: [env.LOGIN_ACCESS_TOKEN], guard: parentDeathGuard() });
+    game = startGameProcess(launch, {
+      log,
+      secrets: [env.LOGIN_ACCESS_TOKEN],
+      // Every log line already carries it as `roomId`: a game's own mention of it is no leak.
+      kept: [env.ROOM_ID],
+      guard: parentDeathGuard(),
+    });
   }
   spawnTimer = setTimeout(() => {
     log.warn('no inited within the spawn timeout', { spawnTimeoutS: env.SPAWN_TIMEOUT_S });

@@ -39,6 +39,7 @@ export function gameLaunch(
       ...inherited,
       // The protocol's variables win over configured ones of the same name.
       ...gameProcessEnvironment({
+        roomId: env.ROOM_ID,
         loginAccessToken: env.LOGIN_ACCESS_TOKEN,
         discoveryServices: env.DISCOVERY_SERVICES,
         maxPlayers: env.GAME_MAX_PLAYERS,

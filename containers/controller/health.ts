@@ -20,7 +20,7 @@ export interface HealthCheckOptions {
  * the timeout never stacks probes and never counts against the game:
  *
  *   inited ──interval──► probe ─answer ok (any time ≤ timeout)─► …interval from probe start… ► probe
- *                          └─ no answer in time, or anything but {status:"ok"} ─► onHung
+ *                          └─ no answer in time, or anything but {status:"ok"} (any case) ─► onHung
  */
 export function startHealthChecks(options: HealthCheckOptions): Ticker {
   let timer: NodeJS.Timeout | undefined;
@@ -45,7 +45,10 @@ export function startHealthChecks(options: HealthCheckOptions): Ticker {
   };
 }
 
-/** One `status` call on the game, judged: only `{"status":"ok"}` within `timeoutMs` is healthy. */
+/**
+ * One `status` call on the game, judged: only `{"status":"ok"}` (in any case: `"OK"` is what
+ * every other result of the protocol says) within `timeoutMs` is healthy.
+ */
 export function statusProbe(calls: Pick<GameCalls, 'call'>, timeoutMs: number): () => Promise<ProbeVerdict> {
   return async () => {
     const outcome = await calls.call('status', {}, timeoutMs);
@@ -60,7 +63,9 @@ export function statusProbe(calls: Pick<GameCalls, 'call'>, timeoutMs: number): 
       case 'answered': {
         const { response } = outcome;
         const ok = 'result' in response && controllerMethods.status.result.safeParse(response.result).success;
-        return ok ? { ok: true } : { ok: false, why: 'status answered with something other than {"status":"ok"}' };
+        return ok
+          ? { ok: true }
+          : { ok: false, why: 'status answered with something other than {"status":"ok"} (any case)' };
       }
     }
   };

@@ -31,6 +31,8 @@ export interface GameProcessOptions {
   readonly log: Logger;
   /** Strings never to let through from the game's output into the log (its own token). */
   readonly secrets: readonly string[];
+  /** Strings shaped like a secret that are none, kept as the game wrote them (its room id). */
+  readonly kept?: readonly string[];
   /** Command prefix that makes the kernel kill the game when the sidecar dies; see `parentDeathGuard`. */
   readonly guard?: readonly string[];
 }
@@ -137,6 +139,6 @@ function forwardOutput(stream: Readable | null, name: 'stdout' | 'stderr', optio
   if (!stream) return;
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   lines.on('line', (line) =>
-    options.log.info('game output', { stream: name, line: redactSecrets(line, options.secrets) }),
+    options.log.info('game output', { stream: name, line: redactSecrets(line, options.secrets, options.kept) }),
   );
 }

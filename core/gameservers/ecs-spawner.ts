@@ -83,6 +83,7 @@ export class EcsSpawner implements Spawner {
     });
     const gameEnvironment = pairs(
       gameProcessEnvironment({
+        roomId: request.roomId,
         loginAccessToken: request.loginAccessToken,
         discoveryServices: this.settings.sidecar.discoveryServices,
         maxPlayers: request.maxPlayers,

@@ -41,3 +41,20 @@ export class ServerAddressPendingError extends Error {
     super(`The game server address of room ${roomId} is not known yet; the inited will be retried.`);
   }
 }
+
+/**
+ * A local-fleet configuration whose `binary` this machine cannot start: refused when it is
+ * put, not later as a `crashed` room (core/gameservers/local-binary.ts).
+ */
+export class GameConfigurationBinaryError extends PlatformError {
+  override readonly name = 'GameConfigurationBinaryError';
+  readonly code = 'BAD_REQUEST';
+  constructor(
+    readonly binary: string | undefined,
+    why: string,
+  ) {
+    super(`The local fleet cannot start this configuration: ${why}.`, {
+      details: { fields: [{ field: 'body.binary', message: why }] },
+    });
+  }
+}

@@ -65,6 +65,8 @@ export function sidecarEnvironment(
  * protocol's variables and the configuration's own, nothing of the platform's.
  */
 export function gameProcessEnvironment(options: {
+  /** The room the game serves: for its own logs and for any call it makes about the room. */
+  roomId: string;
   loginAccessToken: string;
   discoveryServices: Readonly<Record<string, string>>;
   maxPlayers: number;
@@ -79,6 +81,7 @@ export function gameProcessEnvironment(options: {
   return {
     ...configured,
     ...(options.standby ? { standby: '1' } : {}),
+    room_id: options.roomId,
     login_access_token: options.loginAccessToken,
     discovery_services: JSON.stringify(options.discoveryServices),
     game_max_players: String(options.maxPlayers),

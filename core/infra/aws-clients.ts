@@ -12,8 +12,8 @@ const emulatorCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 /**
  * How long one attempt may take. A healthy DynamoDB answers in milliseconds (the local
  * emulator in tens at worst); without a bound, a stalled one held requests for 36 s. With
- * three attempts and the SDK's jittered backoff a stalled dependency fails a call in about
- * 5 s (`UNAVAILABLE`), and a refused connection in well under 1 s.
+ * three attempts of up to 3 s each and the SDK's jittered backoff, a stalled dependency fails a
+ * call in about 10 s (`UNAVAILABLE`), and a refused connection in well under 1 s.
  */
 export const dependencyTimeouts = {
   /**

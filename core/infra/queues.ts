@@ -43,7 +43,10 @@ export const queueDefinitions = {
     fifo: true,
     // 6 × the consumer's 10 s (minVisibilityTimeoutS).
     visibilityTimeoutS: 60,
-    deadLetter: { name: 'controller-requests-dlq.fifo', maxReceiveCount: 5 },
+    // A handed-back message comes back within seconds (lambdas/queue/controller-events.ts), so
+    // ten deliveries span about a minute of a dependency failing every attempt: a stall of
+    // half a minute never dead-letters a room's `joined`.
+    deadLetter: { name: 'controller-requests-dlq.fifo', maxReceiveCount: 10 },
     batchSize: 10,
     consumer: 'lambdas/queue/controller-events.ts',
     consumerTimeoutS: 10,

@@ -1,8 +1,8 @@
 import {
-  DeleteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
+  TransactWriteCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
@@ -44,11 +44,16 @@ export interface HandOver {
   readonly members: Readonly<Record<string, StoredMember>>;
 }
 
-/** A configuration with a pool, as the refill sees it. */
+/**
+ * A configuration with a pool, as the refill sees it. `standby: 0` is a pool being emptied
+ * (lowered to 0, or its configuration deleted): registered until its last server is gone.
+ */
 export interface PooledConfiguration {
   readonly gameId: string;
   readonly version: string;
   readonly standby: number;
+  /** Counts the registration's writes: a deregistration holds only if none came since it was read. */
+  readonly revision: number;
   /** Set when its game answered a standby start without accepting `assign`: never pooled again. */
   readonly unsupported?: { readonly at: string; readonly detail: string };
 }
@@ -70,19 +75,126 @@ export class PoolStore {
     private readonly tableName: string,
   ) {}
 
-  /** Records a configuration's pool size (0 removes it); a new PUT forgets an earlier "unsupported". */
-  async register(gameId: string, version: string, standby: number): Promise<void> {
-    const key = keys.pooledConfiguration(gameId, version);
-    if (standby === 0) {
-      await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: key }));
-      return;
+  /**
+   * Records a configuration's pool size; a new PUT forgets an earlier "unsupported". 0 keeps
+   * the registration (when there is one) so that the pool keeper still visits the pool and
+   * retires its servers: it deregisters the configuration once they are gone (`deregister`).
+   * Returns the registration's revision, or undefined when 0 found nothing registered.
+   */
+  async register(gameId: string, version: string, standby: number): Promise<number | undefined> {
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.pooledConfiguration(gameId, version),
+          UpdateExpression:
+            'SET #type = :type, #gameId = :gameId, #version = :version, #standby = :standby, ' +
+            '#revision = if_not_exists(#revision, :zero) + :one REMOVE #unsupported',
+          // Lowering to 0 registers nothing new: a configuration that never had a pool has none to empty.
+          ...(standby === 0 ? { ConditionExpression: 'attribute_exists(pk)' } : {}),
+          ExpressionAttributeNames: {
+            '#type': 'type',
+            '#gameId': 'gameId',
+            '#version': 'version',
+            '#standby': 'standby',
+            '#revision': 'revision',
+            '#unsupported': 'unsupported',
+          },
+          ExpressionAttributeValues: {
+            ':type': 'pooled-configuration',
+            ':gameId': gameId,
+            ':version': version,
+            ':standby': standby,
+            ':zero': 0,
+            ':one': 1,
+          },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return Number(Attributes?.revision);
+    } catch (error) {
+      if (standby === 0 && isConditionFailure(error)) return undefined;
+      throw error;
     }
-    await this.db.send(
-      new PutCommand({
+  }
+
+  /**
+   * Whether the configuration still keeps a pool (registered with `standby` above 0), read
+   * consistently: a standby server added to a pool that is being emptied is ended at once.
+   */
+  async keeps(gameId: string, version: string): Promise<boolean> {
+    const { Item } = await this.db.send(
+      new GetCommand({
         TableName: this.tableName,
-        Item: { ...key, type: 'pooled-configuration', gameId, version, standby },
+        Key: keys.pooledConfiguration(gameId, version),
+        ConsistentRead: true,
       }),
     );
+    return Item !== undefined && Number(Item.standby) > 0;
+  }
+
+  /**
+   * Forgets a configuration whose pools are empty, in one transaction: its registration, only
+   * while it is still at 0 and unchanged since `entry` was read (a PUT since wins), and the
+   * pools' items, only while each is still empty (a server added since keeps them all). False
+   * when either condition failed: the next pass looks again.
+   */
+  async deregister(entry: PooledConfiguration, pools: readonly PoolKey[]): Promise<boolean> {
+    if (pools.length >= maxTransactionItems) return false;
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: this.tableName,
+                Key: keys.pooledConfiguration(entry.gameId, entry.version),
+                ConditionExpression: '#standby = :zero AND #revision = :revision',
+                ExpressionAttributeNames: { '#standby': 'standby', '#revision': 'revision' },
+                ExpressionAttributeValues: { ':zero': 0, ':revision': entry.revision },
+              },
+            },
+            ...pools.map((pool) => ({
+              Delete: {
+                TableName: this.tableName,
+                Key: poolItemKey(pool),
+                ConditionExpression: 'attribute_not_exists(pk) OR size(#servers) = :zero',
+                ExpressionAttributeNames: { '#servers': 'servers' },
+                ExpressionAttributeValues: { ':zero': 0 },
+              },
+            })),
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Every pool of a configuration (one per region it had standby servers in), with its servers. */
+  async pools(gameId: string, version: string): Promise<{ key: PoolKey; servers: StandbyServer[] }[]> {
+    const { pk } = keys.standbyPool(gameId, version, '');
+    const found: { key: PoolKey; servers: StandbyServer[] }[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        if (item.type !== poolItemType) continue;
+        found.push({ key: { gameId, version, region: String(item.region) }, servers: serversOf(item) });
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return found;
   }
 
   async registered(): Promise<PooledConfiguration[]> {
@@ -98,6 +210,7 @@ export class PoolStore {
       gameId: String(item.gameId),
       version: String(item.version),
       standby: Number(item.standby),
+      revision: Number(item.revision ?? 0),
       ...(item.unsupported ? { unsupported: item.unsupported as PooledConfiguration['unsupported'] } : {}),
     }));
   }
@@ -293,6 +406,8 @@ export class PoolStore {
 }
 
 const poolItemType = 'standby-pool';
+/** DynamoDB's limit on one transaction's items: the registration and every pool of it. */
+const maxTransactionItems = 100;
 /** A removal re-reads the list when another removal or an append moved its index meanwhile. */
 const removeAttempts = 5;
 

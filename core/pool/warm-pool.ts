@@ -162,6 +162,27 @@ export class WarmPool {
   async refill(configuration: GameServerConfiguration, region: string): Promise<number> {
     const wanted = configuration.standby ?? 0;
     const key: PoolKey = { gameId: configuration.gameId, version: configuration.version, region };
+    const kept = await this.shrink(key, wanted);
+    const missing = Math.max(0, wanted - kept);
+    const started = await Promise.all(Array.from({ length: missing }, () => this.startStandby(configuration, region)));
+    return started.filter(Boolean).length;
+  }
+
+  /**
+   * Empties a pool whose configuration keeps none any more (`standby` lowered to 0, or the
+   * configuration deleted): needs no configuration. Returns how many servers are still listed:
+   * those still starting (only a ready room can be closed), retired by a later pass once ready,
+   * or dropped once their start failed.
+   */
+  async drain(key: PoolKey): Promise<number> {
+    return this.shrink(key, 0);
+  }
+
+  /**
+   * Drops the entries whose room ended or was taken, and retires ready servers beyond `wanted`.
+   * Returns how many servers the pool still lists.
+   */
+  private async shrink(key: PoolKey, wanted: number): Promise<number> {
     const servers = await this.deps.pool.servers(key);
     const kept: StandbyServer[] = [];
     for (const server of servers) {
@@ -170,9 +191,7 @@ export class WarmPool {
     }
     const extra = kept.filter((s) => s.state === 'ready').slice(0, Math.max(0, kept.length - wanted));
     for (const server of extra) await this.retire(key, server.roomId);
-    const missing = Math.max(0, wanted - kept.length);
-    const started = await Promise.all(Array.from({ length: missing }, () => this.startStandby(configuration, region)));
-    return started.filter(Boolean).length;
+    return kept.length - extra.length;
   }
 
   /** Ends one pooled server nobody took: its pool entry first, so no create that reads the list later tries it. */
@@ -223,6 +242,13 @@ export class WarmPool {
     try {
       await deps.rooms.createWithMember(room);
       await deps.pool.addStarting(key, roomId, created);
+      // Listed first, then the registration read: a keeper that read `standby` before it was
+      // lowered to 0 (or the configuration deleted) cannot leave a server in a pool nobody
+      // empties. Either this read sees the 0 and the start ends here, or the keeper emptying
+      // the pool reads it after this listing and retires the server.
+      if (!(await deps.pool.keeps(configuration.gameId, configuration.version))) {
+        throw new PoolNotKeptError(configuration.gameId, configuration.version);
+      }
       const placement = await deps.spawner.spawn({
         roomId,
         region,
@@ -237,12 +263,22 @@ export class WarmPool {
       log.info('standby server started', { roomId, gameId: configuration.gameId, region, host: host?.hostId ?? null });
       return roomId;
     } catch (error) {
-      log.warn('standby server could not start', { roomId, error: error as Error });
+      if (error instanceof PoolNotKeptError)
+        log.info('standby server not started: its pool is being emptied', { roomId });
+      else log.warn('standby server could not start', { roomId, error: error as Error });
       await deps.rooms.markFailed(roomId, 'spawn-failed', deps.now()).catch(() => undefined);
       await deps.pool.remove(key, roomId).catch(() => undefined);
       await deps.costs.slots.release(roomId).catch(() => undefined);
       return undefined;
     }
+  }
+}
+
+/** A standby start found its configuration keeping no pool any more (read after it was listed). */
+export class PoolNotKeptError extends Error {
+  override readonly name = 'PoolNotKeptError';
+  constructor(gameId: string, version: string) {
+    super(`The configuration ${gameId} version ${version} keeps no warm pool any more.`);
   }
 }
 

@@ -67,8 +67,15 @@ export type GameMethodResult<M extends GameMethod> = z.output<(typeof gameMethod
 
 /** Controller → game. */
 export const controllerMethods = {
-  /** Health probe; anything but `{status:"ok"}` in time and the game is killed as hung. */
-  status: { params: z.object({}), result: z.object({ status: z.literal('ok') }) },
+  /**
+   * Health probe; anything but `{status:"ok"}` in time and the game is killed as hung. The
+   * case is not judged: every other result of the protocol is `"OK"`, and a game that answers
+   * `status` the same way is healthy, not hung.
+   */
+  status: {
+    params: z.object({}),
+    result: z.object({ status: z.string().refine((status) => status.toLowerCase() === 'ok') }),
+  },
   /** Notice that the controller will stop the game (room closed or platform shutdown). */
   shutdown: { params: z.object({ reason: z.string(), graceS: z.number() }), result: z.unknown() },
 } as const;

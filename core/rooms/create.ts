@@ -109,7 +109,7 @@ const spawnDeadlineGraceMs = 2_000;
  *   write room (spawning) + creator's reservation ──► spawn ──► wait for `inited`
  *                                                                ├─ ready   → Ready (201)
  *                                                                ├─ failed  → SpawnFailed / SpawnTimeout
- *                                                                └─ budget  → Spawning (202, poll GET)
+ *                                                                └─ budget  → Spawning (202 with the reservation, poll GET)
  *
  * The sidecar kills a server that misses the spawn deadline; if the sidecar itself is gone
  * the deadline is still enforced here (and by the sweeper), judged by the platform's clock.

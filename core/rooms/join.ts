@@ -151,7 +151,14 @@ async function claimSlot(
     cache.remember(room);
   }
   const constants = constantsOf(room);
-  if (constants.visibility !== 'open') throw new RoomNotJoinableError(room.roomId, 'the session is not open to joins');
+  // Visibility (the template's, fixed) and joinability (the members', changeable) both refuse
+  // joins with the same code: the sentence says which one did, in the words the room view uses.
+  if (constants.visibility !== 'open') {
+    throw new RoomNotJoinableError(
+      room.roomId,
+      `its visibility is ${constants.visibility} (only an open session takes joins, whatever its joinability)`,
+    );
+  }
   const key = generateRegistrationKey();
   const keyHash = storedHashOfKey(key);
   const pendingUntil = provisional ? { v: deps.answerBy.getTime() } : {};

@@ -9,6 +9,8 @@ import {
   sendCommandRequestSchema,
 } from '../../core/commands/model';
 import { errorStatus } from '../../core/errors';
+import { failureReasons } from '../../core/protocol/controller-messages';
+import type { RoomFailureReason } from '../../core/rooms/model';
 import { idempotencyKeyHeaderSchema } from '../../core/idempotency/record';
 import { gameServerConfigurationBodySchema } from '../../core/gameservers/schema';
 import { createRoomRequestSchema, matchmakingRequestSchema } from '../../core/rooms/schema';
@@ -38,8 +40,8 @@ import { listRoomsQuerySchema } from './rooms/list';
 import { routes, type RouteId } from './routes';
 
 const errorSchema = z
-  .object({
-    error: z.object({
+  .strictObject({
+    error: z.strictObject({
       code: z.enum(Object.keys(errorStatus) as [keyof typeof errorStatus, ...(keyof typeof errorStatus)[]]),
       message: z.string(),
       details: z.unknown().optional(),
@@ -47,31 +49,108 @@ const errorSchema = z
   })
   .meta({ id: 'Error' });
 
+/**
+ * What the deployed API Gateway answers by itself, before any handler runs: its JWT
+ * authorizer (401, 403), its payload limit (413), stage throttling (429), an integration
+ * failure or timeout (500, 503). The local cloud answers these with the Error body.
+ */
+const gatewayErrorSchema = z
+  .strictObject({ message: z.string().describe('"Unauthorized", "Too Many Requests", …') })
+  .meta({ id: 'GatewayError' });
+
 const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema } } });
 /** Every answer that carries one room carries its change number as the entity tag (docs/api.md). */
 const etagHeader = z.object({
   etag: z.string().describe('The room\'s change number, quoted ("12"): send it back as If-Match.'),
 });
 const roomJson = (schema: z.ZodType, description: string) => ({ ...json(schema, description), headers: etagHeader });
-const errors = (...codes: (keyof typeof errorStatus)[]) =>
+type ErrorCode = keyof typeof errorStatus;
+/** The codes behind each error response `errors()` built, so shared ones can be merged in later. */
+const errorCodesOf = new WeakMap<object, readonly ErrorCode[]>();
+/** The Error body, its code one of `codes`: a code the route never answers with is a mismatch too. */
+const errorsWithCodes = new Map<string, z.ZodType>();
+const errorWithCodes = (codes: readonly ErrorCode[]) => {
+  const key = [...codes].sort().join(',');
+  let schema = errorsWithCodes.get(key);
+  if (!schema) {
+    // One named component per set of codes (`Error_NOT_FOUND`), shared by every route that answers it.
+    schema = z
+      .intersection(
+        errorSchema,
+        z.looseObject({ error: z.looseObject({ code: z.enum(codes as [ErrorCode, ...ErrorCode[]]) }) }),
+      )
+      .meta({ id: `Error_${key.replaceAll(',', '_')}` });
+    errorsWithCodes.set(key, schema);
+  }
+  return schema;
+};
+const errorResponse = (codes: readonly ErrorCode[], gateway: boolean) => {
+  const response = gateway
+    ? json(
+        z.union([errorWithCodes(codes), gatewayErrorSchema]),
+        `${codes.join(', ')}; or API Gateway's own {message} when deployed.`,
+      )
+    : json(errorWithCodes(codes), codes.join(', '));
+  errorCodesOf.set(response, codes);
+  return response;
+};
+const errors = (...codes: ErrorCode[]) =>
   Object.fromEntries(
     [...new Set(codes.map((code) => errorStatus[code]))].map((status) => [
       String(status),
-      json(errorSchema, codes.filter((c) => errorStatus[c] === status).join(', ')),
+      errorResponse(
+        codes.filter((c) => errorStatus[c] === status),
+        false,
+      ),
     ]),
   );
 const roomIdParams = z.object({ roomId: z.string() });
+
+/** Every reason a failed room can give (RoomFailureReason), checked both ways by the type below. */
+const roomFailureReasons = [...failureReasons, 'spawn-failed', 'sidecar-lost', 'assign-refused'] as const;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const failureReasonsComplete: Same<(typeof roomFailureReasons)[number], RoomFailureReason> = true;
+void failureReasonsComplete;
+/** The room every room answer carries (core/sessions/room-response.ts): the session view and, once failed, why. */
+const roomSchema = sessionRoomViewSchema
+  .extend({
+    failureReason: z
+      .enum(roomFailureReasons)
+      .optional()
+      .describe('Why the room failed (state failed); docs/game-server-protocol.md lists the reasons.'),
+  })
+  .meta({ id: 'Room' });
 const idempotencyHeader = z.object({ 'idempotency-key': idempotencyKeyHeaderSchema });
 const roomAndReservation = z
-  .object({ room: sessionRoomViewSchema, reservation: sessionReservationSchema })
+  .object({ room: roomSchema, reservation: sessionReservationSchema })
   .meta({ id: 'RoomWithReservation' });
-const configurationView = z.object({ configuration: gameServerConfigurationBodySchema });
+/** A stored configuration (core/gameservers/configuration.ts): the body as validated, and what the platform adds. */
+const storedConfigurationSchema = z
+  .strictObject({
+    ...gameServerConfigurationBodySchema.shape,
+    spawnTimeoutS: z.number().int().describe("The body's, or the fleet's default (30 s local, 120 s on ECS)."),
+    taskDefinition: z
+      .string()
+      .optional()
+      .describe("ECS: the task definition revision registered for this configuration's image and ports."),
+    gameId: z.string(),
+    version: z.string(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'GameServerConfiguration' });
+const configurationView = z.object({ configuration: storedConfigurationSchema });
 const banView = z.object({ ban: banSchema });
 const templateView = z.object({ template: templateViewSchema });
-const roomView = z.object({ room: sessionRoomViewSchema });
+const roomView = z.object({ room: roomSchema });
 const ifMatch = z.object({ 'if-match': ifMatchHeaderSchema });
 const regionSchema = z
-  .object({ name: z.string(), location: geoPointSchema, default: z.boolean() })
+  .object({
+    name: z.string(),
+    location: geoPointSchema
+      .optional()
+      .describe("Absent on a region with no location (the local cloud's `local`): never chosen by nearness."),
+    default: z.boolean(),
+  })
   .meta({ id: 'Region' });
 const hostSchema = hostBodySchema
   .extend({
@@ -101,7 +180,13 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
     requestBody: { content: { 'application/json': { schema: createRoomRequestSchema } } },
     responses: {
       '201': roomJson(roomAndReservation, 'The server is ready; the creator holds the first slot.'),
-      '202': roomJson(roomView, 'Still spawning; poll GET /v1/rooms/{roomId}.'),
+      '202': {
+        ...roomJson(
+          roomAndReservation,
+          'Still spawning; the creator holds the first slot already (host is "pending", the reservation\'s clock starts when the room is ready). Poll GET /v1/rooms/{roomId} for the address.',
+        ),
+        headers: etagHeader.extend({ location: z.string().describe('/v1/rooms/{roomId}') }),
+      },
       ...errors(
         'BAD_REQUEST',
         'UNAUTHORIZED',
@@ -134,6 +219,7 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
         'NOT_FOUND',
         'ROOM_FULL',
         'NOT_JOINABLE',
+        'CONFLICT',
         'RATE_LIMITED',
         'UNAVAILABLE',
       ),
@@ -151,6 +237,7 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
         'UNAUTHORIZED',
         'BANNED',
         'NOT_FOUND',
+        'CONFLICT',
         'RATE_LIMITED',
         'SPAWN_FAILED',
         'NO_HEALTHY_HOST',
@@ -163,10 +250,7 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
     summary: 'List open rooms of a game version in a region (paginated)',
     requestParams: { query: listRoomsQuerySchema },
     responses: {
-      '200': json(
-        z.object({ rooms: z.array(sessionRoomViewSchema), nextToken: z.string().optional() }),
-        'A page of open rooms.',
-      ),
+      '200': json(z.object({ rooms: z.array(roomSchema), nextToken: z.string().optional() }), 'A page of open rooms.'),
       ...errors('BAD_REQUEST', 'UNAUTHORIZED'),
     },
   },
@@ -176,7 +260,16 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
     requestBody: { content: { 'application/json': { schema: patchRoomRequestSchema } } },
     responses: {
       '200': roomJson(roomView, 'Written; the change number is bumped.'),
-      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'PRECONDITION_FAILED', 'UNAVAILABLE'),
+      ...errors(
+        'BAD_REQUEST',
+        'UNAUTHORIZED',
+        'FORBIDDEN',
+        'BANNED',
+        'NOT_FOUND',
+        'CONFLICT',
+        'PRECONDITION_FAILED',
+        'UNAVAILABLE',
+      ),
     },
   },
   patchMember: {
@@ -186,7 +279,16 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
     requestBody: { content: { 'application/json': { schema: patchMemberRequestSchema } } },
     responses: {
       '200': roomJson(roomView, 'Written; the change number is bumped.'),
-      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'PRECONDITION_FAILED', 'UNAVAILABLE'),
+      ...errors(
+        'BAD_REQUEST',
+        'UNAUTHORIZED',
+        'FORBIDDEN',
+        'BANNED',
+        'NOT_FOUND',
+        'CONFLICT',
+        'PRECONDITION_FAILED',
+        'UNAVAILABLE',
+      ),
     },
   },
   leaveRoom: {
@@ -360,7 +462,164 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
   issueDevToken: {
     summary: 'Issue a token (local cloud only)',
     requestBody: { content: { 'application/json': { schema: devTokenRequestSchema } } },
-    responses: { '200': json(z.object({ access_token: z.string() }), 'A bearer token.'), ...errors('BAD_REQUEST') },
+    responses: {
+      '200': json(
+        z.object({
+          access_token: z.string(),
+          token_type: z.literal('Bearer'),
+          expires_in: z.number().int().describe("Seconds the token is valid for (the request's ttlS)."),
+        }),
+        'A bearer token.',
+      ),
+      ...errors('BAD_REQUEST', 'NOT_FOUND'),
+    },
+  },
+};
+
+type Route = (typeof routes)[number];
+
+/**
+ * The errors any route can answer whatever its action does: a malformed path or body (400),
+ * a body too large (413), an unexpected failure (500), a dependency outage or the gateway's
+ * timeout (503); with a token, a bad one (401) and, on admin routes, a missing scope (403);
+ * deployed, the stage's throttling (429). No route answers 415 (UNSUPPORTED_MEDIA_TYPE is
+ * reserved: a body that is not JSON is a 400 whatever its Content-Type), so none lists it.
+ */
+function sharedErrorCodes(route: Route): ErrorCode[] {
+  return [
+    'BAD_REQUEST',
+    'PAYLOAD_TOO_LARGE',
+    'INTERNAL',
+    'UNAVAILABLE',
+    ...(route.auth === 'jwt' ? (['UNAUTHORIZED'] as const) : []),
+    ...('scope' in route ? (['FORBIDDEN'] as const) : []),
+    ...('localOnly' in route && route.localOnly ? [] : (['RATE_LIMITED'] as const)),
+  ];
+}
+
+/** Statuses the deployed API Gateway can answer itself, with its own `{message}` body. */
+function gatewayStatuses(route: Route): Set<number> {
+  if ('localOnly' in route && route.localOnly) return new Set();
+  return new Set([413, 429, 500, 503, ...(route.auth === 'jwt' ? [401] : []), ...('scope' in route ? [403] : [])]);
+}
+
+/** The operation's own responses with every shared error merged in (codes joined per status). */
+function withSharedErrors(route: Route, operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject['responses'] {
+  const responses: Record<string, object> = { ...operation.responses };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const [status, response] of Object.entries(responses)) {
+    const codes = errorCodesOf.get(response);
+    if (codes) byStatus.set(Number(status), [...codes]);
+  }
+  for (const code of sharedErrorCodes(route)) {
+    const status = errorStatus[code];
+    if (responses[String(status)] && !byStatus.has(status)) continue;
+    const codes = byStatus.get(status) ?? [];
+    if (!codes.includes(code)) codes.push(code);
+    byStatus.set(status, codes);
+  }
+  const gateway = gatewayStatuses(route);
+  for (const [status, codes] of byStatus) responses[String(status)] = errorResponse(codes, gateway.has(status));
+  return Object.fromEntries(
+    Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)),
+  ) as ZodOpenApiOperationObject['responses'];
+}
+
+/** `/health` as the local cloud answers it (local/cloud.ts): each part up or down, and why. */
+const healthSchema = z
+  .strictObject({
+    status: z.enum(['ok', 'degraded']),
+    components: z.record(z.string(), z.enum(['up', 'down'])).describe('dynamodb, sqs, pollers: up or down.'),
+    problems: z.record(z.string(), z.string()).optional().describe('For each part that is down, why (503 only).'),
+  })
+  .meta({ id: 'Health' });
+
+/** The public half of the platform's signing key (Ed25519), never any private member. */
+const jwksSchema = z
+  .strictObject({
+    keys: z.array(
+      z.strictObject({
+        kty: z.literal('OKP'),
+        crv: z.literal('Ed25519'),
+        x: z.string(),
+        kid: z.string(),
+        alg: z.literal('EdDSA'),
+        use: z.literal('sig'),
+      }),
+    ),
+  })
+  .meta({ id: 'JsonWebKeySet' });
+
+/** The gateway parses the request's URL before it matches any route. */
+const malformedUrl = json(errorWithCodes(['BAD_REQUEST']), 'BAD_REQUEST: the URL cannot be parsed.');
+
+/** `GET /` in the local cloud (local/service-index.ts): what this is and where to go next. */
+const serviceIndexSchema = z
+  .strictObject({
+    service: z.literal('roomkeeper'),
+    description: z.string(),
+    version: z.string().describe("The platform's version (package.json)."),
+    links: z.strictObject({ health: z.string(), openapi: z.string(), jwks: z.string() }),
+  })
+  .meta({ id: 'ServiceIndex' });
+
+/** What the local gateway serves itself (local/cloud.ts `ownRoutes`): no handler, no token, never deployed. */
+const gatewayOwnPaths: ZodOpenApiPathsObject = {
+  '/health': {
+    get: {
+      operationId: 'health',
+      summary: 'Whether every part of the local cloud is up (local cloud only)',
+      security: [],
+      responses: {
+        '200': json(healthSchema, 'Every part is up: status ok.'),
+        '400': malformedUrl,
+        '500': errorResponse(['INTERNAL'], false),
+        '503': json(
+          z.union([healthSchema, errorWithCodes(['UNAVAILABLE'])]),
+          'A part is down (status degraded, with problems), or the check ran out of time (UNAVAILABLE).',
+        ),
+      },
+    },
+  },
+  '/.well-known/jwks.json': {
+    get: {
+      operationId: 'jwks',
+      summary:
+        "The public key of the local cloud's identity provider: the only key its API trusts (local cloud only; deployed, the identity provider publishes its own)",
+      security: [],
+      responses: {
+        '200': json(jwksSchema, 'The key set.'),
+        '400': malformedUrl,
+        '500': errorResponse(['INTERNAL'], false),
+        '503': errorResponse(['UNAVAILABLE'], false),
+      },
+    },
+  },
+  '/': {
+    get: {
+      operationId: 'serviceIndex',
+      summary: 'The service, its version and links to /health and this document (local cloud only)',
+      security: [],
+      responses: {
+        '200': json(serviceIndexSchema, 'Where to go next.'),
+        '400': malformedUrl,
+        '500': errorResponse(['INTERNAL'], false),
+        '503': errorResponse(['UNAVAILABLE'], false),
+      },
+    },
+  },
+  '/openapi.json': {
+    get: {
+      operationId: 'openApiDocument',
+      summary: 'This document, as committed in docs/openapi.json (local cloud only)',
+      security: [],
+      responses: {
+        '200': json(z.looseObject({ openapi: z.string() }), 'The OpenAPI 3.1 document.'),
+        '400': malformedUrl,
+        '500': errorResponse(['INTERNAL'], false),
+        '503': errorResponse(['UNAVAILABLE'], false),
+      },
+    },
   },
 };
 
@@ -368,18 +627,35 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
 export function openApiDocument(): ReturnType<typeof createDocument> {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of routes) {
+    const own = operations[route.id];
     const operation: ZodOpenApiOperationObject = {
       operationId: route.id,
-      ...operations[route.id],
+      ...own,
+      responses: withSharedErrors(route, own),
       ...(route.auth === 'jwt' ? { security: [{ bearer: 'scope' in route ? [route.scope] : [] }] } : { security: [] }),
     };
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation };
   }
   return createDocument({
     openapi: '3.1.0',
-    info: { title: 'Roomkeeper', version: '1.0.0', description: 'Rooms, joins and game servers on demand.' },
+    info: {
+      title: 'Roomkeeper',
+      version: '1.0.0',
+      description: 'Rooms, joins and game servers on demand.',
+      // Unpublished, all rights reserved (package.json is private, with no license): an SPDX
+      // LicenseRef names a licence that is not on SPDX's list.
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [
+      { url: 'http://127.0.0.1:3000', description: 'The local cloud (`npm start`; PORT changes the port).' },
+      {
+        url: 'https://{apiId}.execute-api.{region}.amazonaws.com',
+        description: "Deployed: the stack's ApiUrl output.",
+        variables: { apiId: { default: 'your-api-id' }, region: { default: 'us-east-1' } },
+      },
+    ],
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     security: [{ bearer: [] }],
-    paths,
+    paths: { ...paths, ...gatewayOwnPaths },
   });
 }

@@ -1,3 +1,5 @@
+import { assertMatchesOpenApi } from './openapi-contract';
+
 /** A small JSON client for tests that call the API over real HTTP. */
 export interface JsonResponse {
   readonly status: number;
@@ -5,6 +7,11 @@ export interface JsonResponse {
   readonly body: any;
 }
 
+/**
+ * Every response it receives is checked against docs/openapi.json (test/helpers/openapi-contract.ts):
+ * an undocumented status, field or error code fails the calling test. There is no opt-out on
+ * purpose: a test that sends garbage gets a documented 4xx, and that answer is checked too.
+ */
 export function jsonClient(baseUrl: string) {
   return async function call(
     method: string,
@@ -21,6 +28,31 @@ export function jsonClient(baseUrl: string) {
       body: init.rawBody ?? (init.body === undefined ? undefined : JSON.stringify(init.body)),
     });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+    const body = text ? JSON.parse(text) : undefined;
+    assertMatchesOpenApi({ method, path, status: response.status, headers: headersOf(response.headers), body });
+    return { status: response.status, headers: response.headers, body };
   };
+}
+
+/**
+ * `fetch` for tests that need the raw response (their own headers, a body that is not JSON
+ * to send): the answer is checked against docs/openapi.json as `jsonClient`'s are, and
+ * returned unread (the check reads a clone).
+ */
+export async function checkedFetch(url: string | URL, init: RequestInit = {}): Promise<Response> {
+  const response = await fetch(url, init);
+  const text = await response.clone().text();
+  const { pathname, search } = new URL(url);
+  assertMatchesOpenApi({
+    method: init.method ?? 'GET',
+    path: `${pathname}${search}`,
+    status: response.status,
+    headers: headersOf(response.headers),
+    body: text ? JSON.parse(text) : undefined,
+  });
+  return response;
+}
+
+function headersOf(headers: Headers): Record<string, string> {
+  return Object.fromEntries(headers.entries());
 }

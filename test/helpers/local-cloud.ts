@@ -18,6 +18,8 @@ export interface TestCloud {
 /**
  * A whole local cloud in this process, with these game configurations written to a
  * temporary configuration file, game output silenced and per-account limits raised.
+ * Call its API with `jsonClient(cloud.apiUrl)` or `checkedFetch` (test/helpers/http.ts):
+ * both check every answer against docs/openapi.json.
  */
 export async function startTestCloud(
   games: { gameId: string; version: string; configuration: Record<string, unknown> }[],

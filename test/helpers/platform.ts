@@ -7,10 +7,12 @@ import { createDocumentClient } from '../../core/infra/aws-clients';
 import { provideConfigSecrets } from '../../core/infra/config';
 import { createTableInput } from '../../core/infra/table';
 import { resetPlatform } from '../../lambdas/dependencies';
+import type { HttpHandler } from '../../lambdas/http/middleware';
 import { routes } from '../../lambdas/http/routes';
 import { startApiGateway } from '../../local/api-gateway';
 import { httpHandlers } from '../../local/http-handlers';
 import { jsonClient } from './http';
+import { assertMatchesOpenApi } from './openapi-contract';
 
 export const testIssuer = 'roomkeeper-test';
 /** The API audience test platforms demand; `token()` carries it. */
@@ -94,18 +96,61 @@ export async function startTestPlatform(extraEnv: Record<string, string> = {}): 
   };
 }
 
+/**
+ * The route handlers, each checking its own answer against docs/openapi.json before the
+ * gateway sends it: so even a test that calls the API with plain `fetch`, or invokes a
+ * handler with an event it built, cannot receive an undocumented response unnoticed. A
+ * mismatch is kept (the response still goes out, so the test sees what was served) and
+ * `mismatches()` returns them; `startTestApi` fails its `close()` with them.
+ */
+export function contractCheckedHandlers(handlers: Readonly<Record<string, HttpHandler>>): {
+  readonly handlers: Record<string, HttpHandler>;
+  mismatches(): string[];
+} {
+  const found: string[] = [];
+  const checked = Object.fromEntries(
+    routes.map((route) => {
+      const handler = handlers[route.id];
+      if (!handler) throw new Error(`No handler for route ${route.id}.`);
+      const wrapped: HttpHandler = async (event, context) => {
+        const result = await handler(event, context);
+        try {
+          assertMatchesOpenApi({
+            method: route.method,
+            path: event.rawPath,
+            status: result.statusCode ?? 200,
+            headers: Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)])),
+            body: result.body ? JSON.parse(result.body) : undefined,
+          });
+        } catch (error) {
+          found.push((error as Error).message);
+        }
+        return result;
+      };
+      return [route.id, wrapped];
+    }),
+  );
+  return { handlers: checked, mismatches: () => [...found] };
+}
+
 export interface TestApi {
   readonly platform: TestPlatform;
   /** A JSON client for the local API gateway serving every route of the route table. */
   readonly call: ReturnType<typeof jsonClient>;
   readonly url: string;
+  /** Closes everything; fails when any handler answered something docs/openapi.json does not describe. */
   close(): Promise<void>;
 }
 
-/** A fresh test platform behind the local API gateway, as integration tests of the HTTP routes use it. */
+/**
+ * A fresh test platform behind the local API gateway, as integration tests of the HTTP routes
+ * use it. Every answer is checked against docs/openapi.json twice: by `call` as received,
+ * and by each handler as sent (which covers a test's own `fetch` to `url` as well).
+ */
 export async function startTestApi(extraEnv: Record<string, string> = {}): Promise<TestApi> {
   const platform = await startTestPlatform(extraEnv);
-  const gateway = await startApiGateway({ routes, handlers: httpHandlers, port: 0 });
+  const checked = contractCheckedHandlers(httpHandlers);
+  const gateway = await startApiGateway({ routes, handlers: checked.handlers, port: 0 });
   return {
     platform,
     call: jsonClient(gateway.url),
@@ -113,6 +158,8 @@ export async function startTestApi(extraEnv: Record<string, string> = {}): Promi
     close: async () => {
       await gateway.close();
       await platform.close();
+      const mismatches = checked.mismatches();
+      if (mismatches.length > 0) throw new Error(mismatches.join('\n\n'));
     },
   };
 }

@@ -59,6 +59,7 @@ export function gameOf(tree: readonly TreeProcess[], sidecar: TreeProcess): Tree
   return tree.find((p) => p.ppid === sidecar.pid);
 }
 
+/** DynamoDB Local's JVM: its jar is `-jar`'s argument, or part of the class path of local/dynamodb-local-on-host.java. */
 export function dynamoDbJvm(tree: readonly TreeProcess[]): TreeProcess | undefined {
-  return tree.find((p) => p.args.some((a) => a.endsWith('DynamoDBLocal.jar')));
+  return tree.find((p) => p.args.some((a) => a.includes('DynamoDBLocal.jar')));
 }

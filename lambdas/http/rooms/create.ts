@@ -88,9 +88,12 @@ export const handler = httpHandler(
       },
     );
     if (result.state === 'Spawning') {
+      // The creator's seat is held already (its reservation pending until `inited`): the key
+      // is in this answer, as in matchmaking's 202, and nowhere else. A retry with the same
+      // Idempotency-Key replays this answer, key included, and holds no second seat.
       return roomResponse(
         202,
-        { room: await memberViewOf(p, result.room, principal.account) },
+        { room: await memberViewOf(p, result.room, principal.account), reservation: result.reservation },
         { location: `/v1/rooms/${result.room.roomId}` },
       );
     }

@@ -1,4 +1,4 @@
-import { startPeer } from '../peer/processes';
+import { redisServerAvailable, startPeer } from '../peer/processes';
 import {
   peerHotRoom,
   peerJoinLatency,
@@ -26,9 +26,18 @@ export interface PeerModeResult {
   readonly stampede: PeerStampede;
 }
 
+/** A peer deployment this machine could not run, and why: reported as not measured. */
+export interface PeerSkipped {
+  readonly mode: 'redis' | 'memory';
+  readonly processes: number;
+  readonly reason: string;
+}
+
 export interface PeerResult {
   readonly scenario: 'peer';
   readonly modes: readonly PeerModeResult[];
+  /** Absent in reports written before a deployment could be skipped. */
+  readonly skipped?: readonly PeerSkipped[];
   readonly ours: OurFigures;
 }
 
@@ -40,16 +49,44 @@ export interface PeerOptions {
 }
 
 /**
+ * The peer deployments to run on this machine: Colyseus on Redis needs Debian's
+ * `redis-server`; without it that comparison is skipped (and reported as not measured), not
+ * the whole bench stopped. In memory needs nothing.
+ */
+export function peerPlan(redisAvailable: boolean): {
+  readonly run: readonly (readonly ['redis' | 'memory', number])[];
+  readonly skipped: readonly PeerSkipped[];
+} {
+  const redis = ['redis', 2] as const;
+  const memory = ['memory', 1] as const;
+  if (redisAvailable) return { run: [redis, memory], skipped: [] };
+  return {
+    run: [memory],
+    skipped: [
+      {
+        mode: 'redis',
+        processes: 2,
+        reason: 'redis-server is not installed (apt-get install redis-server)',
+      },
+    ],
+  };
+}
+
+/**
  * Colyseus 0.18 through the same scenarios: scaled out the documented way (two processes
  * sharing Redis through its Redis driver and presence), and as one in-memory process, the
  * ceiling of a matchmaker that keeps nothing durable.
  */
-export async function benchPeer(options: PeerOptions, ours: OurFigures): Promise<PeerResult> {
+export async function benchPeer(
+  options: PeerOptions,
+  ours: OurFigures,
+  redisAvailable: boolean = redisServerAvailable(),
+): Promise<PeerResult> {
+  const plan = peerPlan(redisAvailable);
+  for (const skip of plan.skipped)
+    process.stderr.write(`peer: ${modeName(skip)} is not measured: ${skip.reason}; the other comparisons run\n`);
   const modes: PeerModeResult[] = [];
-  for (const [mode, processes] of [
-    ['redis', 2],
-    ['memory', 1],
-  ] as const) {
+  for (const [mode, processes] of plan.run) {
     const peer = await startPeer(mode, processes);
     try {
       const hotRoom: PeerHotRoom[] = [];
@@ -62,10 +99,10 @@ export async function benchPeer(options: PeerOptions, ours: OurFigures): Promise
       await peer.stop();
     }
   }
-  return { scenario: 'peer', modes, ours };
+  return { scenario: 'peer', modes, skipped: plan.skipped, ours };
 }
 
-const modeName = (m: PeerModeResult) =>
+const modeName = (m: Pick<PeerModeResult, 'mode' | 'processes'>) =>
   m.mode === 'redis' ? `Colyseus on Redis (${m.processes} processes)` : 'Colyseus in memory (1 process)';
 
 /** Rows of "ours ÷ theirs" for each figure both sides have. */
@@ -120,6 +157,14 @@ export function peerComparisons(result: PeerResult): HeadlineRow[] {
       );
     }
   }
+  for (const skip of result.skipped ?? [])
+    rows.push({
+      scenario: `vs ${modeName(skip)}`,
+      figure: '—',
+      baseline: `not measured: ${skip.reason}`,
+      ratio: Number.NaN,
+      reading: 'not measured on this machine',
+    });
   return rows;
 }
 
@@ -136,6 +181,7 @@ export function summarizePeer(result: PeerResult): ScenarioSummary {
       `    stampede ${m.stampede.players} players      ${m.stampede.roomsCreated} rooms (ideal ${m.stampede.idealRooms}), all placed in ${formatMs(m.stampede.timeToPlaceMs)} (${m.stampede.placedPerSecond.toFixed(0)} players/s)   ${describeLatency(m.stampede.place)}   over-fill ${m.stampede.overfill} (server-side ${m.stampede.serverOverfill}, seats held ${m.stampede.clientOverfill})   errors ${m.stampede.errors}`,
     );
   }
+  for (const skip of result.skipped ?? []) lines.push(`  ${modeName(skip)}: not measured: ${skip.reason}`);
   const rows = peerComparisons(result);
   for (const row of rows) lines.push(`  RATIO ${row.scenario}: ${formatRatio(row.ratio)} (${row.reading})`);
   const ours = result.ours;

@@ -93,6 +93,8 @@ export interface SidecarOptions {
   readonly stdin?: string;
   /** The room's channel keys when the real consumer answers (it derives them from the platform's secret). */
   readonly keys?: SidecarKeys;
+  /** The room id; default a short `room-…` one (the platform's are UUIDs). */
+  readonly roomId?: string;
 }
 
 const shortTimeouts = {
@@ -397,8 +399,7 @@ interface RoomSetup {
   readonly keys: SidecarKeys;
 }
 
-async function prepare(): Promise<RoomSetup> {
-  const roomId = `room-${randomUUID().slice(0, 8)}`;
+async function prepare(roomId = `room-${randomUUID().slice(0, 8)}`): Promise<RoomSetup> {
   const { QueueUrl: requestQueueUrl = '' } = await sqsClient().send(
     new CreateQueueCommand({
       QueueName: `rk-test-requests-${roomId}.fifo`,
@@ -451,7 +452,7 @@ function sidecarEnvironment(
 
 /** Starts one sidecar (bundle, real process) for a fresh room, with its own FIFO request queue. */
 export async function startSidecar(options: SidecarOptions = {}): Promise<SidecarRun> {
-  const [setup, entry] = await Promise.all([prepare(), bundle('controller')]);
+  const [setup, entry] = await Promise.all([prepare(options.roomId), bundle('controller')]);
   const env = sidecarEnvironment(setup, options);
   // K_room on stdin, as the local fleet passes it (unless a test puts SIDECAR_KEY in the environment).
   const child = spawn(process.execPath, [entry], { env, stdio: ['pipe', 'pipe', 'pipe'] });

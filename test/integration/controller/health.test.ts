@@ -3,7 +3,7 @@ import { closeHarness, expectNoLeftovers, sleep, withSidecar, type SidecarRun } 
 
 /**
  * Health checks: after `inited` the controller calls `status` every STATUS_INTERVAL_S and
- * kills a game that does not answer {"status":"ok"} within STATUS_TIMEOUT_S, but never one
+ * kills a game that does not answer {"status":"ok"} (any case) within STATUS_TIMEOUT_S, but never one
  * that is slow and still answers. Interval 0.5 s, timeout 1 s here.
  */
 afterAll(() => {
@@ -61,6 +61,24 @@ describe('controller sidecar: health checks', () => {
       expect(await run.exitReport()).toMatchObject({ reason: 'hung', signal: 'SIGKILL' });
     });
   });
+
+  it.concurrent(
+    'never kills a game that answers status {"status":"OK"}, as every other result is spelled',
+    async () => {
+      await withSidecar({ args: ['upper-status'] }, async (run) => {
+        await readyAt(run);
+        await run.until(
+          () => run.gameEvents('request').filter((e) => e.method === 'status').length >= 3,
+          4_000,
+          'three status probes',
+        );
+        // The third probe's answer has been judged by the time a fourth could start.
+        await sleep(600);
+        expect(processTreeAlive(run.gamePid ?? 0)).toBe(true);
+        expect(run.messages('exited')).toEqual([]);
+      });
+    },
+  );
 
   it.concurrent('never kills a slow game that answers within the timeout, over many intervals', async () => {
     // Each answer takes 700 ms of the 1000 ms allowed.

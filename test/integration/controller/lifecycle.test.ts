@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { processTreeAlive } from '../../helpers/processes';
@@ -30,7 +31,11 @@ describe('controller sidecar: starting the game', () => {
       await withSidecar(
         {
           args: ['ok', '--extra', 'value with spaces'],
-          gameEnv: { CONFIGURED_VAR: 'from-configuration', login_access_token: 'configured-may-not-override' },
+          gameEnv: {
+            CONFIGURED_VAR: 'from-configuration',
+            login_access_token: 'configured-may-not-override',
+            room_id: 'configured-may-not-override',
+          },
         },
         async (run) => {
           await run.until(() => run.gameEvents('answer')[0], 5_000, 'the inited answer');
@@ -57,11 +62,13 @@ describe('controller sidecar: starting the game', () => {
               'discovery_services',
               'game_max_players',
               'login_access_token',
+              'room_id',
               'room_settings',
               'server_settings',
             ].sort(),
           );
           expect(env).toMatchObject({
+            room_id: run.roomId,
             login_access_token: loginToken,
             game_max_players: '4',
             CONFIGURED_VAR: 'from-configuration',
@@ -133,6 +140,24 @@ describe('controller sidecar: starting the game', () => {
       expect(run.logs.every((l) => l.component === 'controller' && l.roomId === run.roomId)).toBe(true);
     });
   });
+
+  it.concurrent(
+    'gives the game its room id, and logs the id as the game printed it (its token still redacted)',
+    async () => {
+      // The platform's room ids are UUIDs: 36 base64url characters, the shape of a secret.
+      const roomId = randomUUID();
+      await withSidecar({ roomId, args: ['ok', '--print-room'] }, async (run) => {
+        const printed = await run.until(
+          () => run.logs.find((l) => l.message === 'game output' && String(l.line).startsWith('room=')),
+          5_000,
+          'the game output',
+        );
+        expect(startOf(run.gameEvents())?.env).toMatchObject({ room_id: roomId });
+        expect(printed.line).toBe(`room=${roomId} token=[redacted]`);
+        expect(run.stdout.join('\n')).not.toContain(loginToken);
+      });
+    },
+  );
 });
 
 describe('controller sidecar: inited', () => {

@@ -1,4 +1,4 @@
-import { peerComparisons, summarizePeer, type PeerResult } from '../../bench/scenarios/peer';
+import { peerComparisons, peerPlan, summarizePeer, type PeerResult } from '../../bench/scenarios/peer';
 
 const summary = (p50: number) => ({ n: 10, p50, p90: p50, p99: p50, mean: p50, max: p50 });
 
@@ -123,5 +123,47 @@ describe('peer charts', () => {
       ['peer', Number.NaN],
     ]);
     expect(charts.find((c) => c.id === 'peer-join')?.bars.map((b) => b.series)).toEqual(['roomkeeper', 'peer', 'peer']);
+  });
+});
+
+describe('peer plan', () => {
+  it('runs Colyseus on Redis and in memory where redis-server is installed', () => {
+    expect(peerPlan(true)).toEqual({
+      run: [
+        ['redis', 2],
+        ['memory', 1],
+      ],
+      skipped: [],
+    });
+  });
+
+  it('skips only Colyseus on Redis without redis-server, saying why, instead of stopping the bench', () => {
+    const plan = peerPlan(false);
+    expect(plan.run).toEqual([['memory', 1]]);
+    expect(plan.skipped).toEqual([
+      { mode: 'redis', processes: 2, reason: expect.stringMatching(/redis-server is not installed/) },
+    ]);
+  });
+
+  it('reports a skipped deployment as not measured, in the printed lines and the headline rows', () => {
+    const result: PeerResult = {
+      scenario: 'peer',
+      modes: [],
+      skipped: peerPlan(false).skipped,
+      ours: { joinP50Ms: 4 },
+    };
+    const summary = summarizePeer(result);
+    expect(summary.lines).toContain(
+      '  Colyseus on Redis (2 processes): not measured: redis-server is not installed (apt-get install redis-server)',
+    );
+    expect(summary.rows).toEqual([
+      {
+        scenario: 'vs Colyseus on Redis (2 processes)',
+        figure: '—',
+        baseline: 'not measured: redis-server is not installed (apt-get install redis-server)',
+        ratio: Number.NaN,
+        reading: 'not measured on this machine',
+      },
+    ]);
   });
 });

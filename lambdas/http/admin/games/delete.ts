@@ -7,7 +7,7 @@ export const handler = httpHandler(
   async ({ params }) => {
     const p = platform();
     await p.gameConfigurations.delete(params.gameId, params.version);
-    // Its standby servers end with their lifetime or the next sweep; none is started again.
+    // None is started again; the pool keeper retires its standby servers on its next pass.
     await p.pool.register(params.gameId, params.version, 0);
     return { status: 204 };
   },

@@ -1,5 +1,6 @@
 import { gameServerConfigurationBodySchema } from '../../../../core/gameservers/schema';
 import { configurationForFleet } from '../../../../core/gameservers/fleet-fit';
+import { assertLocalBinaryStarts } from '../../../../core/gameservers/local-binary';
 import { platform } from '../../../dependencies';
 import { httpHandler } from '../../middleware';
 import { gameVersionParamsSchema } from './params';
@@ -8,6 +9,9 @@ export const handler = httpHandler(
   { auth: { scope: 'admin' }, params: gameVersionParamsSchema, body: gameServerConfigurationBodySchema },
   async ({ params, body }) => {
     const { gameConfigurations, now, config, prepareConfiguration, pool } = platform();
+    // The local fleet runs this machine's files: a binary it cannot start is refused now, not as
+    // a crashed room later. Its sidecars get the platform's own PATH (local/child-environment.ts).
+    if (config.spawner === 'local') assertLocalBinaryStarts(body, process.env.PATH);
     // Refused before anything is registered or stored; then ECS gets the configuration's task definition.
     const configuration = await prepareConfiguration(
       configurationForFleet(body, { ...params, updatedAt: now().toISOString() }, config.fleet),

@@ -106,7 +106,11 @@ describe('statusProbe', () => {
       { kind: 'answered', response: { jsonrpc: '2.0', id: 1, result: { status: 'ok', players: 3 } } },
       true,
     ],
-    ['{"status":"OK"}', { kind: 'answered', response: { jsonrpc: '2.0', id: 1, result: { status: 'OK' } } }, false],
+    ['{"status":"OK"}', { kind: 'answered', response: { jsonrpc: '2.0', id: 1, result: { status: 'OK' } } }, true],
+    ['{"status":"Ok"}', { kind: 'answered', response: { jsonrpc: '2.0', id: 1, result: { status: 'Ok' } } }, true],
+    ['{"status":"okay"}', { kind: 'answered', response: { jsonrpc: '2.0', id: 1, result: { status: 'okay' } } }, false],
+    ['{"status":"busy"}', { kind: 'answered', response: { jsonrpc: '2.0', id: 1, result: { status: 'busy' } } }, false],
+    ['{"status":1}', { kind: 'answered', response: { jsonrpc: '2.0', id: 1, result: { status: 1 } } }, false],
     [
       'an error',
       { kind: 'answered', response: { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'x' } } },

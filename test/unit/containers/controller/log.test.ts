@@ -13,6 +13,25 @@ describe('redactSecrets', () => {
     expect(redactSecrets(line, secrets)).toBe(expected);
   });
 
+  describe('with the room id kept', () => {
+    // The platform's room ids are UUIDs: a 36-character base64url run, the shape of a secret.
+    const roomId = '3f2c9a4e-8b1d-4c6f-9e0a-7d5b2c1e4f60';
+
+    it.each([
+      ['alone', `room ${roomId} ready`, `room ${roomId} ready`],
+      ['inside a longer name', `queue reply-${roomId}-assign`, `queue reply-${roomId}-assign`],
+      ['twice, beside a key', `${roomId} ${registrationKey} ${roomId}`, `${roomId} [redacted] ${roomId}`],
+      ['beside a JWT', `room=${roomId} token=${jwt}`, `room=${roomId} token=[redacted]`],
+      ['glued to a key', `${registrationKey}${roomId}`, `[redacted]${roomId}`],
+    ])('keeps it %s, and still redacts what is around it', (_, line, expected) => {
+      expect(redactSecrets(line, [], [roomId])).toBe(expected);
+    });
+
+    it('redacts any other UUID-shaped run, as before', () => {
+      expect(redactSecrets('other 11111111-2222-3333-4444-555555555555', [], [roomId])).toBe('other [redacted]');
+    });
+  });
+
   it('ignores secrets too short to redact without mangling text', () => {
     expect(redactSecrets('a b c', ['a'])).toBe('a b c');
   });

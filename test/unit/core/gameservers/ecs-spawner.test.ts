@@ -136,6 +136,7 @@ describe('EcsSpawner', () => {
     expect(game?.command).toEqual(['/game/arena', 'ipc:///zmq/game.sock', '7777,7778', '--mode', 'ffa']);
     expect(Object.fromEntries((game?.environment ?? []).map((e) => [e.name, e.value]))).toEqual({
       LOG_LEVEL: 'info',
+      room_id: 'room-1',
       login_access_token: 'server-token',
       discovery_services: '{"api":"https://api.example"}',
       game_max_players: '8',

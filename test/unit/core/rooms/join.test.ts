@@ -1,6 +1,6 @@
 import { DependencyUnavailableError } from '../../../../core/errors';
 import { joinRoom, SharedRoomReads, type JoinRoomDependencies } from '../../../../core/rooms/join';
-import { RoomFullError } from '../../../../core/rooms/join-errors';
+import { RoomFullError, RoomNotJoinableError } from '../../../../core/rooms/join-errors';
 import { RoomConstantsCache } from '../../../../core/sessions/room-cache';
 import type { ClaimResult, SessionRead } from '../../../../core/sessions/store';
 import { aRoom } from '../../../helpers/factories';
@@ -64,6 +64,35 @@ describe('joinRoom', () => {
     expect(result.reservation).toMatchObject({ host: 'h', ports: [1] });
     expect(result.room.players).toBe(1);
   });
+
+  it.each(['visible', 'private'] as const)(
+    'refuses a %s session saying its visibility refused, not its joinability',
+    async (visibility) => {
+      const shown = aRoom({
+        state: 'ready',
+        placement: { taskId: 't', host: 'h', ports: [1] },
+        constants: {
+          maxMembers: 8,
+          visibility,
+          timeouts: { reservedMs: 30_000, readyMs: null, inactiveMs: null, sessionEmptyMs: null },
+          custom: {},
+        },
+      });
+      const fake = fakeSessions([claimed]);
+      const error = await joinRoom(
+        { ...command, roomId: shown.roomId },
+        {
+          ...deps(fake.sessions),
+          sessions: { ...fake.sessions, read: async () => ({ room: shown, doc: { members: {}, gone: {} } }) },
+        },
+      ).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RoomNotJoinableError);
+      expect((error as RoomNotJoinableError).message).toBe(
+        `Room '${shown.roomId}' cannot be joined: its visibility is ${visibility} (only an open session takes joins, whatever its joinability).`,
+      );
+      expect(fake.claimCalls()).toBe(0);
+    },
+  );
 
   it('answers ROOM_FULL only when the failed condition shows every slot held', async () => {
     const fake = fakeSessions([{ state: 'Full' }]);

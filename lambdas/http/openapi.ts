@@ -563,6 +563,27 @@ const serviceIndexSchema = z
   })
   .meta({ id: 'ServiceIndex' });
 
+/** A `GET` the local gateway answers itself: no token; it fails only as the gateway does. */
+function gatewayOwnGet(
+  operationId: string,
+  summary: string,
+  ok: ReturnType<typeof json>,
+): NonNullable<ZodOpenApiPathsObject[string]> {
+  return {
+    get: {
+      operationId,
+      summary,
+      security: [],
+      responses: {
+        '200': ok,
+        '400': malformedUrl,
+        '500': errorResponse(['INTERNAL'], false),
+        '503': errorResponse(['UNAVAILABLE'], false),
+      },
+    },
+  };
+}
+
 /** What the local gateway serves itself (local/cloud.ts `ownRoutes`): no handler, no token, never deployed. */
 const gatewayOwnPaths: ZodOpenApiPathsObject = {
   '/health': {
@@ -581,46 +602,21 @@ const gatewayOwnPaths: ZodOpenApiPathsObject = {
       },
     },
   },
-  '/.well-known/jwks.json': {
-    get: {
-      operationId: 'jwks',
-      summary:
-        "The public key of the local cloud's identity provider: the only key its API trusts (local cloud only; deployed, the identity provider publishes its own)",
-      security: [],
-      responses: {
-        '200': json(jwksSchema, 'The key set.'),
-        '400': malformedUrl,
-        '500': errorResponse(['INTERNAL'], false),
-        '503': errorResponse(['UNAVAILABLE'], false),
-      },
-    },
-  },
-  '/': {
-    get: {
-      operationId: 'serviceIndex',
-      summary: 'The service, its version and links to /health and this document (local cloud only)',
-      security: [],
-      responses: {
-        '200': json(serviceIndexSchema, 'Where to go next.'),
-        '400': malformedUrl,
-        '500': errorResponse(['INTERNAL'], false),
-        '503': errorResponse(['UNAVAILABLE'], false),
-      },
-    },
-  },
-  '/openapi.json': {
-    get: {
-      operationId: 'openApiDocument',
-      summary: 'This document, as committed in docs/openapi.json (local cloud only)',
-      security: [],
-      responses: {
-        '200': json(z.looseObject({ openapi: z.string() }), 'The OpenAPI 3.1 document.'),
-        '400': malformedUrl,
-        '500': errorResponse(['INTERNAL'], false),
-        '503': errorResponse(['UNAVAILABLE'], false),
-      },
-    },
-  },
+  '/.well-known/jwks.json': gatewayOwnGet(
+    'jwks',
+    "The public key of the local cloud's identity provider: the only key its API trusts (local cloud only; deployed, the identity provider publishes its own)",
+    json(jwksSchema, 'The key set.'),
+  ),
+  '/': gatewayOwnGet(
+    'serviceIndex',
+    'The service, its version and links to /health and this document (local cloud only)',
+    json(serviceIndexSchema, 'Where to go next.'),
+  ),
+  '/openapi.json': gatewayOwnGet(
+    'openApiDocument',
+    'This document, as committed in docs/openapi.json (local cloud only)',
+    json(z.looseObject({ openapi: z.string() }), 'The OpenAPI 3.1 document.'),
+  ),
 };
 
 /** The OpenAPI 3.1 document of the HTTP API, generated from the schemas the handlers validate with. */

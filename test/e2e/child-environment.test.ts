@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { inheritedByChildren } from '../../local/child-environment';
 import { dynamoDbLocalOwnEnvironment } from '../../local/dynamodb-local';
 import { freePort } from '../../local/free-port';
+import { checkedFetch, healthStatus } from '../helpers/http';
 import { processTree, stillRunning, type ProcessRecord } from '../helpers/process-tree';
 
 /**
@@ -43,10 +44,7 @@ async function startPlatform(): Promise<Platform> {
 async function healthy(apiUrl: string, timeoutMs: number, child: ChildProcess): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && child.exitCode === null) {
-    const status = await fetch(`${apiUrl}/health`).then(
-      (r) => r.status,
-      () => 0,
-    );
+    const status = await healthStatus(apiUrl);
     if (status === 200) return true;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -118,9 +116,9 @@ describe('a DynamoDB Local JVM restarted after kill -9', () => {
 
   it('and no other process the platform runs then (SQS emulator, esbuild, a sidecar and its game) holds a signing key', async () => {
     const { child, apiUrl } = platform as Platform;
-    const issued = await fetch(`${apiUrl}/v1/dev/tokens`, { method: 'POST', body: '{"account":"alice"}' });
+    const issued = await checkedFetch(`${apiUrl}/v1/dev/tokens`, { method: 'POST', body: '{"account":"alice"}' });
     const { access_token: token } = (await issued.json()) as { access_token: string };
-    const created = await fetch(`${apiUrl}/v1/rooms`, {
+    const created = await checkedFetch(`${apiUrl}/v1/rooms`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ gameId: 'sample', version: '1.0.0' }),

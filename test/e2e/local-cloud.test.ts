@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../local/free-port';
+import { checkedFetch, healthStatus } from '../helpers/http';
 
 /**
  * `npm start` as a user runs it: the real CLI in its own process, started, probed over
@@ -48,10 +49,7 @@ async function startCloud(port: number): Promise<RunningCloud> {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the local cloud exited during start-up:\n${output}`);
     if (Date.now() - startedAt > 30_000) throw new Error(`the local cloud was not healthy within 30 s:\n${output}`);
-    const status = await fetch(`${apiUrl}/health`).then(
-      (r) => r.status,
-      () => 0,
-    );
+    const status = await healthStatus(apiUrl);
     if (status === 200) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -82,24 +80,27 @@ describe('npm start (the local cloud CLI)', () => {
     expect(cloud.output()).toContain(`API            ${cloud.apiUrl}`);
     expect(processesWithMarker(cloud.marker).length).toBeGreaterThanOrEqual(2); // node + java at least
 
-    const anonymous = await fetch(`${cloud.apiUrl}/v1/rooms/x`);
+    const anonymous = await checkedFetch(`${cloud.apiUrl}/v1/rooms/x`);
     expect([anonymous.status, ((await anonymous.json()) as any).error.code]).toEqual([401, 'UNAUTHORIZED']);
     const issued = (await (
-      await fetch(`${cloud.apiUrl}/v1/dev/tokens`, { method: 'POST', body: '{"account":"alice"}' })
+      await checkedFetch(`${cloud.apiUrl}/v1/dev/tokens`, { method: 'POST', body: '{"account":"alice"}' })
     ).json()) as any;
-    const missing = await fetch(`${cloud.apiUrl}/v1/rooms/x`, {
+    const missing = await checkedFetch(`${cloud.apiUrl}/v1/rooms/x`, {
       headers: { authorization: `Bearer ${issued.access_token}` },
     });
     expect([missing.status, ((await missing.json()) as any).error.code]).toEqual([404, 'NOT_FOUND']);
     // The committed configuration file's templates are installed at start, like its games.
     const admin = (await (
-      await fetch(`${cloud.apiUrl}/v1/dev/tokens`, { method: 'POST', body: '{"account":"ops","scopes":["admin"]}' })
+      await checkedFetch(`${cloud.apiUrl}/v1/dev/tokens`, {
+        method: 'POST',
+        body: '{"account":"ops","scopes":["admin"]}',
+      })
     ).json()) as any;
-    const template = await fetch(`${cloud.apiUrl}/v1/admin/templates/sample-duel`, {
+    const template = await checkedFetch(`${cloud.apiUrl}/v1/admin/templates/sample-duel`, {
       headers: { authorization: `Bearer ${admin.access_token}` },
     });
     expect([template.status, ((await template.json()) as any).template?.gameId]).toEqual([200, 'sample']);
-    const malformed = await fetch(`${cloud.apiUrl}/v1/dev/tokens`, { method: 'POST', body: '{"account":' });
+    const malformed = await checkedFetch(`${cloud.apiUrl}/v1/dev/tokens`, { method: 'POST', body: '{"account":' });
     expect([malformed.status, ((await malformed.json()) as any).error.code]).toEqual([400, 'BAD_REQUEST']);
 
     const stopMs = await stopCloud(cloud);
@@ -108,7 +109,7 @@ describe('npm start (the local cloud CLI)', () => {
     expect(processesWithMarker(cloud.marker)).toEqual([]);
 
     cloud = await startCloud(port);
-    expect((await fetch(`${cloud.apiUrl}/health`)).status).toBe(200);
+    expect((await checkedFetch(`${cloud.apiUrl}/health`)).status).toBe(200);
     await stopCloud(cloud);
     expect(processesWithMarker(cloud.marker)).toEqual([]);
   }, 90_000);

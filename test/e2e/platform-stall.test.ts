@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort } from '../../local/free-port';
-import { jsonClient } from '../helpers/http';
+import { healthStatus, jsonClient } from '../helpers/http';
 
 /**
  * The issue's reproduction: `npm start` with live rooms, the whole platform process stopped
@@ -37,10 +37,7 @@ async function startPlatform(port: number): Promise<string> {
   for (;;) {
     if (platform.exitCode !== null) throw new Error(`the local cloud exited during start-up:\n${output}`);
     if (Date.now() - startedAt > 60_000) throw new Error(`the local cloud was not healthy within 60 s:\n${output}`);
-    const status = await fetch(`${apiUrl}/health`).then(
-      (r) => r.status,
-      () => 0,
-    );
+    const status = await healthStatus(apiUrl);
     if (status === 200) return apiUrl;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

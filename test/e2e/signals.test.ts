@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { freePort } from '../../local/free-port';
+import { checkedFetch, healthStatus } from '../helpers/http';
 import { processesWithMarker, processTree, stillRunning, type ProcessRecord } from '../helpers/process-tree';
 
 /**
@@ -38,10 +39,7 @@ async function npmStart(): Promise<NpmStart> {
   for (;;) {
     if (npm.exitCode !== null) throw new Error(`npm start exited during start-up:\n${output}`);
     if (Date.now() - startedAt > 90_000) throw new Error(`npm start was not healthy within 90 s:\n${output}`);
-    const status = await fetch(`${apiUrl}/health`).then(
-      (r) => r.status,
-      () => 0,
-    );
+    const status = await healthStatus(apiUrl);
     if (status === 200) break;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -51,9 +49,9 @@ async function npmStart(): Promise<NpmStart> {
 
 /** A room of the sample game (local/roomkeeper.local.json), created through the API: a sidecar and a game run. */
 async function createRoom(apiUrl: string): Promise<void> {
-  const issued = await fetch(`${apiUrl}/v1/dev/tokens`, { method: 'POST', body: '{"account":"alice"}' });
+  const issued = await checkedFetch(`${apiUrl}/v1/dev/tokens`, { method: 'POST', body: '{"account":"alice"}' });
   const { access_token: token } = (await issued.json()) as { access_token: string };
-  const created = await fetch(`${apiUrl}/v1/rooms`, {
+  const created = await checkedFetch(`${apiUrl}/v1/rooms`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ gameId: 'sample', version: '1.0.0' }),

@@ -53,6 +53,22 @@ export async function checkedFetch(url: string | URL, init: RequestInit = {}): P
   return response;
 }
 
+/**
+ * The status of `GET ${apiUrl}/health`, the answer checked as `checkedFetch` checks it, or 0
+ * when no response came at all (nothing listening yet, the connection refused or reset): for
+ * polls that wait for a process to come up. A response the document does not describe still
+ * throws: the poll fails on it at once instead of retrying it until its time is up.
+ */
+export async function healthStatus(apiUrl: string): Promise<number> {
+  try {
+    return (await checkedFetch(`${apiUrl}/health`)).status;
+  } catch (error) {
+    // undici's TypeError comes from another realm than jest's: compare its message, not instanceof.
+    if ((error as { message?: unknown } | null)?.message === 'fetch failed') return 0;
+    throw error;
+  }
+}
+
 function headersOf(headers: Headers): Record<string, string> {
   return Object.fromEntries(headers.entries());
 }

@@ -4,6 +4,7 @@ import { routes } from '../../../lambdas/http/routes';
 import { startApiGateway, type LocalApiGateway } from '../../../local/api-gateway';
 import { httpHandlers } from '../../../local/http-handlers';
 import { aRoom } from '../../helpers/factories';
+import { checkedFetch } from '../../helpers/http';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
 let platform: TestPlatform;
@@ -20,7 +21,7 @@ afterAll(async () => {
 });
 
 async function call(method: string, path: string, init: { token?: string; body?: string } = {}) {
-  const response = await fetch(`${gateway.url}${path}`, {
+  const response = await checkedFetch(`${gateway.url}${path}`, {
     method,
     headers: { ...(init.token ? { authorization: `Bearer ${init.token}` } : {}), 'content-type': 'application/json' },
     body: init.body,

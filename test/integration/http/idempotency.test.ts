@@ -6,7 +6,7 @@ import { RoomStore } from '../../../core/rooms/store';
 import { shiftedClock } from '../../../core/infra/clock';
 import { configurePlatform } from '../../../lambdas/dependencies';
 import { aRoom } from '../../helpers/factories';
-import type { JsonResponse } from '../../helpers/http';
+import { checkedFetch, type JsonResponse } from '../../helpers/http';
 import { startTestApi, type TestApi } from '../../helpers/platform';
 
 /**
@@ -56,7 +56,7 @@ async function tokenFor(account: string): Promise<string> {
 }
 
 async function post(path: string, account: string, key: string | undefined, body: unknown = {}): Promise<JsonResponse> {
-  const response = await fetch(`${api.url}${path}`, {
+  const response = await checkedFetch(`${api.url}${path}`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${await tokenFor(account)}`,
@@ -230,7 +230,7 @@ describe('the header itself', () => {
     ['non-ASCII', 'clé'],
   ])('refuses a key that is %s with 400 naming the header, before anything happens', async (_name, key) => {
     const room = await readyRoom();
-    const response = await fetch(`${api.url}/v1/rooms/${room.roomId}/join`, {
+    const response = await checkedFetch(`${api.url}/v1/rooms/${room.roomId}/join`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${await tokenFor('picky')}`,

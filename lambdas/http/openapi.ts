@@ -482,8 +482,8 @@ type Route = (typeof routes)[number];
  * The errors any route can answer whatever its action does: a malformed path or body (400),
  * a body too large (413), an unexpected failure (500), a dependency outage or the gateway's
  * timeout (503); with a token, a bad one (401) and, on admin routes, a missing scope (403);
- * deployed, the stage's throttling (429). No route answers 415 (UNSUPPORTED_MEDIA_TYPE is
- * reserved: a body that is not JSON is a 400 whatever its Content-Type), so none lists it.
+ * deployed, the stage's throttling (429). A body is read as JSON whatever its Content-Type
+ * (a body that is not JSON is a 400), so no route answers 415.
  */
 function sharedErrorCodes(route: Route): ErrorCode[] {
   return [

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { inheritedByChildren } from '../../local/child-environment';
 import { dynamoDbLocalOwnEnvironment } from '../../local/dynamodb-local';
 import { freePort } from '../../local/free-port';
-import { checkedFetch, healthStatus } from '../helpers/http';
+import { healthStatus, jsonClient } from '../helpers/http';
 import { processTree, stillRunning, type ProcessRecord } from '../helpers/process-tree';
 
 /**
@@ -116,13 +116,9 @@ describe('a DynamoDB Local JVM restarted after kill -9', () => {
 
   it('and no other process the platform runs then (SQS emulator, esbuild, a sidecar and its game) holds a signing key', async () => {
     const { child, apiUrl } = platform as Platform;
-    const issued = await checkedFetch(`${apiUrl}/v1/dev/tokens`, { method: 'POST', body: '{"account":"alice"}' });
-    const { access_token: token } = (await issued.json()) as { access_token: string };
-    const created = await checkedFetch(`${apiUrl}/v1/rooms`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ gameId: 'sample', version: '1.0.0' }),
-    });
+    const call = jsonClient(apiUrl);
+    const token = (await call('POST', '/v1/dev/tokens', { body: { account: 'alice' } })).body.access_token as string;
+    const created = await call('POST', '/v1/rooms', { token, body: { gameId: 'sample', version: '1.0.0' } });
     expect(created.status).toBe(201);
 
     const below = processTree(child.pid as number).filter((p) => p.pid !== child.pid);

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { freePort } from '../../local/free-port';
-import { checkedFetch, healthStatus } from '../helpers/http';
+import { healthStatus, jsonClient } from '../helpers/http';
 import { processesWithMarker, processTree, stillRunning, type ProcessRecord } from '../helpers/process-tree';
 
 /**
@@ -49,13 +49,9 @@ async function npmStart(): Promise<NpmStart> {
 
 /** A room of the sample game (local/roomkeeper.local.json), created through the API: a sidecar and a game run. */
 async function createRoom(apiUrl: string): Promise<void> {
-  const issued = await checkedFetch(`${apiUrl}/v1/dev/tokens`, { method: 'POST', body: '{"account":"alice"}' });
-  const { access_token: token } = (await issued.json()) as { access_token: string };
-  const created = await checkedFetch(`${apiUrl}/v1/rooms`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ gameId: 'sample', version: '1.0.0' }),
-  });
+  const call = jsonClient(apiUrl);
+  const token = (await call('POST', '/v1/dev/tokens', { body: { account: 'alice' } })).body.access_token as string;
+  const created = await call('POST', '/v1/rooms', { token, body: { gameId: 'sample', version: '1.0.0' } });
   expect([201, 202]).toContain(created.status);
 }
 

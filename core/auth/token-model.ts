@@ -1,5 +1,22 @@
 import type { JWTPayload } from 'jose';
-import type { TokenClaims } from './tokens';
+
+/** Who is calling, as established by a verified bearer token. */
+export interface Principal {
+  /** The token's `sub`. */
+  readonly account: string;
+  readonly scopes: readonly string[];
+}
+
+export interface TokenClaims {
+  readonly account: string;
+  readonly scopes: readonly string[];
+  readonly ttlS: number;
+  readonly audience?: string;
+  /** Fixed issue time, so the same claims give the same token (deterministic EdDSA). */
+  readonly issuedAt?: Date;
+  /** Further public claims (for example `room`). */
+  readonly extra?: Readonly<Record<string, unknown>>;
+}
 
 /**
  * Who holds which token, and what each one opens. Three kinds exist; none opens another's door.

@@ -19,15 +19,12 @@ import {
   isPlatformMinted,
   isReservedAccount,
   reservedAccountPrefixes,
+  type Principal,
+  type TokenClaims,
 } from './token-model';
 import { VerifiedTokenCache } from './verified-token-cache';
 
-/** Who is calling, as established by a verified bearer token. */
-export interface Principal {
-  /** The token's `sub`. */
-  readonly account: string;
-  readonly scopes: readonly string[];
-}
+export type { Principal, TokenClaims } from './token-model';
 
 export type TokenVerifier = (token: string) => Promise<Principal>;
 
@@ -218,17 +215,6 @@ export async function generateSigningKeyPair(kid = `local-${Date.now()}`): Promi
   const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: signingAlgorithm };
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: signingAlgorithm, use: 'sig' };
   return { privateJwk, jwks: { keys: [publicJwk] } };
-}
-
-export interface TokenClaims {
-  readonly account: string;
-  readonly scopes: readonly string[];
-  readonly ttlS: number;
-  readonly audience?: string;
-  /** Fixed issue time, so the same claims give the same token (deterministic EdDSA). */
-  readonly issuedAt?: Date;
-  /** Further public claims (for example `room`). */
-  readonly extra?: Readonly<Record<string, unknown>>;
 }
 
 export type TokenSigner = (claims: TokenClaims) => Promise<string>;

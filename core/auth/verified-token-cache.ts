@@ -1,4 +1,4 @@
-import type { Principal } from './tokens';
+import type { Principal } from './token-model';
 
 /**
  * Tokens whose signature and claims were verified, so a player's next call with the same

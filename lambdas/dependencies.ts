@@ -59,6 +59,7 @@ import { WarmPool } from '../core/pool/warm-pool';
 import { assignThroughSidecar, sqsAssignAnswers } from '../core/pool/assign';
 import { queueUrlResolver } from '../core/infra/queue-urls';
 import { gameServerTokenClaims } from '../core/auth/token-model';
+import { PlatformCache } from '../core/infra/platform-cache';
 
 /**
  * The composition root: every store and port a handler uses, built once per process from the
@@ -72,6 +73,8 @@ export interface Platform {
   readonly sqs: SQSClient;
   /** Time for every rule and every wait (core/infra/clock.ts). */
   readonly clock: Clock;
+  /** This process's one bounded TTL cache: immutable or signed data, and reads of bounded staleness (core/infra/platform-cache.ts). */
+  readonly cache: PlatformCache;
   readonly rooms: RoomStore;
   /** Members, reservations and registration keys, inside each room's session document. */
   readonly sessions: SessionStore;
@@ -330,6 +333,7 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
     db,
     sqs,
     clock,
+    cache: new PlatformCache(),
     rooms: new RoomStore(db, table, (ms) => clock.sleep(ms), settings.endedRoomRetentionS),
     sessions: new SessionStore(db, table),
     sessionWrites: new SessionWriteStore(db, table),

@@ -48,7 +48,7 @@ import { SessionWriteStore } from '../core/sessions/patch-store';
 import { RoomListStore, type RoomListing } from '../core/rooms/list-store';
 import { RoomStore } from '../core/rooms/store';
 import { SweeperStateStore } from '../core/rooms/sweeper-state-store';
-import { TemplateStore } from '../core/sessions/template-store';
+import { TemplateStore } from '../core/templates/template-store';
 import { FleetStore } from '../core/placement/fleet-store';
 import type { IpLocator } from '../core/placement/geo';
 import { Placement } from '../core/placement/placement';
@@ -328,12 +328,13 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
   // Sidecars' queues are siblings of the controller request queue when its URL is configured.
   const queueUrl = queueUrlResolver(sqs, settings.queueUrls.controllerRequests);
   const deliverCommand = sqsCommandDelivery(sqs, settings.replyQueuePrefix, tokens.sidecarKeys, queueUrl);
+  const cache = new PlatformCache();
   const base: Omit<Platform, 'spawner' | 'locateServer' | 'prepareConfiguration' | 'warmPool'> = {
     config: settings,
     db,
     sqs,
     clock,
-    cache: new PlatformCache(),
+    cache,
     rooms: new RoomStore(db, table, (ms) => clock.sleep(ms), settings.endedRoomRetentionS),
     sessions: new SessionStore(db, table),
     sessionWrites: new SessionWriteStore(db, table),
@@ -370,7 +371,7 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
     ...(chosen.ipLocator ? { ipLocator: chosen.ipLocator } : {}),
     sidecarSettings: () => sidecarSettings(settings),
     // Built on first use: queue consumers never verify a player's token and need no key set.
-    verifyToken: (token) => (verifyToken ??= createTokenVerifier(settings.auth))(token),
+    verifyToken: (token) => (verifyToken ??= createTokenVerifier(settings.auth, cache))(token),
     signToken: tokens.sign,
     verifyPlatformToken: tokens.verify,
     sidecarKeys: tokens.sidecarKeys,

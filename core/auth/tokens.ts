@@ -22,7 +22,7 @@ import {
   type Principal,
   type TokenClaims,
 } from './token-model';
-import { VerifiedTokenCache } from './verified-token-cache';
+import { PlatformCache } from '../infra/platform-cache';
 
 export type { Principal, TokenClaims } from './token-model';
 
@@ -73,7 +73,6 @@ export const keySetCooldownMs = 10_000;
  * age, the longest a withdrawn key keeps working for a token already seen.
  */
 export const verifiedTokenTrustMs = keyWithdrawalBoundMs - keySetMaxAgeMs;
-const verifiedTokensKept = 10_000;
 
 /** Ed25519 signatures are deterministic: the same claims sign to the same token, so a redelivered `joined` can be answered identically without storing tokens. */
 const signingAlgorithm = 'EdDSA';
@@ -116,15 +115,14 @@ const platformTokenRefused =
  * platform reserves (`isReservedAccount`: the owner of unassigned standby servers, a game
  * server's own account) is refused too, so no identity provider account can be either.
  */
-export function createTokenVerifier(settings: VerifierSettings): TokenVerifier {
+export function createTokenVerifier(settings: VerifierSettings, cache = new PlatformCache()): TokenVerifier {
   const keySet = keySetOf(settings);
   const platformIssuer = settings.platformIssuer ?? defaultPlatformIssuer;
   const now = settings.now ?? Date.now;
-  const verified = new VerifiedTokenCache({ maxEntries: verifiedTokensKept, maxAgeMs: verifiedTokenTrustMs });
   return async (token) => {
     const at = now();
-    const known = verified.get(token, at);
-    if (known) return known;
+    const known = await cache.peek<VerifiedToken>('verifiedToken', token);
+    if (known && at < known.until) return known.principal;
     let claimed: JWTPayload;
     try {
       claimed = decodeJwt(token);
@@ -153,9 +151,21 @@ export function createTokenVerifier(settings: VerifierSettings): TokenVerifier {
     }
     if (isReservedAccount(payload.sub)) throw new AuthTokenInvalidError(reservedAccountRefused);
     const principal: Principal = { account: payload.sub, scopes: scopesOf(payload) };
-    verified.set(token, principal, payload.exp, at);
+    // Trusted until its own exp, and never past verifiedTokenTrustMs (the key-withdrawal bound).
+    const until = Math.min(at + verifiedTokenTrustMs, payload.exp === undefined ? Infinity : payload.exp * 1000);
+    if (until > at) cache.remember<VerifiedToken>('verifiedToken', token, { principal, until });
     return principal;
   };
+}
+
+/**
+ * A token whose signature and claims were verified: a client sends one token for many calls,
+ * and the signature check is the costliest part of a call. Positive results only.
+ */
+interface VerifiedToken {
+  readonly principal: Principal;
+  /** Epoch ms, judged by the verifier's own clock. */
+  readonly until: number;
 }
 
 /** What a platform-minted token says, once its issuer, key and audience are checked. */

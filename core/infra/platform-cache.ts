@@ -13,7 +13,10 @@ export const cachedKinds = {
   roomConstants: { ttlMs: 10 * 60_000 },
   /** A game-server configuration: an admin's change reaches every process within this. */
   configuration: { ttlMs: 1_000 },
-  /** The fleet's regions and hosts as placement reads them. */
+  /**
+   * The fleet's regions, as a create from the warm pool ranks them: they change only by an
+   * admin's hand. Hosts are read consistently; a slot's conditional write judges their health.
+   */
   fleet: { ttlMs: 1_000 },
   /** An account's ban (or its absence): a ban placed anywhere takes effect within this. */
   ban: { ttlMs: 1_000 },
@@ -37,8 +40,15 @@ interface Entry {
 export class PlatformCache {
   private readonly entries: LRUCache<string, Entry>;
 
-  constructor(options: { readonly maxEntries?: number } = {}) {
-    this.entries = new LRUCache<string, Entry>({ max: options.maxEntries ?? 50_000, ttl: 60_000 });
+  /** `nowMs`: a monotonic clock other than `performance.now` (a test moving time instead of waiting). */
+  constructor(options: { readonly maxEntries?: number; readonly nowMs?: () => number } = {}) {
+    const { nowMs } = options;
+    this.entries = new LRUCache<string, Entry>({
+      max: options.maxEntries ?? 50_000,
+      ttl: 60_000,
+      // lru-cache rounds its clock to 1 ms of real time; a test's clock must be read on every check.
+      ...(nowMs ? { perf: { now: nowMs }, ttlResolution: 0 } : {}),
+    });
   }
 
   read<V>(kind: CachedKind, key: string, load: () => Promise<V>): Promise<V> {

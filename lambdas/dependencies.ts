@@ -8,8 +8,6 @@ import { STSClient } from '@aws-sdk/client-sts';
 import type { JWK } from 'jose';
 import { BanStore } from '../core/abuse/ban-store';
 import { AbuseGuard } from '../core/abuse/guard';
-import { PermitLeaseStore } from '../core/abuse/permit-lease-store';
-import { PermitLeases } from '../core/abuse/permit-leases';
 import { RateLimitStore } from '../core/abuse/rate-limit-store';
 import {
   createPlatformTokenVerifier,
@@ -39,22 +37,20 @@ import { systemClock, type Clock } from '../core/infra/clock';
 import { config, ConfigInvalidError, resetConfig, type PlatformConfig } from '../core/infra/config';
 import { FillingRoomStore } from '../core/matchmaking/store';
 import type { SidecarCredentials } from '../core/protocol/controller-messages';
-import { rememberedSidecarKeys, type SidecarKeys } from '../core/protocol/sidecar-channel';
+import { sidecarKeys, type SidecarKeys } from '../core/protocol/sidecar-channel';
 import { deriveIdempotencyKey } from '../core/idempotency/cipher';
 import { IdempotencyStore, type IdempotencyRecords } from '../core/idempotency/store';
 import { SessionStore } from '../core/sessions/store';
 import { LiveRoomStore, type LiveRoomIndex } from '../core/rooms/live-room-store';
-import { SessionWriteStore } from '../core/sessions/patch-store';
 import { RoomListStore, type RoomListing } from '../core/rooms/list-store';
-import { RoomStore } from '../core/rooms/store';
+import { dynamoRoomStore } from '../core/rooms/dynamo-room-store';
+import type { RoomStore } from '../core/rooms/room-store';
 import { SweeperStateStore } from '../core/rooms/sweeper-state-store';
 import { TemplateStore } from '../core/templates/template-store';
 import { FleetStore } from '../core/placement/fleet-store';
 import type { IpLocator } from '../core/placement/geo';
 import { Placement } from '../core/placement/placement';
 import { PoolStore } from '../core/pool/pool-store';
-import { timerLater } from '../core/infra/later';
-import { KnownReadyServers } from '../core/pool/ready-servers';
 import { WarmPool } from '../core/pool/warm-pool';
 import { assignThroughSidecar, sqsAssignAnswers } from '../core/pool/assign';
 import { queueUrlResolver } from '../core/infra/queue-urls';
@@ -75,11 +71,10 @@ export interface Platform {
   readonly clock: Clock;
   /** This process's one bounded TTL cache: immutable or signed data, and reads of bounded staleness (core/infra/platform-cache.ts). */
   readonly cache: PlatformCache;
+  /** The one writer of rooms (core/rooms/room-store.ts), session PATCHes and ends included. */
   readonly rooms: RoomStore;
   /** Members, reservations and registration keys, inside each room's session document. */
   readonly sessions: SessionStore;
-  /** The session PATCH routes' writes and the end of sessions left empty (core/sessions/patch.ts). */
-  readonly sessionWrites: SessionWriteStore;
   readonly gameConfigurations: GameConfigurations;
   /** The matchmaking buckets' filling-room pointers. */
   readonly fillingRooms: FillingRoomStore;
@@ -88,8 +83,8 @@ export interface Platform {
   /** Session templates (admin API, local config file); sessions copy their constants at creation. */
   readonly templates: TemplateStore;
   /**
-   * Bans and per-account join/create rate limits: `assertJoinAllowed`, `assertCreateAllowed`,
-   * and their from-memory twins `admitJoin`, `admitCreate`.
+   * Bans and per-account rate limits: `assertJoinAllowed`, `assertCreateAllowed`, …, and
+   * `checks`, for a join or create that runs them beside its own requests.
    */
   readonly abuse: AbuseGuard;
   /** `Idempotency-Key` records; answers encrypted under a key derived from the signing key. */
@@ -111,7 +106,7 @@ export interface Platform {
   readonly fleet: FleetStore;
   /** The warm pool's bookkeeping: standby servers and pooled configurations (core/pool/pool-store.ts). */
   readonly pool: PoolStore;
-  /** The warm pool: standby servers taken by creates, refilled by creates and the sweeper. */
+  /** The warm pool: standby servers taken by creates (a conditional take each), refilled by the pool keeper. */
   readonly warmPool: WarmPool;
   /** Chooses a new room's region and host and takes its server slot (core/placement/placement.ts). */
   readonly placement: Placement;
@@ -225,6 +220,7 @@ function platformTokens(settings: PlatformConfig): {
       throw new ConfigInvalidError(['TOKEN_SIGNING_JWK'], 'the signing key is not an Ed25519 private JWK');
     }
     const { d: _private, ...publicJwk } = jwk;
+    const platformSecret = Buffer.from(jwk.d, 'base64url');
     return {
       // The platform's own issuer, never the identity provider's: the player and admin API refuse these tokens.
       sign: createTokenSigner(jwk, settings.auth.platformIssuer),
@@ -233,8 +229,9 @@ function platformTokens(settings: PlatformConfig): {
         issuer: settings.auth.platformIssuer,
         jwks: JSON.stringify({ keys: [publicJwk] }),
       }),
-      sidecarKeys: rememberedSidecarKeys(Buffer.from(jwk.d, 'base64url')),
-      idempotencyKey: deriveIdempotencyKey(Buffer.from(jwk.d, 'base64url')),
+      // Derived again for every message: three HKDFs, no I/O, and nothing per room to keep.
+      sidecarKeys: (roomId) => sidecarKeys(platformSecret, roomId),
+      idempotencyKey: deriveIdempotencyKey(platformSecret),
     };
   };
   const get = () => {
@@ -323,40 +320,32 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
   const tokens = platformTokens(settings);
   let verifyToken: TokenVerifier | undefined;
   const slots = new ServerSlotStore(db, table, (ms) => clock.sleep(ms));
-  const fleet = new FleetStore(db, table);
   const sqs = createSqsClient(settings);
   // Sidecars' queues are siblings of the controller request queue when its URL is configured.
   const queueUrl = queueUrlResolver(sqs, settings.queueUrls.controllerRequests);
   const deliverCommand = sqsCommandDelivery(sqs, settings.replyQueuePrefix, tokens.sidecarKeys, queueUrl);
   const cache = new PlatformCache();
+  const fleet = new FleetStore(db, table, cache);
   const base: Omit<Platform, 'spawner' | 'locateServer' | 'prepareConfiguration' | 'warmPool'> = {
     config: settings,
     db,
     sqs,
     clock,
     cache,
-    rooms: new RoomStore(db, table, (ms) => clock.sleep(ms), settings.endedRoomRetentionS),
+    rooms: dynamoRoomStore(db, table, {
+      sleep: (ms) => clock.sleep(ms),
+      endedRetentionS: settings.endedRoomRetentionS,
+    }),
     sessions: new SessionStore(db, table),
-    sessionWrites: new SessionWriteStore(db, table),
-    gameConfigurations: new GameConfigurationStore(db, table),
+    gameConfigurations: new GameConfigurationStore(db, table, cache),
     templates: new TemplateStore(db, table),
     fillingRooms: new FillingRoomStore(db, table),
     roomListing: new RoomListStore(db, table),
     abuse: new AbuseGuard({
       bans: new BanStore(db, table),
-      rates: new RateLimitStore(db, table),
+      rates: new RateLimitStore(db, table, cache),
       limits: settings.abuse,
-      joinLeases: new PermitLeases(new PermitLeaseStore(db, table), {
-        action: 'join',
-        limit: settings.abuse.joinsPerMinute,
-        windowS: 60,
-      }),
-      // Leases of their own (the store keys them by action): a warm create passes with no request.
-      createLeases: new PermitLeases(new PermitLeaseStore(db, table), {
-        action: 'create',
-        limit: settings.abuse.createsPerMinute,
-        windowS: 60,
-      }),
+      cache,
     }),
     idempotency: new IdempotencyStore(db, table, tokens.idempotencyKey),
     sweeperState: new SweeperStateStore(db, table),
@@ -404,12 +393,7 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
       answers: sqsAssignAnswers(sqs, settings.replyQueuePrefix, tokens.sidecarKeys, queueUrl),
       newId: base.newId,
     }),
-    readyServers: new KnownReadyServers({
-      read: (pool) => base.pool.readyServers(pool),
-      later: timerLater,
-      nowMs: () => clock.now().getTime(),
-    }),
-    later: timerLater,
+    cache: base.cache,
   });
   return {
     ...base,

@@ -217,101 +217,125 @@ export function sourceIpOf(remote: string | undefined, forwardedFor: string | un
   return loopback && claimed && isIP(claimed) !== 0 ? claimed : socket;
 }
 
+/** What every request of one gateway is answered with: its options, compiled routes and limits. */
+interface Gateway {
+  readonly options: ApiGatewayOptions;
+  readonly compiled: readonly CompiledRoute[];
+  readonly maxRequestBytes: number;
+  readonly timeoutMs: number;
+}
+
+/** One request as the gateway sees it: its id, and the route key once one matched. */
+interface Exchange {
+  readonly requestId: string;
+  routeKey: string;
+  /** Sends a result with what the gateway adds: CORS headers, and the request id as API Gateway's header. */
+  readonly send: (res: ServerResponse, result: HttpResult) => void;
+}
+
+async function handle(gateway: Gateway, req: IncomingMessage, res: ServerResponse, exchange: Exchange): Promise<void> {
+  const { options } = gateway;
+  const { send } = exchange;
+  const method = req.method ?? 'GET';
+  // API Gateway answers a preflight itself, before any route matching, for any path.
+  if (options.cors && isPreflight(method, req.headers)) {
+    req.resume();
+    res.writeHead(204, {
+      ...preflightHeaders(options.cors, req.headers.origin),
+      'apigw-requestid': exchange.requestId,
+    });
+    res.end();
+    return;
+  }
+  const url = URL.parse(req.url ?? '/', 'http://localhost');
+  if (!url) {
+    req.resume();
+    return send(res, {
+      statusCode: 400,
+      headers: { 'content-type': 'application/json' },
+      body: malformedPathBody(''),
+    });
+  }
+  const own = options.ownRoutes?.find((r) => r.method === method && r.path === url.pathname);
+  if (own) {
+    exchange.routeKey = `${own.method} ${own.path}`;
+    const result = await withinTimeout(
+      own.handle().then(({ status, body }) => ({
+        statusCode: status,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })),
+      gateway.timeoutMs,
+    );
+    return send(res, result);
+  }
+  for (const route of gateway.compiled) {
+    if (route.definition.method !== method) continue;
+    const match = route.pattern.exec(url.pathname);
+    if (match) return send(res, await invoke(gateway, req, exchange, url, route, match));
+  }
+  req.resume();
+  send(res, {
+    statusCode: 404,
+    headers: { 'content-type': 'application/json' },
+    body: errorBody('NOT_FOUND', `No route for ${method} ${url.pathname}.`),
+  });
+}
+
+/** A matched route: its body read within the limit, its path decoded, its handler called as Lambda would. */
+async function invoke(
+  gateway: Gateway,
+  req: IncomingMessage,
+  exchange: Exchange,
+  url: URL,
+  route: CompiledRoute,
+  match: RegExpExecArray,
+): Promise<HttpResult> {
+  const body = await readBody(req, gateway.maxRequestBytes);
+  if (body === 'too-large') {
+    return {
+      statusCode: 413,
+      headers: { 'content-type': 'application/json', connection: 'close' },
+      body: errorBody('PAYLOAD_TOO_LARGE', `The request body exceeds ${gateway.maxRequestBytes} bytes.`),
+    };
+  }
+  const pathParameters = decodePathParameters(route.parameterNames, match);
+  if (!pathParameters) {
+    return {
+      statusCode: 400,
+      headers: { 'content-type': 'application/json' },
+      body: malformedPathBody(url.pathname),
+    };
+  }
+  const routeKey = `${route.definition.method} ${route.definition.path}`;
+  exchange.routeKey = routeKey;
+  const handler = gateway.options.handlers[route.definition.id];
+  if (!handler) throw new Error(`No handler registered for route ${route.definition.id}.`);
+  const event = toHttpEvent(
+    req,
+    url,
+    body,
+    routeKey,
+    route.parameterNames.length ? pathParameters : undefined,
+    exchange.requestId,
+  );
+  const { timeoutMs } = gateway;
+  return withinTimeout(handler(event, lambdaContext(route.definition.id, timeoutMs)), timeoutMs);
+}
+
 /**
  * An HTTP server that behaves like the deployed API Gateway HTTP API in front of the same
  * handlers: one route table, payload format 2.0, 404 for unknown routes, CORS at the gateway
  * (local/cors.ts), an `apigw-requestid` header and one access log line per request.
  */
 export async function startApiGateway(options: ApiGatewayOptions): Promise<LocalApiGateway> {
-  const compiled = options.routes.map(compile);
-  const maxRequestBytes = options.maxRequestBytes ?? 1024 * 1024;
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const gateway: Gateway = {
+    options,
+    compiled: options.routes.map(compile),
+    maxRequestBytes: options.maxRequestBytes ?? 1024 * 1024,
+    timeoutMs: options.timeoutMs ?? 30_000,
+  };
   const accessLog = options.accessLog ?? ((line: AccessLogLine) => log.info('request', { ...line }));
-
-  /** One request as the gateway sees it: its id, and the route key once one matched. */
-  interface Exchange {
-    readonly requestId: string;
-    routeKey: string;
-    /** Sends a result with what the gateway adds: CORS headers, and the request id as API Gateway's header. */
-    readonly send: (res: ServerResponse, result: HttpResult) => void;
-  }
-
-  async function handle(req: IncomingMessage, res: ServerResponse, exchange: Exchange): Promise<void> {
-    const { send } = exchange;
-    const method = req.method ?? 'GET';
-    // API Gateway answers a preflight itself, before any route matching, for any path.
-    if (options.cors && isPreflight(method, req.headers)) {
-      req.resume();
-      res.writeHead(204, {
-        ...preflightHeaders(options.cors, req.headers.origin),
-        'apigw-requestid': exchange.requestId,
-      });
-      res.end();
-      return;
-    }
-    const url = URL.parse(req.url ?? '/', 'http://localhost');
-    if (!url) {
-      req.resume();
-      return send(res, {
-        statusCode: 400,
-        headers: { 'content-type': 'application/json' },
-        body: malformedPathBody(''),
-      });
-    }
-    const own = options.ownRoutes?.find((r) => r.method === method && r.path === url.pathname);
-    if (own) {
-      exchange.routeKey = `${own.method} ${own.path}`;
-      const result = await withinTimeout(
-        own.handle().then(({ status, body }) => ({
-          statusCode: status,
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        })),
-        timeoutMs,
-      );
-      return send(res, result);
-    }
-    for (const route of compiled) {
-      if (route.definition.method !== method) continue;
-      const match = route.pattern.exec(url.pathname);
-      if (!match) continue;
-      const body = await readBody(req, maxRequestBytes);
-      if (body === 'too-large') {
-        return send(res, {
-          statusCode: 413,
-          headers: { 'content-type': 'application/json', connection: 'close' },
-          body: errorBody('PAYLOAD_TOO_LARGE', `The request body exceeds ${maxRequestBytes} bytes.`),
-        });
-      }
-      const pathParameters = decodePathParameters(route.parameterNames, match);
-      if (!pathParameters) {
-        return send(res, {
-          statusCode: 400,
-          headers: { 'content-type': 'application/json' },
-          body: malformedPathBody(url.pathname),
-        });
-      }
-      const routeKey = `${route.definition.method} ${route.definition.path}`;
-      exchange.routeKey = routeKey;
-      const handler = options.handlers[route.definition.id];
-      if (!handler) throw new Error(`No handler registered for route ${route.definition.id}.`);
-      const event = toHttpEvent(
-        req,
-        url,
-        body,
-        routeKey,
-        route.parameterNames.length ? pathParameters : undefined,
-        exchange.requestId,
-      );
-      return send(res, await withinTimeout(handler(event, lambdaContext(route.definition.id, timeoutMs)), timeoutMs));
-    }
-    req.resume();
-    send(res, {
-      statusCode: 404,
-      headers: { 'content-type': 'application/json' },
-      body: errorBody('NOT_FOUND', `No route for ${method} ${url.pathname}.`),
-    });
-  }
 
   const server: Server = createServer((req, res) => {
     const startedAt = performance.now();
@@ -335,7 +359,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Local
         latencyMs: Math.round((performance.now() - startedAt) * 10) / 10,
       }),
     );
-    handle(req, res, exchange).catch((error: unknown) => {
+    handle(gateway, req, res, exchange).catch((error: unknown) => {
       log.error('gateway failure', { error: error as Error, requestId: exchange.requestId });
       if (!res.headersSent)
         exchange.send(res, {

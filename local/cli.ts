@@ -87,8 +87,8 @@ export async function runCli(argv: string[]): Promise<void> {
   let stopping = false;
   /**
    * Stops once, whatever asks first. Later signals (Ctrl-C reaches us from the terminal and
-   * again from npm; a group SIGTERM likewise) must not cut the stop short: that is how
-   * DynamoDB Local used to outlive us. The deadline exits anyway; the 'exit' hook below
+   * again from npm; a group SIGTERM likewise) must not cut the stop short, or DynamoDB Local
+   * outlives us. The deadline exits anyway; the 'exit' hook below
    * SIGKILLs whatever is left.
    */
   const stop = async (reason: string, exitCode: number) => {

@@ -22,7 +22,7 @@ import { LocalFleet } from './fleet';
 import { endLeftoverRoomCgroups } from './room-cgroups';
 import { startApiGateway, type LocalApiGateway } from './api-gateway';
 import { loadLocalConfigFile, type LocalConfigFile } from './config-file';
-import { putTemplate } from '../core/sessions/put-template';
+import { putTemplate } from '../core/templates/put-template';
 import { checkHealth, ComponentDownError, type HealthReport } from './health';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { httpHandlers } from './http-handlers';
@@ -161,98 +161,21 @@ const healthCheckTimeoutMs = 1_500;
 export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<LocalCloud> {
   const fileConfig = loadLocalConfigFile(options.configPath);
   const fleetPlan = localFleetPlan(fileConfig, options.hosts ?? 1);
-  const started: { stop(): Promise<void> }[] = [];
+  const started: Stoppable[] = [];
   const stopAll = async () => {
     for (const part of started.reverse()) await part.stop().catch(() => undefined);
   };
   try {
-    // Two key pairs, as deployed: the dev tokens' stands in for the identity provider's
-    // (published in AUTH_JWKS), the platform's signs game-server and room tokens and is in no
-    // key set the player and admin API trusts.
-    const [dynamo, sqsEmulator, keyPair, platformKeyPair] = await Promise.all([
-      startDynamoDbLocal({
-        dbPath: options.persistDir,
-        supervise: { restartDelayMs: options.dynamodbRestartDelayMs },
-      }).then((d: DynamoDbLocal) => (started.push(d), d)),
-      startSqsEmulator().then((s: SqsEmulator) => (started.push(s), s)),
-      generateSigningKeyPair(`local-dev-${Date.now()}`),
-      generateSigningKeyPair(`local-platform-${Date.now()}`),
-      // esbuild's long-lived service process inherits this process's environment (its API
-      // takes no `env`): the signing keys are never in it, they reach the configuration in
-      // memory below. Builds are memoised, so later calls reuse these.
-      bundle('controller'),
-      bundle('sample-game'),
-    ]);
+    const { dynamo, sqsEmulator, keyPair, platformKeyPair } = await startEmulators(options, started);
     const region = 'us-east-1';
     const db = createDocumentClient({ region, dynamodbEndpoint: dynamo.endpoint });
     const sqs: SQSClient = createSqsClient({ region, sqsEndpoint: sqsEmulator.endpoint });
     started.push({ stop: async () => (db.destroy(), sqs.destroy()) });
     await ensureTable(db, localTableName);
     const queueUrls = await createQueues(sqs, localQueuePrefix);
-
-    // The handlers read their settings from the environment, exactly as in Lambda; the
-    // secrets excepted: every child inherits this environment unless given its own, and a
-    // local game (same user) can read any same-user /proc/<pid>/environ. The keys are
-    // handed to the configuration in memory, after the reset that would forget them.
-    Object.assign(process.env, {
-      AWS_REGION: region,
-      TABLE_NAME: localTableName,
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      SQS_ENDPOINT: sqsEmulator.endpoint,
-      AUTH_ISSUER: localIssuer,
-      AUTH_AUDIENCE: localAudience,
-      AUTH_JWKS: JSON.stringify(keyPair.jwks),
-      ROOM_REGION: fleetPlan.defaultRegion,
-      SPAWNER: 'local',
-      REPLY_QUEUE_PREFIX: `${localQueuePrefix}-reply-`,
-      ...optionalNumbers({
-        HEARTBEAT_TIMEOUT_S: options.heartbeatTimeoutS,
-        CREATE_WAIT_S: options.createWaitS,
-        SWEEP_INTERVAL_S: (options.sweepIntervalMs ?? defaultSweepIntervalMs) / 1000,
-        JOIN_RATE_LIMIT_PER_MINUTE: options.rateLimits?.joinsPerMinute,
-        CREATE_RATE_LIMIT_PER_MINUTE: options.rateLimits?.createsPerMinute,
-        COMMAND_RATE_LIMIT_PER_MINUTE: options.rateLimits?.commandsPerMinute,
-        MESSAGE_POLL_RATE_LIMIT_PER_MINUTE: options.rateLimits?.messagePollsPerMinute,
-        HEARTBEAT_INTERVAL_S: options.sidecar?.heartbeatIntervalS,
-        STATUS_INTERVAL_S: options.sidecar?.statusIntervalS,
-        STATUS_TIMEOUT_S: options.sidecar?.statusTimeoutS,
-      }),
-    });
-    for (const id of Object.keys(queueDefinitions) as QueueId[]) process.env[queueUrlVariable(id)] = queueUrls[id];
-    resetPlatform();
-    provideConfigSecrets({
-      DEV_SIGNING_JWK: JSON.stringify(keyPair.privateJwk),
-      TOKEN_SIGNING_JWK: JSON.stringify(platformKeyPair.privateJwk),
-    });
+    configureEnvironment({ options, region, dynamo, sqsEmulator, queueUrls, fleetPlan, keyPair, platformKeyPair });
     started.push({ stop: async () => resetPlatform() });
-
-    // The one adapter that differs from AWS: game servers are local processes, not ECS tasks.
-    let fleet: LocalFleet | undefined;
-    configurePlatform({
-      spawner: (p) => {
-        fleet ??= new LocalFleet({
-          sidecar: p.sidecarSettings(),
-          sidecarKeys: (roomId) => p.sidecarKeys(roomId),
-          controllerEntry: () => bundle('controller'),
-          output: options.gameOutput ?? 'inherit',
-          // The sidecar's own kill grace is 3 s; give it time to report and clean up first.
-          stopGraceMs: 4_000,
-          // Evidence no heartbeat timeout needs to wait for: the room stops taking joins at once.
-          onLost: (roomId, detail) => {
-            p.rooms.markFailed(roomId, 'sidecar-lost', p.now()).then(
-              (change) =>
-                change.applied && log.warn('room failed: its sidecar died without a word', { roomId, ...detail }),
-              (error: Error) => log.error('could not fail the room of a lost sidecar', { roomId, error }),
-            );
-          },
-        });
-        return fleet;
-      },
-      // The fleet's processes listen on this machine: known before any of them starts.
-      locateServer: () => () => Promise.resolve(fleet?.host),
-      ipLocator: geoipLiteLocator(),
-    });
-    const localFleet = platform().spawner as LocalFleet;
+    const localFleet = configureLocalPlatform(options);
     started.push({ stop: () => localFleet.stopAll() });
     // Before any request: rooms and processes left by an earlier run (`--persist`, or a crash),
     // and what their games started that outlived them in their cgroups.
@@ -264,33 +187,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     });
     // Build once up front so the first room does not pay for it (the sample game's script runs its bundle).
     await Promise.all([bundle('controller'), bundle('sample-game')]);
-
-    const installGames = async () => {
-      for (const game of fileConfig.games) {
-        const configuration = configurationForFleet(
-          game.configuration,
-          { gameId: game.gameId, version: game.version, updatedAt: platform().now().toISOString() },
-          platform().config.fleet,
-        );
-        await platform().gameConfigurations.put(configuration);
-        await platform().pool.register(configuration.gameId, configuration.version, configuration.standby ?? 0);
-      }
-    };
-    // After the games: a dedicated template must name a configuration that exists.
-    const installTemplates = async () => {
-      const p = platform();
-      for (const { name, template } of fileConfig.templates) {
-        await putTemplate(name, template, {
-          templates: p.templates,
-          configurations: p.gameConfigurations,
-          now: p.now(),
-        });
-      }
-    };
-    const installFleet = () => platform().fleet.install(fleetPlan.regions, fleetPlan.hosts, platform().now());
-    await installGames();
-    await installTemplates();
-    await installFleet();
+    await installFileConfig(fileConfig, fleetPlan);
     const hostAgents = new LocalHostAgents({
       hostIds: fleetPlan.hosts.map((h) => h.hostId),
       runningOn: (hostId) => localFleet.runningOn(hostId),
@@ -305,100 +202,15 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     dynamo.onRestart(async () => {
       await ensureTable(db, localTableName);
       if (!options.persistDir) await localFleet.stopAll('storage-lost');
-      await installGames();
-      await installTemplates();
-      await installFleet();
+      await installFileConfig(fileConfig, fleetPlan);
       await hostAgents.beatAll();
     });
-
-    const pollers: SqsPoller[] = Object.entries(queueConsumers).map(([id, handler]) => {
-      const definition = queueDefinitions[id as QueueId];
-      return startSqsPoller({
-        sqs,
-        queueUrl: queueUrls[id as QueueId],
-        functionName: `${id}Consumer`,
-        handler,
-        batchSize: definition.batchSize,
-        // Lambda scales consumers with the number of message groups; a few loops stand in for that.
-        concurrency: 4,
-      });
-    });
+    const pollers = startPollers(sqs, queueUrls);
     started.push({ stop: async () => void (await Promise.all(pollers.map((p) => p.stop()))) });
-
-    // EventBridge runs the sweeper every minute in AWS; locally it runs more often. One at a
-    // time: sweeps stuck behind a stalled DynamoDB must not pile up and all land at once.
-    let sweeping: Promise<void> | undefined;
-    const sweeper = setInterval(() => {
-      if (sweeping) return;
-      sweeping = sweep()
-        .catch(() => undefined)
-        .then(() => keepPools())
-        .then(
-          () => undefined,
-          () => undefined,
-        )
-        .finally(() => (sweeping = undefined));
-    }, options.sweepIntervalMs ?? defaultSweepIntervalMs);
-    started.push({
-      stop: async () => {
-        clearInterval(sweeper);
-        // A sweep under way finishes before the stores it uses close (at most 2 s: one stuck
-        // behind a stalled DynamoDB is left to fail on its own).
-        await Promise.race([sweeping, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
-      },
-    });
-    // A long-lived process, unlike a Lambda frozen between invocations: the ban snapshot is
-    // refreshed in the background, so a join or create after a quiet spell still passes the
-    // abuse guard from memory instead of waiting for the read.
-    const bansKeptFresh = new AbortController();
-    platform().abuse.keepBansFresh({ now: platform().now, signal: bansKeptFresh.signal });
-    started.push({ stop: async () => bansKeptFresh.abort() });
-
-    const health = () =>
-      checkHealth(
-        {
-          dynamodb: async (abortSignal) => {
-            if (dynamo.status === 'restoring')
-              throw new ComponentDownError('restoring the table and games after a restart');
-            if (dynamo.status !== 'up') throw new ComponentDownError(`restarting (${dynamo.lastExit ?? 'stopped'})`);
-            await db.send(new DescribeTableCommand({ TableName: localTableName }), { abortSignal });
-          },
-          sqs: (abortSignal) =>
-            Promise.all(
-              Object.values(queueUrls).map((QueueUrl) =>
-                sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }), { abortSignal }),
-              ),
-            ),
-          pollers: async () => {
-            if (!pollers.every((p) => p.running)) throw new ComponentDownError('stopped');
-          },
-        },
-        healthCheckTimeoutMs,
-      );
-
+    started.push(startSweeps(options.sweepIntervalMs ?? defaultSweepIntervalMs));
+    const health = () => localHealth({ dynamo, db, sqs, queueUrls, pollers });
     const corsOrigins = options.corsOrigins ?? fileConfig.cors?.allowOrigins ?? [];
-    const gateway: LocalApiGateway = await startApiGateway({
-      routes,
-      handlers: httpHandlers,
-      port: options.port ?? 3000,
-      cors: corsPolicy(corsOrigins),
-      ownRoutes: [
-        { method: 'GET', path: '/', handle: async () => ({ status: 200, body: serviceIndex() }) },
-        { method: 'GET', path: '/openapi.json', handle: async () => ({ status: 200, body: openApiJson() }) },
-        {
-          method: 'GET',
-          path: '/health',
-          handle: async () => {
-            const { healthy, components, problems } = await health();
-            return {
-              status: healthy ? 200 : 503,
-              body: { status: healthy ? 'ok' : 'degraded', components, ...(healthy ? {} : { problems }) },
-            };
-          },
-        },
-        { method: 'GET', path: '/.well-known/jwks.json', handle: async () => ({ status: 200, body: keyPair.jwks }) },
-      ],
-    });
+    const gateway = await startGateway(options.port ?? 3000, corsOrigins, health, keyPair.jwks);
     started.push({ stop: () => gateway.close() });
 
     return {
@@ -425,4 +237,253 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     await stopAll();
     throw error;
   }
+}
+
+interface Stoppable {
+  stop(): Promise<void>;
+}
+
+type SigningKeyPair = Awaited<ReturnType<typeof generateSigningKeyPair>>;
+
+/**
+ * DynamoDB Local, the SQS emulator, and two key pairs, as deployed: the dev tokens' stands in
+ * for the identity provider's (published in AUTH_JWKS), the platform's signs game-server and
+ * room tokens and is in no key set the player and admin API trusts. Each emulator is pushed
+ * to `started` as soon as it is up, so a failure of the others still stops it.
+ */
+async function startEmulators(
+  options: LocalCloudOptions,
+  started: Stoppable[],
+): Promise<{
+  dynamo: DynamoDbLocal;
+  sqsEmulator: SqsEmulator;
+  keyPair: SigningKeyPair;
+  platformKeyPair: SigningKeyPair;
+}> {
+  const [dynamo, sqsEmulator, keyPair, platformKeyPair] = await Promise.all([
+    startDynamoDbLocal({
+      dbPath: options.persistDir,
+      supervise: { restartDelayMs: options.dynamodbRestartDelayMs },
+    }).then((d: DynamoDbLocal) => (started.push(d), d)),
+    startSqsEmulator().then((s: SqsEmulator) => (started.push(s), s)),
+    generateSigningKeyPair(`local-dev-${Date.now()}`),
+    generateSigningKeyPair(`local-platform-${Date.now()}`),
+    // esbuild's long-lived service process inherits this process's environment (its API
+    // takes no `env`): the signing keys are never in it, they reach the configuration in
+    // memory below. Builds are memoised, so later calls reuse these.
+    bundle('controller'),
+    bundle('sample-game'),
+  ]);
+  return { dynamo, sqsEmulator, keyPair, platformKeyPair };
+}
+
+/**
+ * The handlers read their settings from the environment, exactly as in Lambda; the secrets
+ * excepted: every child inherits this environment unless given its own, and a local game
+ * (same user) can read any same-user /proc/<pid>/environ. The keys are handed to the
+ * configuration in memory, after the reset that would forget them.
+ */
+function configureEnvironment(setup: {
+  options: LocalCloudOptions;
+  region: string;
+  dynamo: DynamoDbLocal;
+  sqsEmulator: SqsEmulator;
+  queueUrls: Record<QueueId, string>;
+  fleetPlan: ReturnType<typeof localFleetPlan>;
+  keyPair: SigningKeyPair;
+  platformKeyPair: SigningKeyPair;
+}): void {
+  const { options } = setup;
+  Object.assign(process.env, {
+    AWS_REGION: setup.region,
+    TABLE_NAME: localTableName,
+    DYNAMODB_ENDPOINT: setup.dynamo.endpoint,
+    SQS_ENDPOINT: setup.sqsEmulator.endpoint,
+    AUTH_ISSUER: localIssuer,
+    AUTH_AUDIENCE: localAudience,
+    AUTH_JWKS: JSON.stringify(setup.keyPair.jwks),
+    ROOM_REGION: setup.fleetPlan.defaultRegion,
+    SPAWNER: 'local',
+    REPLY_QUEUE_PREFIX: `${localQueuePrefix}-reply-`,
+    ...optionalNumbers({
+      HEARTBEAT_TIMEOUT_S: options.heartbeatTimeoutS,
+      CREATE_WAIT_S: options.createWaitS,
+      SWEEP_INTERVAL_S: (options.sweepIntervalMs ?? defaultSweepIntervalMs) / 1000,
+      JOIN_RATE_LIMIT_PER_MINUTE: options.rateLimits?.joinsPerMinute,
+      CREATE_RATE_LIMIT_PER_MINUTE: options.rateLimits?.createsPerMinute,
+      COMMAND_RATE_LIMIT_PER_MINUTE: options.rateLimits?.commandsPerMinute,
+      MESSAGE_POLL_RATE_LIMIT_PER_MINUTE: options.rateLimits?.messagePollsPerMinute,
+      HEARTBEAT_INTERVAL_S: options.sidecar?.heartbeatIntervalS,
+      STATUS_INTERVAL_S: options.sidecar?.statusIntervalS,
+      STATUS_TIMEOUT_S: options.sidecar?.statusTimeoutS,
+    }),
+  });
+  for (const id of Object.keys(queueDefinitions) as QueueId[]) process.env[queueUrlVariable(id)] = setup.queueUrls[id];
+  resetPlatform();
+  provideConfigSecrets({
+    DEV_SIGNING_JWK: JSON.stringify(setup.keyPair.privateJwk),
+    TOKEN_SIGNING_JWK: JSON.stringify(setup.platformKeyPair.privateJwk),
+  });
+}
+
+/** The one adapter that differs from AWS: game servers are local processes, not ECS tasks. */
+function configureLocalPlatform(options: LocalCloudOptions): LocalFleet {
+  let fleet: LocalFleet | undefined;
+  configurePlatform({
+    spawner: (p) => {
+      fleet ??= new LocalFleet({
+        sidecar: p.sidecarSettings(),
+        sidecarKeys: (roomId) => p.sidecarKeys(roomId),
+        controllerEntry: () => bundle('controller'),
+        output: options.gameOutput ?? 'inherit',
+        // The sidecar's own kill grace is 3 s; give it time to report and clean up first.
+        stopGraceMs: 4_000,
+        // Evidence no heartbeat timeout needs to wait for: the room stops taking joins at once.
+        onLost: (roomId, detail) => {
+          p.rooms.markFailed(roomId, 'sidecar-lost', p.now()).then(
+            (change) =>
+              change.applied && log.warn('room failed: its sidecar died without a word', { roomId, ...detail }),
+            (error: Error) => log.error('could not fail the room of a lost sidecar', { roomId, error }),
+          );
+        },
+      });
+      return fleet;
+    },
+    // The fleet's processes listen on this machine: known before any of them starts.
+    locateServer: () => () => Promise.resolve(fleet?.host),
+    ipLocator: geoipLiteLocator(),
+  });
+  return platform().spawner as LocalFleet;
+}
+
+/**
+ * The file's games (and their warm pools), then its templates (a dedicated template must name
+ * a configuration that exists), then the fleet's regions and hosts.
+ */
+async function installFileConfig(
+  fileConfig: LocalConfigFile,
+  fleetPlan: ReturnType<typeof localFleetPlan>,
+): Promise<void> {
+  const p = platform();
+  for (const game of fileConfig.games) {
+    const configuration = configurationForFleet(
+      game.configuration,
+      { gameId: game.gameId, version: game.version, updatedAt: p.now().toISOString() },
+      p.config.fleet,
+    );
+    await p.gameConfigurations.put(configuration);
+    await p.pool.register(configuration.gameId, configuration.version, configuration.standby ?? 0);
+  }
+  for (const { name, template } of fileConfig.templates) {
+    await putTemplate(name, template, {
+      templates: p.templates,
+      configurations: p.gameConfigurations,
+      now: p.now(),
+    });
+  }
+  await p.fleet.install(fleetPlan.regions, fleetPlan.hosts, p.now());
+}
+
+function startPollers(sqs: SQSClient, queueUrls: Record<QueueId, string>): SqsPoller[] {
+  return Object.entries(queueConsumers).map(([id, handler]) => {
+    const definition = queueDefinitions[id as QueueId];
+    return startSqsPoller({
+      sqs,
+      queueUrl: queueUrls[id as QueueId],
+      functionName: `${id}Consumer`,
+      handler,
+      batchSize: definition.batchSize,
+      // Lambda scales consumers with the number of message groups; a few loops stand in for that.
+      concurrency: 4,
+    });
+  });
+}
+
+/**
+ * EventBridge runs the sweeper every minute in AWS; locally it runs more often. One at a
+ * time: sweeps stuck behind a stalled DynamoDB must not pile up and all land at once.
+ */
+function startSweeps(intervalMs: number): Stoppable {
+  let sweeping: Promise<void> | undefined;
+  const sweeper = setInterval(() => {
+    if (sweeping) return;
+    sweeping = sweep()
+      .catch(() => undefined)
+      .then(() => keepPools())
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => (sweeping = undefined));
+  }, intervalMs);
+  return {
+    stop: async () => {
+      clearInterval(sweeper);
+      // A sweep under way finishes before the stores it uses close (at most 2 s: one stuck
+      // behind a stalled DynamoDB is left to fail on its own).
+      await Promise.race([sweeping, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+    },
+  };
+}
+
+/** `/health`: DynamoDB Local (and its restarts), every queue, every poller. */
+function localHealth(parts: {
+  dynamo: DynamoDbLocal;
+  db: DynamoDBDocumentClient;
+  sqs: SQSClient;
+  queueUrls: Record<QueueId, string>;
+  pollers: readonly SqsPoller[];
+}): Promise<HealthReport> {
+  const { dynamo, db, sqs, queueUrls, pollers } = parts;
+  return checkHealth(
+    {
+      dynamodb: async (abortSignal) => {
+        if (dynamo.status === 'restoring')
+          throw new ComponentDownError('restoring the table and games after a restart');
+        if (dynamo.status !== 'up') throw new ComponentDownError(`restarting (${dynamo.lastExit ?? 'stopped'})`);
+        await db.send(new DescribeTableCommand({ TableName: localTableName }), { abortSignal });
+      },
+      sqs: (abortSignal) =>
+        Promise.all(
+          Object.values(queueUrls).map((QueueUrl) =>
+            sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }), { abortSignal }),
+          ),
+        ),
+      pollers: async () => {
+        if (!pollers.every((p) => p.running)) throw new ComponentDownError('stopped');
+      },
+    },
+    healthCheckTimeoutMs,
+  );
+}
+
+/** The API over the same HTTP handlers as Lambda, plus the local cloud's own GET routes. */
+function startGateway(
+  port: number,
+  corsOrigins: readonly string[],
+  health: () => Promise<HealthReport>,
+  jwks: SigningKeyPair['jwks'],
+): Promise<LocalApiGateway> {
+  return startApiGateway({
+    routes,
+    handlers: httpHandlers,
+    port,
+    cors: corsPolicy(corsOrigins),
+    ownRoutes: [
+      { method: 'GET', path: '/', handle: async () => ({ status: 200, body: serviceIndex() }) },
+      { method: 'GET', path: '/openapi.json', handle: async () => ({ status: 200, body: openApiJson() }) },
+      {
+        method: 'GET',
+        path: '/health',
+        handle: async () => {
+          const { healthy, components, problems } = await health();
+          return {
+            status: healthy ? 200 : 503,
+            body: { status: healthy ? 'ok' : 'degraded', components, ...(healthy ? {} : { problems }) },
+          };
+        },
+      },
+      { method: 'GET', path: '/.well-known/jwks.json', handle: async () => ({ status: 200, body: jwks }) },
+    ],
+  });
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import * as z from 'zod';
 import { gameIdSchema, gameServerConfigurationBodySchema, gameVersionSchema } from '../core/gameservers/schema';
-import { templateBodySchema, templateNameSchema } from '../core/sessions/template-schema';
+import { templateBodySchema, templateNameSchema } from '../core/templates/template-schema';
 import { geoPointSchema, hostIdSchema, hostLimitsSchema, regionNameSchema } from '../core/placement/fleet-model';
 import { corsOriginsSchema } from '../lambdas/http/cors';
 

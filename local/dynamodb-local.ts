@@ -223,9 +223,8 @@ function launch(
     : ['-jar', join(dir, 'DynamoDBLocal.jar')];
   const [command, args] = withParentDeathSignal('java', [
     // A development JVM on a laptop's few cores: the quick compiler only, and the serial
-    // collector. It starts 0.5 s sooner, and over its first 500 writes it spends 3.7 ms of CPU
-    // a write instead of 6–8 ms (the optimizing compiler's threads compete with the platform,
-    // its sidecars and games for the cores), at the same latency.
+    // collector. The optimizing compiler's threads would compete with the platform, its
+    // sidecars and games for the cores, for no gain in latency (docs/benchmarks.md).
     '-XX:TieredStopAtLevel=1',
     '-XX:+UseSerialGC',
     `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,

@@ -1,6 +1,6 @@
 import { childLogger } from '../core/infra/logger';
 import type { LiveRoomIndex } from '../core/rooms/live-room-store';
-import type { RoomStore } from '../core/rooms/store';
+import type { RoomStore } from '../core/rooms/room-store';
 import { stopLeftoverSidecars } from './fleet-owner';
 
 const log = childLogger('local-cloud');

@@ -27,7 +27,7 @@ export interface SqsEmulatorOptions {
  * process (local/sqs-emulator-process.mjs). In AWS,
  * SQS runs elsewhere: served from the platform's own process, every queue request of every
  * sidecar would take turns with the platform's handlers on one event loop. The child is in
- * this process's group (a stop of the platform stops its queues too, as before) and dies
+ * this process's group (a stop of the platform stops its queues too) and dies
  * with it (`--pdeathsig`, and a closed stdin).
  */
 export async function startSqsEmulator(options: SqsEmulatorOptions = {}): Promise<SqsEmulator> {

@@ -13,14 +13,15 @@ import {
   controllerReplySchema,
   controllerRequestSchema,
   forwardedCall,
+  gameRequestId,
   sidecarCredentialsSchema,
   type ControllerReply,
   type ControllerRequest,
   type SidecarCredentials,
 } from '../../core/protocol/controller-messages';
-import { openReply, sealReply, sealRequest, type SidecarKeys } from '../../core/protocol/sidecar-channel';
+import { openReply, sealRequest, type SidecarKeys } from '../../core/protocol/sidecar-channel';
 import type { GameMethod } from '../../core/protocol/game-methods';
-import { rpcErrorCodes } from '../../core/protocol/jsonrpc';
+import { rpcErrorCodes, type RpcId } from '../../core/protocol/jsonrpc';
 import { isMissingQueue } from '../../core/commands/delivery';
 import { abandonDeduplicationId, abandonNotice } from './abandon';
 import { Correlations } from './correlations';
@@ -58,12 +59,6 @@ export interface BridgeOptions {
   readonly pollWaitS?: number;
   /** Forwarded requests allowed to wait at once; more are refused rather than queued without bound. */
   readonly maxInFlight?: number;
-  /**
-   * After a held command (see `consume`) settles, how long the loop still waits before it
-   * deletes the batch and polls again: the answer is then on its way to a create through the
-   * same SQS, and this sidecar's own requests would compete with it there. Default 0.
-   */
-  readonly yieldAfterHoldMs?: number;
 }
 
 /** 128 random bits: unguessable, so no other room's reply can be made to match. */
@@ -89,6 +84,8 @@ export const newCorrelationId = (): string => randomBytes(16).toString('base64ur
  */
 export class PlatformBridge {
   private readonly waits = new Correlations<string, PlatformReply>();
+  /** Game calls still waiting for the platform, by their game request (`gameRequestId`). */
+  private readonly inFlight = new Map<string, { readonly call: string; readonly outcome: Promise<ForwardOutcome> }>();
   private readonly stopPolling = new AbortController();
   private polling: Promise<void> | undefined;
   private closed = false;
@@ -125,68 +122,56 @@ export class PlatformBridge {
   }
 
   /**
-   * Runs what a command and its answer go through (open the sealed command, check it, check
-   * and MAC the answer) once, on a dummy, sending nothing. V8 compiles a function at its first
-   * call and zod a schema at its first parse; a standby server does that while it waits, so
-   * its first command, the hand-over a player's create waits for, finds it all compiled.
+   * Forwards one game call and waits for the answer (or the reply timeout). Never throws.
+   * `id` is the game's JSON-RPC id: the platform knows the call by it (`gameRequestId`), so
+   * the game's retry with the same id is the same request. The same request again while it
+   * still waits is not forwarded a second time: it shares the first one's answer, and the game
+   * gets that answer twice under its id. The same id with another method or other params is
+   * refused with -32600 (an id names one request among those in flight).
    */
-  warmUpCommandPath(): void {
-    const { keys, roomId } = this.options;
-    const command = { type: 'command', commandId: 'warm-up', method: 'assign', params: {} };
-    const opened = openReply(keys, JSON.stringify(sealReply(keys, JSON.stringify(command))));
-    controllerReplySchema.safeParse(JSON.parse(opened ?? 'null'));
-    const answer = { type: 'commandResult', roomId, sentAt: new Date().toISOString(), commandId: 'warm-up' };
-    const checked = controllerRequestSchema.safeParse({ ...answer, result: { status: 'OK' } });
-    if (checked.success) sealRequest(keys, JSON.stringify(checked.data));
-  }
-
-  /**
-   * Sends an answer to the assign queue, receives it and deletes it, `rounds` times, within
-   * `withinMs`: a standby server does this before it reports `inited` (so before any create can
-   * take it), and the SQS requests of its hand-over then run on compiled code, not in the
-   * interpreter and the compiler's first pass while a player waits. The queue is empty after:
-   * whatever the create's long poll might still find there answers no command of its. Never
-   * throws; a failed round ends it.
-   */
-  async warmUpAssignPath(rounds: number, withinMs: number): Promise<void> {
-    const url = this.assignQueueUrl;
-    if (!url) return;
-    const signal = AbortSignal.timeout(withinMs);
-    try {
-      for (let round = 0; round < rounds && !signal.aborted; round++) {
-        const answer = { type: 'commandResult', commandId: 'warm-up', result: { status: 'OK' } } as const;
-        if (!(await this.send(answer, undefined, signal, { queueUrl: url }))) return;
-        const { Messages = [] } = await this.options.sqs.send(
-          new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
-          { abortSignal: signal },
-        );
-        await this.remove(Messages, url, signal);
-      }
-    } catch (error) {
-      this.options.log.debug('the assign path warm-up stopped early', { error });
+  call(method: GameMethod, params: unknown, id?: RpcId): Promise<ForwardOutcome> {
+    if (id === undefined) return this.forward(method, params);
+    const gameRequest = gameRequestId(id);
+    const call = JSON.stringify([method, params]);
+    const waiting = this.inFlight.get(gameRequest);
+    if (waiting) {
+      return waiting.call === call
+        ? waiting.outcome
+        : Promise.resolve(
+            local(rpcErrorCodes.invalidRequest, 'Invalid request: this id names another call still in flight.'),
+          );
     }
+    const outcome = this.forward(method, params, gameRequest).finally(() => this.inFlight.delete(gameRequest));
+    this.inFlight.set(gameRequest, { call, outcome });
+    return outcome;
   }
 
-  /** Forwards one game call and waits for the answer (or the reply timeout). Never throws. */
-  async call(method: GameMethod, params: unknown): Promise<ForwardOutcome> {
+  /** `gameRequest`: absent for a notification, which is its own request (its correlation id). */
+  private async forward(method: GameMethod, params: unknown, gameRequest?: string): Promise<ForwardOutcome> {
     if (this.closed || !this.queueUrl) return local(rpcErrorCodes.roomClosed, 'The controller is stopping.');
     if (this.waits.waiting >= (this.options.maxInFlight ?? 64)) {
       return local(rpcErrorCodes.notAllowed, 'Too many requests are waiting for the platform; retry later.');
     }
     const correlationId = newCorrelationId();
+    const request = gameRequest ?? correlationId;
     const answer = this.waits.wait(correlationId, this.options.replyTimeoutMs);
     // A hung SendMessage must not hold the game past the reply timeout either. SDK retries
     // reuse the deduplication id, so a retried send is still one request. The game's
     // registration key leaves this process only as its hash (`forwardedCall`).
     const sent = await this.send(
-      { type: 'rpc', correlationId, replyTo: this.replyQueueUrl, ...forwardedCall(method, params) },
+      {
+        type: 'rpc',
+        correlationId,
+        replyTo: this.replyQueueUrl,
+        ...forwardedCall(method, params, request),
+      },
       correlationId,
       AbortSignal.timeout(this.options.replyTimeoutMs),
     );
     if (!sent) {
       this.waits.cancel(correlationId);
       await answer;
-      await this.abandon(method, params, correlationId);
+      await this.abandon(method, params, correlationId, request);
       return local(rpcErrorCodes.internalError, 'The platform could not be reached.');
     }
     const settlement = await answer;
@@ -197,7 +182,7 @@ export class PlatformBridge {
       }
       case 'timeout':
         this.options.log.warn('platform reply timed out', { method, correlationId });
-        await this.abandon(method, params, correlationId);
+        await this.abandon(method, params, correlationId, request);
         return local(
           rpcErrorCodes.platformTimeout,
           `The platform did not answer within ${this.options.replyTimeoutMs / 1000} s.`,
@@ -210,11 +195,16 @@ export class PlatformBridge {
   /**
    * Tells the platform the game will never see this call's answer, before the game hears of
    * the timeout: same message group, so the platform handles it after the call and before
-   * any retry the game makes. Best effort: if it is lost, the game's retry with the same key
-   * still gets the first answer.
+   * any retry the game makes. Best effort: if it is lost, the game's retry (same id, so the
+   * same game request) still gets the first answer.
    */
-  private async abandon(method: GameMethod, params: unknown, correlationId: string): Promise<void> {
-    const notice = abandonNotice(method, params, correlationId);
+  private async abandon(
+    method: GameMethod,
+    params: unknown,
+    correlationId: string,
+    gameRequest: string,
+  ): Promise<void> {
+    const notice = abandonNotice(method, params, correlationId, gameRequest);
     if (!notice) return;
     const timeoutMs = Math.min(5_000, this.options.replyTimeoutMs);
     if (!(await this.send(notice, abandonDeduplicationId(correlationId), AbortSignal.timeout(timeoutMs)))) {
@@ -281,7 +271,7 @@ export class PlatformBridge {
   /**
    * Starts long-polling the reply queue; commands go to `onCommand`, not awaited, unless it
    * returns a promise: the batch is then deleted and the queue polled again only once that
-   * settles, and `yieldAfterHoldMs` later. The controller does so for the warm pool's
+   * settles. The controller does so for the warm pool's
    * hand-over alone (`assign`): a create waits for its answer, and the delete and the next
    * poll would compete with it for the CPU and the queue service.
    */
@@ -390,10 +380,7 @@ export class PlatformBridge {
           const handled = onCommand(command);
           if (handled) first.push(handled.catch(() => undefined));
         });
-      if (first.length > 0) {
-        await Promise.all(first);
-        if (this.options.yieldAfterHoldMs) await pause(this.options.yieldAfterHoldMs, signal);
-      }
+      if (first.length > 0) await Promise.all(first);
       await this.remove(messages);
     }
   }
@@ -432,24 +419,16 @@ export class PlatformBridge {
     }
   }
 
-  /** Deletes handled messages from `queueUrl` (the reply queue unless said otherwise). */
-  private async remove(
-    messages: readonly Message[],
-    queueUrl = this.replyQueueUrl,
-    abortSignal?: AbortSignal,
-  ): Promise<void> {
+  /** Deletes handled messages from the reply queue. */
+  private async remove(messages: readonly Message[]): Promise<void> {
     const entries = messages.flatMap((m, i) =>
       m.ReceiptHandle ? [{ Id: String(i), ReceiptHandle: m.ReceiptHandle }] : [],
     );
     if (entries.length === 0) return;
     try {
-      await this.options.sqs.send(
-        new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }),
-        abortSignal ? { abortSignal } : {},
-      );
+      await this.options.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: this.replyQueueUrl, Entries: entries }));
     } catch (error) {
-      // A reply is redelivered later, and then recognised as a duplicate; a warm-up answer left
-      // on the assign queue answers no command of a create's.
+      // A reply is redelivered later, and then recognised as a duplicate.
       this.options.log.warn('could not delete handled messages', { error });
     }
   }

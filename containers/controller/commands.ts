@@ -1,27 +1,9 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { maxCommandResultBytes, resultTooLarge } from '../../core/commands/model';
+import { assignMethod } from '../../core/protocol/game-methods';
 import { rpcErrorCodes } from '../../core/protocol/jsonrpc';
 import type { PlatformCommand } from './bridge';
 import type { CallOutcome, GameCalls } from './rpc/game-calls';
-
-/** The warm pool's hand-over (docs/game-server-protocol.md "Standby servers"): never a configured command. */
-export const assignMethod = 'assign';
-
-/**
- * How long a standby sidecar leaves SQS to the create after answering `assign`, before it
- * deletes the command and polls again: that answer and this sidecar's own requests would
- * reach the queue service together. Commands sent to the new room meanwhile wait this long.
- */
-export const handOverYieldMs = 30;
-
-/**
- * A standby sidecar runs its answer's SQS path (send, receive, delete) this many times, for at
- * most this long, while its game starts, and calls `status` on the game this many times once
- * `inited` is accepted: its one hand-over then runs on compiled code in both processes. In a
- * pair of bench runs, the SQS part cut the sidecar's main-thread CPU in a create's window from
- * about 13 ms to about 8 ms.
- */
-export const assignWarmUp = { rounds: 10, withinMs: 2_000 } as const;
 
 /** What the platform is told about one command: the game's result, or an error. */
 export type CommandAnswer = { readonly result: unknown } | { readonly error: { code: number; message: string } };
@@ -64,8 +46,8 @@ export function createCommandRelay(options: CommandRelayOptions): (command: Plat
     const isAssign = command.method === assignMethod && assignable;
     if (isAssign) assignable = false;
     else if (command.method === assignMethod && options.standby === true) {
-      // Another create's hand-over of this server, sent before it knew whether it won the
-      // server's room (docs/placement.md): the game keeps the room it was handed first.
+      // The platform sends `assign` only after a create won the server's room, so a second one
+      // is a bug or a forgery: the game keeps the room it was handed first.
       options.log.warn('refused an assign after the one relayed', context);
       await send(
         command.commandId,

@@ -2,13 +2,13 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SidecarEnvironment } from '../../core/gameservers/sidecar-environment';
 import { createSqsClient } from '../../core/infra/aws-clients';
-import type { GameMethod } from '../../core/protocol/game-methods';
-import { rpcErrorCodes, type RpcError } from '../../core/protocol/jsonrpc';
+import { assignMethod, type GameMethod } from '../../core/protocol/game-methods';
+import { rpcErrorCodes, type RpcError, type RpcId } from '../../core/protocol/jsonrpc';
 import { assignQueueName } from '../../core/protocol/queue-names';
 import type { SidecarKeys } from '../../core/protocol/sidecar-channel';
 import { PlatformBridge, type ForwardOutcome } from './bridge';
 import { sessionCredentials } from './credentials';
-import { assignMethod, assignWarmUp, createCommandRelay, handOverYieldMs } from './commands';
+import { createCommandRelay } from './commands';
 import { ControllerStartError } from './errors';
 import { gameLaunch } from './game-environment';
 import { GameSocket } from './game-socket';
@@ -95,23 +95,32 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
     transport: env.ZMQ_ENDPOINT ? 'fixed' : env.ZMQ_TRANSPORT,
     spawnTimeoutS: env.SPAWN_TIMEOUT_S,
   });
-
   const bridge = new PlatformBridge({
     sqs,
     roomId: env.ROOM_ID,
     keys: deps.keys,
     requestQueueUrl: env.CONTROLLER_REQUEST_QUEUE_URL,
     replyQueueName: `${env.REPLY_QUEUE_PREFIX}${env.ROOM_ID}`,
-    ...(env.STANDBY === '1'
-      ? {
-          assignQueueName: assignQueueName(env.REPLY_QUEUE_PREFIX, env.ROOM_ID),
-          yieldAfterHoldMs: handOverYieldMs,
-        }
-      : {}),
+    ...(env.STANDBY === '1' ? { assignQueueName: assignQueueName(env.REPLY_QUEUE_PREFIX, env.ROOM_ID) } : {}),
     replyTimeoutMs: ms(env.PLATFORM_REPLY_TIMEOUT_S),
     log,
   });
-  // Both must exist before the game can call anything: answers need the queue, the game the socket.
+  const socket = await openChannels(env, bridge, log, releaseSqs);
+  session?.start(() => bridge.renewCredentials());
+  return new RoomController({ env, hostEnvironment: deps.hostEnvironment, log, bridge, socket, releaseSqs }).handle();
+}
+
+/**
+ * The reply queue and the game socket. Both must exist before the game can call anything:
+ * answers need the queue, the game the socket. When either fails, the platform is told the
+ * room crashed, whatever was opened is closed, and ControllerStartError is thrown.
+ */
+async function openChannels(
+  env: SidecarEnvironment,
+  bridge: PlatformBridge,
+  log: Logger,
+  releaseSqs: () => void,
+): Promise<GameSocket> {
   const [queue, bound] = await Promise.allSettled([
     bridge.createReplyQueue(),
     GameSocket.bind({
@@ -121,116 +130,165 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
       log,
     }),
   ]);
-  if (queue.status === 'rejected' || bound.status === 'rejected') {
-    const error = new ControllerStartError(
-      env.ROOM_ID,
-      queue.status === 'rejected' ? 'reply-queue' : 'socket',
-      queue.status === 'rejected' ? 'The reply queue could not be created.' : 'The game socket could not be bound.',
-      { cause: queue.status === 'rejected' ? queue.reason : bound.status === 'rejected' ? bound.reason : undefined },
-    );
-    log.error('controller could not start', { error });
-    await bridge.report({ type: 'exited', reason: 'crashed', exitCode: null, signal: null });
-    if (bound.status === 'fulfilled') await bound.value.close();
-    await bridge.close();
-    releaseSqs();
-    throw error;
-  }
-  const socket = bound.value;
-  session?.start(() => bridge.renewCredentials());
-  // While the game starts: a standby server's hand-over path is run before it can be pooled.
-  const assignPathWarm =
-    env.STANDBY === '1' ? bridge.warmUpAssignPath(assignWarmUp.rounds, assignWarmUp.withinMs) : Promise.resolve();
-
-  const load = new PlayerLoad();
-  const calls = new GameCalls(socket);
-  const probe = statusProbe(calls, ms(env.STATUS_TIMEOUT_S));
-  let phase: 'spawning' | 'ready' | 'ending' = 'spawning';
-  let ending: Promise<ControllerOutcome> | undefined;
-  let settleStopped: (outcome: ControllerOutcome) => void = () => undefined;
-  const stopped = new Promise<ControllerOutcome>((resolve) => {
-    settleStopped = resolve;
-  });
-  let health: Ticker | undefined;
-  // Started with the game; stopped by an accepted inited or by the end.
-  let spawnTimer: NodeJS.Timeout | undefined = undefined;
-  let stopNotice = 'stopped';
-
-  const onAccepted = () => {
-    if (phase !== 'spawning') return;
-    phase = 'ready';
-    clearTimeout(spawnTimer);
-    log.info('game is ready (inited accepted)');
-    const standby = env.STANDBY === '1';
-    if (standby) {
-      bridge.warmUpCommandPath();
-      // The game's side of the hand-over too: a call to the game and its answer, compiled.
-      void (async () => {
-        for (let round = 0; round < assignWarmUp.rounds && phase === 'ready'; round++) await probe();
-      })();
-    }
-    health = startHealthChecks({
-      intervalMs: ms(env.STATUS_INTERVAL_S),
-      // A standby server is probed at once: it proves the game answers before anyone is handed
-      // it, and the game's and this sidecar's request and answer paths run (and compile) now,
-      // not in the hand-over a player's create waits for.
-      ...(standby ? { firstProbeAfterMs: 0 } : {}),
-      probe,
-      onHung,
-    });
-  };
-  const onRefused = (error: RpcError) => {
-    log.warn('platform refused inited; the game must exit', { code: error.code, reason: error.message });
-    void end('inited-refused');
-  };
-  const onHung = (why: string) => {
-    log.warn('game is hung', { why });
-    void end('hung');
-  };
-  /** Once the room is ending nothing more is forwarded: the platform would refuse it anyway. */
-  const forward =
-    (method: GameMethod) =>
-    async (params: unknown): Promise<ForwardOutcome> =>
-      phase === 'ending'
-        ? { ...failure(rpcErrorCodes.roomClosed, 'The room is ending.'), decidedBy: 'controller' }
-        : bridge.call(method, params);
-  const dispatch = createDispatcher(
-    {
-      inited: initedMethod({
-        // Pooled once the platform has it: not before the warm-up left the assign queue empty.
-        forward: async (params) => {
-          await assignPathWarm;
-          return forward('inited')(params);
-        },
-        onAccepted,
-        onRefused,
-      }),
-      joined: joinedMethod(forward('joined'), load),
-      left: leftMethod(forward('left'), load),
-      message: messageMethod({
-        forward: (data) => bridge.forwardMessage(data),
-        open: () => phase !== 'ending',
-        now: () => performance.now(),
-      }),
-    },
-    (method, error) => log.error('method handler failed', { method, error }),
+  if (queue.status === 'fulfilled' && bound.status === 'fulfilled') return bound.value;
+  const error = new ControllerStartError(
+    env.ROOM_ID,
+    queue.status === 'rejected' ? 'reply-queue' : 'socket',
+    queue.status === 'rejected' ? 'The reply queue could not be created.' : 'The game socket could not be bound.',
+    { cause: queue.status === 'rejected' ? queue.reason : bound.status === 'rejected' ? bound.reason : undefined },
   );
+  log.error('controller could not start', { error });
+  await bridge.report({ type: 'exited', reason: 'crashed', exitCode: null, signal: null });
+  if (bound.status === 'fulfilled') await bound.value.close();
+  await bridge.close();
+  releaseSqs();
+  throw error;
+}
 
-  const handleMessage = createGameMessageHandler({
-    send: (message) => socket.send(message),
-    settle: (response) => calls.settle(response),
-    dispatch,
-    log,
-  });
-  void socket.receive((frames) => {
-    handleMessage(frames).catch((error: unknown) => log.error('handling a game message failed', { error }));
-  });
+interface RoomChannels {
+  readonly env: SidecarEnvironment;
+  readonly hostEnvironment: Readonly<Record<string, string | undefined>>;
+  readonly log: Logger;
+  readonly bridge: PlatformBridge;
+  readonly socket: GameSocket;
+  readonly releaseSqs: () => void;
+}
 
-  let game: SupervisedGame;
-  if (env.GAME_LAUNCH === 'external') {
-    game = externalGame();
-  } else {
-    const launch = gameLaunch(env, socket.endpoint, deps.hostEnvironment);
-    game = startGameProcess(launch, {
+/**
+ * One room once its channels are open: it starts the game, answers its calls, relays the
+ * platform's commands, and ends the room once (the first reason to end wins).
+ */
+class RoomController {
+  private phase: 'spawning' | 'ready' | 'ending' = 'spawning';
+  private ending: Promise<ControllerOutcome> | undefined;
+  private settleStopped: (outcome: ControllerOutcome) => void = () => undefined;
+  private readonly stopped: Promise<ControllerOutcome>;
+  private health: Ticker | undefined;
+  /** Started with the game; stopped by an accepted inited or by the end. */
+  private readonly spawnTimer: NodeJS.Timeout;
+  private readonly heartbeat: Ticker;
+  private stopNotice = 'stopped';
+  private readonly load = new PlayerLoad();
+  private readonly calls: GameCalls;
+  private readonly game: SupervisedGame;
+
+  constructor(private readonly room: RoomChannels) {
+    const { env, log, bridge, socket } = room;
+    this.stopped = new Promise<ControllerOutcome>((resolve) => {
+      this.settleStopped = resolve;
+    });
+    this.calls = new GameCalls(socket);
+    this.answerGame();
+    this.game = this.launchGame();
+    this.spawnTimer = setTimeout(() => {
+      log.warn('no inited within the spawn timeout', { spawnTimeoutS: env.SPAWN_TIMEOUT_S });
+      void this.end('spawn-timeout');
+    }, ms(env.SPAWN_TIMEOUT_S));
+    // Milliseconds since this process started: how long the sidecar takes to get the game going.
+    log.info('game started', {
+      pid: this.game.pid,
+      endpoint: socket.endpoint,
+      sinceProcessStartMs: Math.round(performance.now()),
+    });
+    void this.game.exited.then((exit) => {
+      if (this.phase !== 'ending') log.warn('game ended by itself', { ...exit });
+      return this.end(gameExitReason(exit));
+    });
+    this.heartbeat = startHeartbeat(ms(env.HEARTBEAT_INTERVAL_S), () =>
+      bridge.report({ type: 'heartbeat', load: { players: this.load.players } }, ms(env.HEARTBEAT_INTERVAL_S)),
+    );
+    this.relayCommands();
+  }
+
+  /** What startController hands its caller. */
+  handle(): Controller {
+    const { game } = this;
+    return {
+      endpoint: this.room.socket.endpoint,
+      replyQueueUrl: this.room.bridge.replyQueueUrl,
+      get gamePid() {
+        return game.pid;
+      },
+      stopped: this.stopped,
+      stop: (reason = 'stopped') => {
+        this.stopNotice = reason;
+        return this.end('stopped');
+      },
+      fail: (error) => {
+        this.room.log.critical('controller failed; killing the game', { error });
+        game.kill();
+        return this.end('fatal');
+      },
+      killGameNow: () => game.kill(),
+    };
+  }
+
+  /** The game's calls (inited, joined, left, message) and the answers to the sidecar's own. */
+  private answerGame(): void {
+    const { bridge, socket, log } = this.room;
+    const dispatch = createDispatcher(
+      {
+        inited: initedMethod({
+          forward: this.forward('inited'),
+          onAccepted: () => this.onAccepted(),
+          onRefused: (error) => this.onRefused(error),
+        }),
+        joined: joinedMethod(this.forward('joined'), this.load),
+        left: leftMethod(this.forward('left'), this.load),
+        message: messageMethod({
+          forward: (data) => bridge.forwardMessage(data),
+          open: () => this.phase !== 'ending',
+          now: () => performance.now(),
+        }),
+      },
+      (method, error) => log.error('method handler failed', { method, error }),
+    );
+    const handleMessage = createGameMessageHandler({
+      send: (message) => socket.send(message),
+      settle: (response) => this.calls.settle(response),
+      dispatch,
+      log,
+    });
+    void socket.receive((frames) => {
+      handleMessage(frames).catch((error: unknown) => log.error('handling a game message failed', { error }));
+    });
+  }
+
+  /** Once the room is ending nothing more is forwarded: the platform would refuse it anyway. */
+  private forward(method: GameMethod) {
+    return async (params: unknown, id?: RpcId): Promise<ForwardOutcome> =>
+      this.phase === 'ending'
+        ? { ...failure(rpcErrorCodes.roomClosed, 'The room is ending.'), decidedBy: 'controller' }
+        : this.room.bridge.call(method, params, id);
+  }
+
+  private onAccepted(): void {
+    if (this.phase !== 'spawning') return;
+    const { env, log } = this.room;
+    this.phase = 'ready';
+    clearTimeout(this.spawnTimer);
+    log.info('game is ready (inited accepted)');
+    this.health = startHealthChecks({
+      intervalMs: ms(env.STATUS_INTERVAL_S),
+      // A standby server is probed at once: it proves the game answers before anyone is handed it.
+      ...(env.STANDBY === '1' ? { firstProbeAfterMs: 0 } : {}),
+      probe: statusProbe(this.calls, ms(env.STATUS_TIMEOUT_S)),
+      onHung: (why) => {
+        log.warn('game is hung', { why });
+        void this.end('hung');
+      },
+    });
+  }
+
+  private onRefused(error: RpcError): void {
+    this.room.log.warn('platform refused inited; the game must exit', { code: error.code, reason: error.message });
+    void this.end('inited-refused');
+  }
+
+  private launchGame(): SupervisedGame {
+    const { env, log, socket } = this.room;
+    if (env.GAME_LAUNCH === 'external') return externalGame();
+    return startGameProcess(gameLaunch(env, socket.endpoint, this.room.hostEnvironment), {
       log,
       secrets: [env.LOGIN_ACCESS_TOKEN],
       // Every log line already carries it as `roomId`: a game's own mention of it is no leak.
@@ -238,44 +296,69 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
       guard: parentDeathGuard(),
     });
   }
-  spawnTimer = setTimeout(() => {
-    log.warn('no inited within the spawn timeout', { spawnTimeoutS: env.SPAWN_TIMEOUT_S });
-    void end('spawn-timeout');
-  }, ms(env.SPAWN_TIMEOUT_S));
-  // Milliseconds since this process started: how long the sidecar takes to get the game going.
-  log.info('game started', {
-    pid: game.pid,
-    endpoint: socket.endpoint,
-    sinceProcessStartMs: Math.round(performance.now()),
-  });
-  void game.exited.then((exit) => {
-    if (phase !== 'ending') log.warn('game ended by itself', { ...exit });
-    return end(gameExitReason(exit));
-  });
 
-  const heartbeat = startHeartbeat(ms(env.HEARTBEAT_INTERVAL_S), () =>
-    bridge.report({ type: 'heartbeat', load: { players: load.players } }, ms(env.HEARTBEAT_INTERVAL_S)),
-  );
-  const relay = createCommandRelay({
-    whitelist: env.COMMAND_WHITELIST,
-    standby: env.STANDBY === '1',
-    calls,
-    timeoutMs: ms(env.PLATFORM_REPLY_TIMEOUT_S),
-    answer: (commandId, answer) => bridge.answerCommand(commandId, answer),
-    answerAssign: (commandId, answer) => bridge.answerAssign(commandId, answer),
-    log,
-  });
-  bridge.consume((command) => {
-    if (phase === 'ending') return undefined;
-    const relayed = relay(command);
-    // The hand-over first: nothing else of this sidecar's runs beside the answer a create waits for.
-    if (command.method === assignMethod) return relayed;
-    void relayed;
-    return undefined;
-  });
+  /** The platform's commands, relayed to the game while the room is not ending. */
+  private relayCommands(): void {
+    const { env, log, bridge } = this.room;
+    const relay = createCommandRelay({
+      whitelist: env.COMMAND_WHITELIST,
+      standby: env.STANDBY === '1',
+      calls: this.calls,
+      timeoutMs: ms(env.PLATFORM_REPLY_TIMEOUT_S),
+      answer: (commandId, answer) => bridge.answerCommand(commandId, answer),
+      answerAssign: (commandId, answer) => bridge.answerAssign(commandId, answer),
+      log,
+    });
+    bridge.consume((command) => {
+      if (this.phase === 'ending') return undefined;
+      const relayed = relay(command);
+      // The hand-over first: nothing else of this sidecar's runs beside the answer a create waits for.
+      if (command.method === assignMethod) return relayed;
+      void relayed;
+      return undefined;
+    });
+  }
 
-  const graceMs = ms(env.KILL_GRACE_S);
-  async function stopGame(reason: EndReason): Promise<GameExit> {
+  /** The first reason to end wins; later ones (the killed game's own exit) join it. */
+  private end(reason: EndReason): Promise<ControllerOutcome> {
+    if (!this.ending) {
+      this.ending = this.finish(reason).catch((error: unknown) => {
+        // Cleanup itself failed: the game must still not outlive the sidecar.
+        this.room.log.error('controller cleanup failed', { error });
+        this.game.kill();
+        return { reason, exitCode: 1, game: { code: null, signal: null } } satisfies ControllerOutcome;
+      });
+      void this.ending.then(this.settleStopped);
+    }
+    return this.ending;
+  }
+
+  private async finish(reason: EndReason): Promise<ControllerOutcome> {
+    const { log, bridge, socket } = this.room;
+    this.phase = 'ending';
+    clearTimeout(this.spawnTimer);
+    this.health?.stop();
+    this.heartbeat.stop();
+    const plan = endPlan(reason);
+    log.info('controller ending', { reason, stopGame: plan.stopGame, pid: this.game.pid });
+    const exit = await this.stopGame(reason);
+    this.calls.cancelAll();
+    await bridge.report({ type: 'exited', reason: plan.report, exitCode: exit.code, signal: exit.signal });
+    await bridge.close();
+    await socket.close();
+    this.room.releaseSqs();
+    log.info('controller stopped', {
+      reason,
+      exitCode: plan.exitCode,
+      gameExitCode: exit.code,
+      gameSignal: exit.signal,
+    });
+    return { reason, exitCode: plan.exitCode, game: exit };
+  }
+
+  private async stopGame(reason: EndReason): Promise<GameExit> {
+    const { game } = this;
+    const graceMs = ms(this.room.env.KILL_GRACE_S);
     switch (endPlan(reason).stopGame) {
       case 'none':
         return game.exited;
@@ -288,66 +371,10 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
         return game.terminate(graceMs);
       case 'notice-then-terminate':
         // Before it ever spoke, a send would only wait for a peer that is not there.
-        if (!socket.peerHeard) return game.terminate(graceMs);
+        if (!this.room.socket.peerHeard) return game.terminate(graceMs);
         // graceS: how long it has to exit by itself before the signals start.
-        await calls.notify('shutdown', { reason: stopNotice, graceS: noticeWindowMs(graceMs) / 1000 });
+        await this.calls.notify('shutdown', { reason: this.stopNotice, graceS: noticeWindowMs(graceMs) / 1000 });
         return game.terminate(graceMs, noticeWindowMs(graceMs));
     }
   }
-
-  async function finish(reason: EndReason): Promise<ControllerOutcome> {
-    phase = 'ending';
-    clearTimeout(spawnTimer);
-    health?.stop();
-    heartbeat.stop();
-    const plan = endPlan(reason);
-    log.info('controller ending', { reason, stopGame: plan.stopGame, pid: game.pid });
-    const exit = await stopGame(reason);
-    calls.cancelAll();
-    await bridge.report({ type: 'exited', reason: plan.report, exitCode: exit.code, signal: exit.signal });
-    await bridge.close();
-    await socket.close();
-    releaseSqs();
-    const outcome: ControllerOutcome = { reason, exitCode: plan.exitCode, game: exit };
-    log.info('controller stopped', {
-      reason,
-      exitCode: plan.exitCode,
-      gameExitCode: exit.code,
-      gameSignal: exit.signal,
-    });
-    return outcome;
-  }
-
-  /** The first reason to end wins; later ones (the killed game's own exit) join it. */
-  function end(reason: EndReason): Promise<ControllerOutcome> {
-    if (!ending) {
-      ending = finish(reason).catch((error: unknown) => {
-        // Cleanup itself failed: the game must still not outlive the sidecar.
-        log.error('controller cleanup failed', { error });
-        game.kill();
-        return { reason, exitCode: 1, game: { code: null, signal: null } } satisfies ControllerOutcome;
-      });
-      void ending.then(settleStopped);
-    }
-    return ending;
-  }
-
-  return {
-    endpoint: socket.endpoint,
-    replyQueueUrl: bridge.replyQueueUrl,
-    get gamePid() {
-      return game.pid;
-    },
-    stopped,
-    stop: (reason = 'stopped') => {
-      stopNotice = reason;
-      return end('stopped');
-    },
-    fail: (error) => {
-      log.critical('controller failed; killing the game', { error });
-      game.kill();
-      return end('fatal');
-    },
-    killGameNow: () => game.kill(),
-  };
 }

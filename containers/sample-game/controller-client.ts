@@ -14,6 +14,11 @@ import {
   type RpcId,
   type RpcRequest,
 } from '../../core/protocol/jsonrpc';
+import { log } from './log';
+
+/** JSON-RPC errors of the controller itself, not the platform's answer: the call may be made again. */
+const retryableCodes = new Set<number>([rpcErrorCodes.platformTimeout, rpcErrorCodes.internalError]);
+const retryPauseMs = 250;
 
 export type CallResult<M extends GameMethod> = { readonly result: GameMethodResult<M> } | { readonly error: RpcError };
 
@@ -52,7 +57,38 @@ export class ControllerClient {
 
   /** Calls a game → controller method; a timeout or an unexpected result is an error, never a throw. */
   call<M extends GameMethod>(method: M, params: GameMethodParams<M>, timeoutMs = 30_000): Promise<CallResult<M>> {
+    return this.callAs(this.nextId++, method, params, timeoutMs);
+  }
+
+  /**
+   * Calls, and calls again after the controller's own failures (-32004 no answer in time,
+   * -32603 SQS unreachable) while `wanted()` holds: those are not the platform's answer, and
+   * the protocol lets the game retry. Every attempt carries the SAME id, so the platform knows
+   * the retry as the same request: a registration key is single use, and only the request that
+   * used it gets its answer again; the same key under a new id would be refused.
+   */
+  async callUntilAnswered<M extends GameMethod>(
+    method: M,
+    params: GameMethodParams<M>,
+    wanted: () => boolean = () => !this.closed,
+  ): Promise<CallResult<M>> {
     const id = this.nextId++;
+    for (;;) {
+      const answer = await this.callAs(id, method, params);
+      if (!('error' in answer) || !retryableCodes.has(answer.error.code) || !wanted()) return answer;
+      log('warn', `${method} not answered; calling it again with the same id`, { code: answer.error.code });
+      // -32603 can come at once: a pause keeps the retries of an unreachable queue apart.
+      await new Promise((resolve) => setTimeout(resolve, retryPauseMs));
+      if (!wanted()) return answer;
+    }
+  }
+
+  private callAs<M extends GameMethod>(
+    id: number,
+    method: M,
+    params: GameMethodParams<M>,
+    timeoutMs = 30_000,
+  ): Promise<CallResult<M>> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id);

@@ -9,6 +9,7 @@
  */
 import { WebSocketServer } from 'ws';
 import * as z from 'zod';
+import { assignMethod, rpcMethods } from '../../core/protocol/game-methods';
 import { ControllerClient } from './controller-client';
 import { log } from './log';
 import { ChatRoom } from './room';
@@ -46,8 +47,8 @@ async function main(): Promise<void> {
 
   const controller = new ControllerClient(endpoint);
   const room = new ChatRoom({
-    joined: (key) => controller.call('joined', { key }),
-    left: (key) => controller.call('left', { key }),
+    joined: (key, wanted) => controller.callUntilAnswered('joined', { key }, wanted),
+    left: (key) => controller.callUntilAnswered('left', { key }),
     toOwner: (data) => controller.notify('message', { data }),
   });
   const server = new WebSocketServer({ host: env.SAMPLE_GAME_HOST, port, maxPayload: 4096 });
@@ -76,7 +77,7 @@ async function main(): Promise<void> {
       );
       return {};
     })
-    .handle('assign', (params) => {
+    .handle(assignMethod, (params) => {
       // The warm pool's hand-over: this server is now the room these settings describe.
       const assigned = assignSchema.parse(params);
       // Logged once the answer is on its way: a player's create waits for the answer, not the log.
@@ -101,13 +102,9 @@ async function main(): Promise<void> {
   const settings = { ...env.room_settings, map: env.room_settings.map ?? 'harbor', maxPlayers: env.game_max_players };
   // A standby server accepts the pool's protocol and reports no settings: its room has none yet.
   const initedParams = env.standby ? { standby: true } : { settings };
-  let inited = await controller.call('inited', initedParams);
   // The controller's own failures (-32004 no answer in time, -32603 SQS unreachable) are not a
   // refusal: the protocol lets the game call again, and a retry is answered as the first was.
-  while ('error' in inited && retryableInitedCodes.has(inited.error.code)) {
-    log('warn', 'inited not answered; calling it again', { code: inited.error.code });
-    inited = await controller.call('inited', initedParams);
-  }
+  const inited = await controller.callUntilAnswered('inited', initedParams);
   if ('error' in inited) {
     // The protocol: an error result to inited means the game must exit.
     log('error', 'inited refused', { code: inited.error.code, message: inited.error.message });
@@ -121,13 +118,7 @@ async function main(): Promise<void> {
   if (env.standby) assignSchema.safeParse({ room_id: '', room_settings: {}, game_max_players: 1 });
 }
 
-const assignSchema = z.object({
-  room_id: z.string(),
-  room_settings: z.record(z.string(), z.unknown()),
-  game_max_players: z.number().int().min(1),
-});
-
-/** JSON-RPC errors of the controller itself, after which `inited` may be called again. */
-const retryableInitedCodes = new Set<number>([-32004, -32603]);
+/** The params of the warm pool's hand-over, as the protocol's table declares them. */
+const assignSchema = rpcMethods.assign.params;
 
 void main();

@@ -4,7 +4,8 @@ import { log } from './log';
 
 /** What the room needs from the controller: confirm and free player slots, and reach the room's owner. */
 export interface SlotAuthority {
-  joined(key: string): Promise<CallResult<'joined'>>;
+  /** Retried (same request) after the controller's own failures while `wanted()` holds. */
+  joined(key: string, wanted: () => boolean): Promise<CallResult<'joined'>>;
   left(key: string): Promise<CallResult<'left'>>;
   /** A `message` to the room's owner (they read it with GET /v1/rooms/{roomId}/messages). */
   toOwner?(data: Record<string, unknown>): void;
@@ -94,7 +95,8 @@ export class ChatRoom {
       player.socket.close(closeCodes.badKey, 'registration key expected');
       return;
     }
-    const answer = await this.authority.joined(key);
+    // Retried while the player is still connected: a player who left needs no answer.
+    const answer = await this.authority.joined(key, () => player.state !== 'gone');
     if ('error' in answer) {
       log('info', 'player refused', { code: answer.error.code });
       send(player.socket, { type: 'error', code: answer.error.code, message: answer.error.message });
@@ -118,9 +120,9 @@ export class ChatRoom {
   }
 
   /**
-   * The platform answers a repeated `joined` for the same key as the first one, so a player
-   * who reconnects (or a retry after a timeout) is welcomed again. One connection per account:
-   * the older one goes without `left`, which would free the slot the newer one now holds.
+   * One connection per account. A key is single use, so a player who reconnects has joined
+   * again through the API (same slot, a new key): the older connection goes without `left`,
+   * which would free the slot the newer one now holds.
    */
   private dropEarlierConnection(account: string, newer: Player): void {
     for (const other of this.players) {

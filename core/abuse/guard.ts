@@ -1,5 +1,5 @@
 import { childLogger } from '../infra/logger';
-import { BanSnapshot, banSnapshotMaxAgeMs, type KeepFreshOptions } from './ban-snapshot';
+import type { PlatformCache } from '../infra/platform-cache';
 import type { Bans } from './ban-store';
 import { banInForce, newBan, type Ban, type BanRequest } from './bans';
 import {
@@ -13,8 +13,7 @@ import {
   type RateLimitDetails,
 } from './errors';
 import type { RateLimits } from './rate-limit-store';
-import type { RateLimitPolicy } from './rate-limit';
-import { logPolicy, type PermitLeases } from './permit-leases';
+import { retryAfterSeconds, type RateLimitPolicy } from './rate-limit';
 
 export interface AbuseLimits {
   /** Joins (room join and matchmaking) per account in any 60 s span. */
@@ -32,12 +31,21 @@ export interface AbuseGuardDependencies {
   readonly rates: RateLimits;
   readonly limits: AbuseLimits;
   /**
-   * This process's permit leases for joins (core/abuse/permit-leases.ts): most joins then pass
-   * without a write. Absent: every join is counted in the account's log against the whole limit.
+   * The process's cache (Platform's): bans read at most `cachedKinds.ban` ago, and the
+   * accounts whose logs are full until their oldest admission leaves the window.
    */
-  readonly joinLeases?: PermitLeases;
-  /** The same for room creations: most warm creates then pass the guard without a request. */
-  readonly createLeases?: PermitLeases;
+  readonly cache: PlatformCache;
+}
+
+/**
+ * The account checks of one join or create, split by what they need: `known` answers from
+ * this process's memory (no request) and is awaited BEFORE anything is claimed or written;
+ * `decide` needs DynamoDB (the ban read unless cached, the log's conditional write) and runs
+ * BESIDE the action's own requests. Either throws the refusal.
+ */
+export interface AccountChecks {
+  readonly known: () => Promise<void>;
+  readonly decide: () => Promise<void>;
 }
 
 /** The 429 of one rate-limited action. */
@@ -47,72 +55,72 @@ type RateLimitedErrorClass = new (
   options?: { cause?: unknown },
 ) => AbuseRateLimitedError;
 
-/** One rate-limited action's allowance as the guard spends it. */
-interface Allowance {
-  /** The whole allowance: what a 429 states. */
-  readonly policy: RateLimitPolicy;
-  /** The share kept in each account's log (all of it without leases). */
-  readonly logPolicy: RateLimitPolicy;
-  readonly leases: PermitLeases | undefined;
-  readonly RateLimited: typeof JoinRateLimitedError | typeof CreateRateLimitedError;
+/** What `accountRefused` holds: until when the account's log admits nobody (epoch ms). */
+interface Refusal {
+  readonly freeAtMs: number;
 }
+
+type AccountAction = 'join' | 'create';
 
 const log = childLogger('abuse');
 
 /**
- * How long a request waits for this process's first lease acquisition before its account's
- * log admits it instead: a stalled DynamoDB then costs a request one silence (the log's),
- * not the lease write's and then the log's.
- */
-const firstLeaseWaitMs = 1_000;
-
-/**
- * How old this process's view of the bans may be: a ban (or its lifting) placed through another
- * process takes effect on joins and creates within this time; through this process, at once.
- */
-export const banCacheMs = banSnapshotMaxAgeMs;
-
-/**
  * Keeps one account from hurting the others: bans, and per-account rate limits on joining
  * and creating rooms, commanding game servers and long-polling their messages. Handlers call
- * an `assert…Allowed` method first thing after validation, before any room is read or
- * written; it returns nothing or throws a `PlatformError` that the HTTP middleware maps to
- * the docs/api.md body:
+ * an `assert…Allowed` method (or run `checks(…)` beside their own requests) before any room is
+ * changed; it returns nothing or throws a `PlatformError` that the HTTP middleware maps to the
+ * docs/api.md body:
  *
  * - `AccountBannedError`: 403 `BANNED`, message says until when (if the ban expires);
  * - `JoinRateLimitedError`, `CreateRateLimitedError`, `CommandRateLimitedError`,
  *   `MessagePollRateLimitedError`: 429 `RATE_LIMITED` with `Retry-After`
  *   (whole seconds until the oldest admission of the last 60 s leaves the window, ≥ 1).
  *
- * Each check is a ban lookup in this process's snapshot of every ban (core/abuse/ban-snapshot.ts:
- * read once a second, so a ban takes effect within 1 s, and no read per request) and then, only
- * if not banned, an admission: under one of this process's permit leases, from memory
- * (core/abuse/permit-leases.ts), or else one conditional UpdateItem of the account's
- * sliding-window log (core/abuse/rate-limit.ts). No 60 s span admits more than the limit, a
- * banned account spends no allowance, and a refused request records nothing, so hammering
- * never pushes the next admission back.
+ * A ban is a read of bounded staleness: one GetItem per account and process at most once a
+ * second (`PlatformCache` kind `ban`), so a ban takes effect everywhere within 1 s, and at
+ * once in the process that placed or lifted it. An admission is ONE conditional UpdateItem of
+ * the account's sliding-window log (core/abuse/rate-limit-store.ts): no 60 s span admits more
+ * than the limit, however many processes count, and a refused request records nothing, so
+ * hammering never pushes the next admission back. A refusal by a full log is remembered until
+ * its oldest admission leaves the window (`accountRefused`), an exact fact: it only refuses.
  */
 export class AbuseGuard {
-  private readonly joins: Allowance;
-  private readonly creates: Allowance;
+  private readonly policies: Readonly<Record<AccountAction, RateLimitPolicy>>;
   private readonly commandPolicy: RateLimitPolicy;
   private readonly messagePollPolicy: RateLimitPolicy;
-  private readonly bans: BanSnapshot;
 
   constructor(private readonly deps: AbuseGuardDependencies) {
-    this.bans = new BanSnapshot(deps.bans);
-    this.joins = allowance(
-      { action: 'join', limit: deps.limits.joinsPerMinute, windowS: 60 },
-      deps.joinLeases,
-      JoinRateLimitedError,
-    );
-    this.creates = allowance(
-      { action: 'create', limit: deps.limits.createsPerMinute, windowS: 60 },
-      deps.createLeases,
-      CreateRateLimitedError,
-    );
+    this.policies = {
+      join: { action: 'join', limit: deps.limits.joinsPerMinute, windowS: 60 },
+      create: { action: 'create', limit: deps.limits.createsPerMinute, windowS: 60 },
+    };
     this.commandPolicy = { action: 'command', limit: deps.limits.commandsPerMinute ?? 60, windowS: 60 };
     this.messagePollPolicy = { action: 'messagePoll', limit: deps.limits.messagePollsPerMinute ?? 120, windowS: 60 };
+  }
+
+  /**
+   * The checks of one join or create at `now`, for a caller that runs them beside its own
+   * requests (core/rooms/join.ts, the create handler). `decide` reads the ban and writes the
+   * log at once: an account banned in the last second, that this process had not read yet,
+   * may spend one admission; one it knows banned never does (`known` refuses first).
+   *
+   * @example
+   * const checks = p.abuse.checks('create', principal.account, p.now());
+   * await checks.known(); // 403 or 429 from memory, before anything is written
+   * const [allowed, resolved] = await Promise.allSettled([checks.decide(), resolveCreateRequest(body, deps)]);
+   */
+  checks(action: AccountAction, account: string, now: Date): AccountChecks {
+    return {
+      known: () => this.assertNotKnownRefused(action, account, now),
+      decide: async () => {
+        const [ban, admitted] = await Promise.allSettled([
+          this.assertNotBanned(account, now),
+          this.countAccount(action, account, now),
+        ]);
+        if (ban.status === 'rejected') throw ban.reason;
+        if (admitted.status === 'rejected') throw admitted.reason;
+      },
+    };
   }
 
   /**
@@ -122,25 +130,11 @@ export class AbuseGuard {
    * @throws AccountBannedError 403 `BANNED` while a ban is in force.
    * @throws JoinRateLimitedError 429 `RATE_LIMITED`, `Retry-After` set.
    * @example
-   * export const handler = httpHandler({ auth: {}, params }, async ({ params, principal }) => {
-   *   const { abuse, now } = platform();
-   *   await abuse.assertJoinAllowed(principal.account, now());
-   *   // … join the room
-   * });
+   * const { abuse, now } = platform();
+   * await abuse.assertJoinAllowed(principal.account, now());
    */
   async assertJoinAllowed(account: string, now: Date): Promise<void> {
-    await this.assertNotBanned(account, now);
-    await this.admit(account, now, this.joins);
-  }
-
-  /**
-   * `assertJoinAllowed`, decided from memory when it can be: returns `undefined` (admitted) or
-   * throws (banned) WITHOUT a promise when the ban snapshot is fresh and a permit lease admits
-   * the account; otherwise the promise of `assertJoinAllowed`. A join decided from memory
-   * claims its slot knowing it is admitted, so it never holds a slot it must give back.
-   */
-  admitJoin(account: string, now: Date): Promise<void> | undefined {
-    return this.admitFromMemory(account, now, this.joins) ? undefined : this.assertJoinAllowed(account, now);
+    await this.assertAllowed('join', account, now);
   }
 
   /**
@@ -155,45 +149,7 @@ export class AbuseGuard {
    * await abuse.assertCreateAllowed(principal.account, now());
    */
   async assertCreateAllowed(account: string, now: Date): Promise<void> {
-    const seen = this.bans.peek(account, now);
-    if (seen.state === 'stale' && !seen.knownBanned) {
-      // The snapshot's refresh and the admission at once, not one after the other: a create (a
-      // warm one answers in tens of milliseconds) does not wait two round trips. Only an account
-      // banned in the last second, that this process did not know of yet, spends one create of
-      // its allowance; one it knows banned never does.
-      const [ban, admitted] = await Promise.allSettled([
-        this.assertNotBanned(account, now),
-        this.admit(account, now, this.creates),
-      ]);
-      if (ban.status === 'rejected') throw ban.reason;
-      if (admitted.status === 'rejected') throw admitted.reason;
-      return;
-    }
-    await this.assertNotBanned(account, now);
-    await this.admit(account, now, this.creates);
-  }
-
-  /**
-   * `assertCreateAllowed`, decided from memory when it can be, as `admitJoin` is for joins:
-   * returns `undefined` (admitted) or throws `AccountBannedError` (banned) WITHOUT a promise
-   * when the ban snapshot is fresh and a permit lease admits the account; otherwise the promise
-   * of `assertCreateAllowed`.
-   *
-   * @example
-   * const admitted = p.abuse.admitCreate(principal.account, p.now()); // may throw 403 here
-   * if (admitted) await admitted; // 403 or 429
-   */
-  admitCreate(account: string, now: Date): Promise<void> | undefined {
-    return this.admitFromMemory(account, now, this.creates) ? undefined : this.assertCreateAllowed(account, now);
-  }
-
-  /**
-   * Keeps this process's ban snapshot young in the background (core/abuse/ban-snapshot.ts,
-   * `keepFresh`), so `admitJoin` and `admitCreate` rarely find it stale. For long-lived
-   * processes (the local cloud); Lambda does not call it.
-   */
-  keepBansFresh(options: KeepFreshOptions): void {
-    this.bans.keepFresh(options);
+    await this.assertAllowed('create', account, now);
   }
 
   /**
@@ -228,19 +184,19 @@ export class AbuseGuard {
 
   /**
    * Throws `AccountBannedError` if a ban is in force at `now`; a check without counting,
-   * for paths that are not rate limited.
+   * for paths that are not rate limited. The ban as read at most 1 s ago by this process.
    *
    * @example
    * await platform().abuse.assertNotBanned(principal.account, platform().now());
    */
   async assertNotBanned(account: string, now: Date): Promise<void> {
-    const ban = await this.bans.lookup(account, now);
-    if (ban) throw new AccountBannedError(account, ban.expiresAt);
+    const ban = await this.deps.cache.read('ban', account, () => this.deps.bans.find(account));
+    if (ban && banInForce(ban, now)) throw new AccountBannedError(account, ban.expiresAt);
   }
 
   /**
-   * Places (or replaces) a ban. Takes effect on the account's next request; rooms it already
-   * holds are left alone.
+   * Places (or replaces) a ban. Takes effect on the account's next request through this
+   * process, and within 1 s through any other; rooms it already holds are left alone.
    *
    * @throws RequestInvalidError 400 when `expiresAt` is not after `now`.
    * @example
@@ -249,13 +205,13 @@ export class AbuseGuard {
   async ban(request: BanRequest, by: string, now: Date): Promise<Ban> {
     const ban = newBan(request, by, now);
     await this.deps.bans.put(ban);
-    this.bans.placed(ban.account, ban);
+    this.deps.cache.remember('ban', ban.account, ban);
     log.info('ban placed', { account: ban.account, by, expiresAt: ban.expiresAt ?? 'never' });
     return ban;
   }
 
   /**
-   * The ban in force at `now`.
+   * The ban in force at `now`, read from the table (an admin's question deserves no cache).
    *
    * @throws BanNotFoundError 404 when there is none (or only an expired one).
    */
@@ -266,39 +222,49 @@ export class AbuseGuard {
   }
 
   /**
-   * Lifts the account's ban. An expired item is removed as well, but answers as absent.
+   * Lifts the account's ban: at once through this process, within 1 s through any other. An
+   * expired item is removed as well, but answers as absent.
    *
    * @throws BanNotFoundError 404 when no ban was in force.
    */
   async liftBan(account: string, by: string, now: Date): Promise<void> {
     const ban = await this.deps.bans.delete(account);
-    this.bans.lifted(account);
+    this.deps.cache.remember<Ban | undefined>('ban', account, undefined);
     if (!ban || !banInForce(ban, now)) throw new BanNotFoundError(account);
     log.info('ban lifted', { account, by });
   }
 
-  /**
-   * True when the snapshot is fresh and a settled lease admits the account; throws when the
-   * snapshot is fresh and has it banned; false when only a request can decide. An admission
-   * from memory claims its lease slot knowing it is admitted, so it never holds one it must
-   * give back.
-   */
-  private admitFromMemory(account: string, now: Date, allowance: Allowance): boolean {
-    const seen = this.bans.peek(account, now);
-    if (seen.state !== 'fresh') return false;
-    if (seen.ban) throw new AccountBannedError(account, seen.ban.expiresAt);
-    const leases = allowance.leases;
-    return leases !== undefined && leases.settled(now) && leases.tryAdmit(account, now);
+  /** The checks one after the other: a banned account spends no allowance. */
+  private async assertAllowed(action: AccountAction, account: string, now: Date): Promise<void> {
+    await this.assertNotKnownRefused(action, account, now);
+    await this.assertNotBanned(account, now);
+    await this.countAccount(action, account, now);
   }
 
-  /** One admission under a lease of this process, else in the account's log; or the 429 it earns. */
-  private async admit(account: string, now: Date, allowance: Allowance): Promise<void> {
-    const { leases } = allowance;
-    if (leases) {
-      await leases.ready(now, firstLeaseWaitMs);
-      if (leases.tryAdmit(account, now)) return;
+  /**
+   * The refusals this process knows without a request: a ban it read in the last second (a
+   * read still in flight is not waited for), and a full log until its oldest admission leaves
+   * the window.
+   */
+  private async assertNotKnownRefused(action: AccountAction, account: string, now: Date): Promise<void> {
+    const ban = await settledOrUndefined(this.deps.cache.peek<Ban | undefined>('ban', account));
+    if (ban && banInForce(ban, now)) throw new AccountBannedError(account, ban.expiresAt);
+    const refusal = await this.deps.cache.peek<Refusal>('accountRefused', refusalKey(action, account));
+    if (refusal && now.getTime() < refusal.freeAtMs) {
+      const policy = this.policies[action];
+      const retryAfterS = retryAfterSeconds(refusal.freeAtMs - policy.windowS * 1000, policy, now);
+      throw new (rateLimitedError(action))(account, { ...details(policy), retryAfterS });
     }
-    await this.count(account, now, allowance.logPolicy, allowance.RateLimited, allowance.policy);
+  }
+
+  /** One admission of a join or create in the account's log; a full log's refusal is remembered. */
+  private async countAccount(action: AccountAction, account: string, now: Date): Promise<void> {
+    const policy = this.policies[action];
+    const result = await this.deps.rates.count(account, policy, now);
+    if (result.state === 'Exhausted') {
+      this.deps.cache.remember<Refusal>('accountRefused', refusalKey(action, account), { freeAtMs: result.freeAtMs });
+    }
+    throwUnlessCounted(account, result, policy, rateLimitedError(action));
   }
 
   /** One admission in the account's log, or the 429 it earns. */
@@ -307,25 +273,37 @@ export class AbuseGuard {
     now: Date,
     policy: RateLimitPolicy,
     RateLimited: RateLimitedErrorClass,
-    /** What the caller is told the limit is (the whole allowance, leases included). */
-    stated: RateLimitPolicy = policy,
   ): Promise<void> {
-    const result = await this.deps.rates.count(account, policy, now);
-    if (result.state === 'Counted') return;
-    const details = { action: stated.action, limit: stated.limit, windowS: stated.windowS };
-    throw new RateLimited(
-      account,
-      { ...details, retryAfterS: result.retryAfterS },
-      result.state === 'Contention' ? { cause: result.cause } : {},
-    );
+    throwUnlessCounted(account, await this.deps.rates.count(account, policy, now), policy, RateLimited);
   }
 }
 
-/** With leases the log keeps only its share of the allowance; the leases hold the rest. */
-function allowance(
+function throwUnlessCounted(
+  account: string,
+  result: Awaited<ReturnType<RateLimits['count']>>,
   policy: RateLimitPolicy,
-  leases: PermitLeases | undefined,
-  RateLimited: Allowance['RateLimited'],
-): Allowance {
-  return { policy, logPolicy: leases ? logPolicy(policy) : policy, leases, RateLimited };
+  RateLimited: RateLimitedErrorClass,
+): void {
+  if (result.state === 'Counted') return;
+  throw new RateLimited(
+    account,
+    { ...details(policy), retryAfterS: result.retryAfterS },
+    result.state === 'Contention' ? { cause: result.cause } : {},
+  );
+}
+
+const details = (policy: RateLimitPolicy) => ({ action: policy.action, limit: policy.limit, windowS: policy.windowS });
+
+const rateLimitedError = (action: AccountAction): RateLimitedErrorClass =>
+  action === 'join' ? JoinRateLimitedError : CreateRateLimitedError;
+
+const refusalKey = (action: AccountAction, account: string) => `${action}#${account}`;
+
+/** The value of a promise that has already settled with one; `undefined` while it is pending or if it failed. */
+async function settledOrUndefined<T>(promise: Promise<T> | undefined): Promise<T | undefined> {
+  if (!promise) return undefined;
+  const pending = Symbol('pending');
+  // An already-settled promise wins the race against an already-resolved one: it was queued first.
+  const first = await Promise.race([promise, Promise.resolve(pending)]).catch(() => pending);
+  return first === pending ? undefined : (first as T);
 }

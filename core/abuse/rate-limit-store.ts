@@ -1,14 +1,17 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { classifyDependencyError } from '../infra/dependency-errors';
 import { keys } from '../infra/keys';
+import { PlatformCache } from '../infra/platform-cache';
 import { cutoffMs, decide, logTtl, ringSlot, type RateGate, type RateLimitPolicy } from './rate-limit';
 
 /** Outcome of one request against the limiter: expected refusals are results, not exceptions. */
 export type RateCountResult =
   /** Admitted as admission number `sequence` (1-based) of this account's log. */
   | { readonly state: 'Counted'; readonly sequence: number }
-  | { readonly state: 'Exhausted'; readonly retryAfterS: number }
+  /** `freeAtMs`: when the log's oldest admission leaves the window; it admits nobody before. */
+  | { readonly state: 'Exhausted'; readonly retryAfterS: number; readonly freeAtMs: number }
   /** Throttled even after the SDK's own jittered retries, or outraced too often: back off. */
   | { readonly state: 'Contention'; readonly retryAfterS: number; readonly cause: unknown };
 
@@ -33,60 +36,53 @@ export const rateConditions = {
 
 const logIsAtSequenceWithFreeSlot = `${rateConditions.logIsAtExpectedSequence} AND ${rateConditions.slotIsFree}`;
 
-/** Throttling and conflicts are contention: worth a retry later, never a 500. */
-const contentionErrors = new Set([
-  'ThrottlingException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'TransactionConflictException',
-]);
-
-/** Sequence numbers this process saw last, so the usual request needs no read. Bounded. */
-const maxCachedLogs = 10_000;
-
 /**
  * Sliding-window logs (core/abuse/rate-limit.ts), one item per account, action and limit:
  * `n` and the ring slots `s0 … s<limit−1>` (admission times, epoch ms).
  *
  * An admission is ONE conditional UpdateItem: "n is what I last saw AND the slot n mod limit is
- * free" → write the slot and n + 1. The expected n comes from a small in-process cache. When
- * another process admitted meanwhile, the condition fails and `ReturnValuesOnConditionCheckFailure`
- * hands back the current log, so the next attempt needs no read; a log whose gating slot is still
- * in the window is refused with the time that slot leaves it. Parallel requests of one account
- * are serialised by the condition: each round admits exactly one, so exactly `limit` get through
- * and refused ones write nothing. SDK exceptions never leave this module except as bugs.
+ * free" → write the slot and n + 1. The expected n is this process's last sight of the log
+ * (`PlatformCache` kind `rateLogSequence`), a guess only. When another process admitted
+ * meanwhile, the condition fails and `ReturnValuesOnConditionCheckFailure` hands back the
+ * current log, so the next attempt needs no read; a log whose gating slot is still in the
+ * window is refused with the time that slot leaves it. Parallel requests of one account, in
+ * any number of processes, are serialised by the condition: each round admits exactly one, so
+ * exactly `limit` get through and refused ones write nothing. SDK exceptions never leave this
+ * module except as bugs.
  */
 export class RateLimitStore implements RateLimits {
-  private readonly expected = new Map<string, number>();
-
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly cache: PlatformCache = new PlatformCache(),
   ) {}
 
   /** Admits one `policy.action` request of `account` at `now` if no span of the window would exceed the limit. */
   async count(account: string, policy: RateLimitPolicy, now: Date): Promise<RateCountResult> {
     const key = keys.rateLog(account, policy.action, policy.limit);
-    const cacheKey = `${key.pk}\u0000${key.sk}`;
-    let gate: RateGate = { n: this.expected.get(cacheKey) ?? 0, slotAdmittedAtMs: undefined };
+    const cacheKey = `${key.pk}#${key.sk}`;
+    let gate: RateGate = {
+      n: (await this.cache.peek<number>('rateLogSequence', cacheKey)) ?? 0,
+      slotAdmittedAtMs: undefined,
+    };
     // Each round admits somebody, so a request that keeps losing is behind at most `limit` others.
     const maxAttempts = Math.min(policy.limit, 100) + 2;
     for (let attempt = 0; attempt < maxAttempts; attempt++) {
       const decision = decide(gate, policy, now);
-      if (!decision.admit) return { state: 'Exhausted', retryAfterS: decision.retryAfterS };
+      if (!decision.admit)
+        return { state: 'Exhausted', retryAfterS: decision.retryAfterS, freeAtMs: decision.freeAtMs };
       const written = await this.tryAdmit(key, gate.n, policy, now).catch((error: unknown) => error);
       if (written === 'Admitted') {
-        this.remember(cacheKey, gate.n + 1);
+        this.cache.remember('rateLogSequence', cacheKey, gate.n + 1);
         return { state: 'Counted', sequence: gate.n + 1 };
       }
       if (written instanceof ConditionalCheckFailedException) {
         gate = gateOf(written.Item ? unmarshall(written.Item) : undefined, policy);
-        this.remember(cacheKey, gate.n);
+        this.cache.remember('rateLogSequence', cacheKey, gate.n);
         continue;
       }
-      if (written instanceof Error && contentionErrors.has(written.name)) {
-        return { state: 'Contention', retryAfterS: 1, cause: written };
-      }
+      const kind = classifyDependencyError(written)?.kind;
+      if (kind === 'throttled' || kind === 'contention') return { state: 'Contention', retryAfterS: 1, cause: written };
       throw written;
     }
     return { state: 'Contention', retryAfterS: 1, cause: new Error('outraced on every attempt') };
@@ -122,13 +118,6 @@ export class RateLimitStore implements RateLimits {
       }),
     );
     return 'Admitted';
-  }
-
-  private remember(cacheKey: string, n: number): void {
-    this.expected.delete(cacheKey);
-    this.expected.set(cacheKey, n);
-    // Maps iterate in insertion order: the first key is the one used longest ago.
-    if (this.expected.size > maxCachedLogs) this.expected.delete(this.expected.keys().next().value as string);
   }
 }
 

@@ -47,7 +47,9 @@ export interface RateGate {
 }
 
 export type RateDecision =
-  { readonly admit: true; readonly slot: number } | { readonly admit: false; readonly retryAfterS: number };
+  | { readonly admit: true; readonly slot: number }
+  /** `freeAtMs`: when the gating admission leaves the window; until then the log admits nobody. */
+  | { readonly admit: false; readonly retryAfterS: number; readonly freeAtMs: number };
 
 /** Slot of the ring that admission number `n` writes. */
 export function ringSlot(n: number, limit: number): number {
@@ -65,7 +67,11 @@ export function decide(gate: RateGate, policy: RateLimitPolicy, now: Date): Rate
   if (gate.slotAdmittedAtMs === undefined || gate.slotAdmittedAtMs <= cutoffMs(now, policy.windowS)) {
     return { admit: true, slot };
   }
-  return { admit: false, retryAfterS: retryAfterSeconds(gate.slotAdmittedAtMs, policy, now) };
+  return {
+    admit: false,
+    retryAfterS: retryAfterSeconds(gate.slotAdmittedAtMs, policy, now),
+    freeAtMs: gate.slotAdmittedAtMs + policy.windowS * 1000,
+  };
 }
 
 /**

@@ -3,7 +3,7 @@ import type { GameConfigurations } from '../gameservers/configuration-store';
 import { rpcErrorCodes } from '../protocol/jsonrpc';
 import { RoomNotFoundError } from '../rooms/errors';
 import type { Room } from '../rooms/model';
-import type { RoomStore } from '../rooms/store';
+import type { RoomStore } from '../rooms/room-store';
 import type { CommandDelivery } from './delivery';
 import { CommandNotAllowedError, CommandNotFoundError, NotRoomOwnerError, RoomNotReadyError } from './errors';
 import type { RoomMessages } from './message-store';

@@ -1,15 +1,16 @@
 import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../infra/keys';
-import { RecentReads, recentReadMaxAgeMs } from '../infra/recent-reads';
+import type { PlatformCache } from '../infra/platform-cache';
 import type { GameServerConfiguration } from './configuration';
 import { GameConfigurationNotFoundError } from './errors';
 
 /** Game server configurations by game and version: what use cases and handlers depend on. */
 export interface GameConfigurations {
   /**
-   * The configuration as this process read it at most `recentReadMaxAgeMs` ago (this store's
-   * own writes are seen at once): for a create's path, where a change by an admin may take
-   * that long to arrive. @throws GameConfigurationNotFoundError 404 when the version has none.
+   * The configuration as this process read it at most the `configuration` bound of
+   * core/infra/platform-cache.ts ago (this process's own writes are seen at once): for a
+   * create's path, where a change by an admin may take that long to arrive.
+   * @throws GameConfigurationNotFoundError 404 when the version has none.
    */
   recent(gameId: string, version: string): Promise<GameServerConfiguration>;
   /** Places or replaces the configuration of its game version. */
@@ -22,25 +23,26 @@ export interface GameConfigurations {
 
 /**
  * Game server configurations, one item per game version. `get` reads the item; `recent`
- * serves what this process read within `recentReadMaxAgeMs` (a create's path: one read fewer),
- * and this store's own writes are seen by both at once.
+ * serves what this process read within the cache's `configuration` bound (a create's path:
+ * one read fewer), and this process's own writes are seen by both at once.
  */
 export class GameConfigurationStore implements GameConfigurations {
-  private readonly recentReads = new RecentReads<GameServerConfiguration>(recentReadMaxAgeMs);
-
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /** The process's one cache (`Platform.cache`): a write through any store of the process is read at once. */
+    private readonly cache: PlatformCache,
   ) {}
 
   async recent(gameId: string, version: string): Promise<GameServerConfiguration> {
+    const read = this.cache.read('configuration', cacheKey(gameId, version), () => this.get(gameId, version));
     // A copy each: callers share the read, not the object.
-    return structuredClone(await this.recentReads.read(recentKey(gameId, version), () => this.get(gameId, version)));
+    return structuredClone(await read);
   }
 
   async put(configuration: GameServerConfiguration): Promise<void> {
     // Forgotten after the write: a read that began before it and ends after it is dropped too.
-    await this.forgettingAfter(recentKey(configuration.gameId, configuration.version), () => this.write(configuration));
+    await this.forgettingAfter(cacheKey(configuration.gameId, configuration.version), () => this.write(configuration));
   }
 
   private async write(configuration: GameServerConfiguration): Promise<void> {
@@ -67,14 +69,14 @@ export class GameConfigurationStore implements GameConfigurations {
 
   /** Rooms already running keep the copy they were created from. */
   async delete(gameId: string, version: string): Promise<void> {
-    await this.forgettingAfter(recentKey(gameId, version), () => this.remove(gameId, version));
+    await this.forgettingAfter(cacheKey(gameId, version), () => this.remove(gameId, version));
   }
 
   private async forgettingAfter(key: string, write: () => Promise<void>): Promise<void> {
     try {
       await write();
     } finally {
-      this.recentReads.forget(key);
+      this.cache.forget('configuration', key);
     }
   }
 
@@ -90,4 +92,4 @@ export class GameConfigurationStore implements GameConfigurations {
   }
 }
 
-const recentKey = (gameId: string, version: string) => JSON.stringify([gameId, version]);
+const cacheKey = (gameId: string, version: string) => JSON.stringify([gameId, version]);

@@ -24,7 +24,7 @@ import { checkRpcParams } from '../protocol/invalid-params';
 import { rpcErrorCodes, type RpcError } from '../protocol/jsonrpc';
 import type { SessionStore } from '../sessions/store';
 import { isLive, type Room, type RoomSettings } from '../rooms/model';
-import type { RoomStore } from '../rooms/store';
+import type { RoomStore } from '../rooms/room-store';
 import type { ServerSlots } from './server-slot-store';
 import { ServerAddressPendingError } from './errors';
 import type { PoolStore } from '../pool/pool-store';
@@ -87,7 +87,7 @@ export async function handleControllerRequest(
     }
     case 'abandoned':
       // No answer: the sidecar stopped waiting. The result only tells the logs what happened.
-      await deps.members.abandon(request.roomId, request.keyHash, request.correlationId);
+      await deps.members.abandon(request.roomId, request.keyHash, gameRequestOf(request));
       return;
     case 'rpc': {
       const outcome = await applyRpc(request, deps, now);
@@ -212,6 +212,16 @@ async function refuseStandby(room: Room, deps: ControllerEventDependencies, now:
 }
 
 /**
+ * The game request a `joined`, `left` or `abandoned` is about: what a used key is answered
+ * again for (core/sessions/store.ts `confirm`). A sidecar of the previous release names none;
+ * its forward's correlation id stands in, so only an SQS redelivery of that very message
+ * repeats, and any other request with a used key is still rejected.
+ */
+function gameRequestOf(request: { readonly correlationId: string; readonly gameRequest?: string | undefined }): string {
+  return request.gameRequest ?? request.correlationId;
+}
+
+/**
  * `joined` and `left` name the player by the SHA-256 of the key the game was handed
  * (`keyHash`): the platform matches the hash it stored at the join and never sees the key.
  */
@@ -224,7 +234,7 @@ async function joined(request: RpcRequest, deps: ControllerEventDependencies, no
   if (!read || !room || !isLive(room.state)) return fail(rpcErrorCodes.roomClosed, 'The room is not open.');
   const extension = await extendedScopes(room, params.data, deps);
   if ('error' in extension) return extension;
-  const outcome = await deps.members.confirm(read, params.data.keyHash, request.correlationId, now);
+  const outcome = await deps.members.confirm(read, params.data.keyHash, gameRequestOf(request), now);
   if (outcome.state === 'Rejected') {
     return fail(rpcErrorCodes.keyRejected, `Registration key rejected (${outcome.reason}).`);
   }
@@ -247,7 +257,7 @@ async function joined(request: RpcRequest, deps: ControllerEventDependencies, no
 async function left(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {
   const params = checkRpcParams(forwardedParams.left, request.params ?? {});
   if ('message' in params) return fail(rpcErrorCodes.invalidParams, params.message);
-  const outcome = await deps.members.leave(request.roomId, params.data.keyHash, request.correlationId, now);
+  const outcome = await deps.members.leave(request.roomId, params.data.keyHash, gameRequestOf(request), now);
   return outcome.state === 'Left'
     ? { result: { status: 'OK' } }
     : fail(rpcErrorCodes.keyRejected, 'Registration key rejected.');

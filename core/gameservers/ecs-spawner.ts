@@ -59,28 +59,7 @@ export class EcsSpawner implements Spawner {
     const first = this.settings.firstGamePort ?? ecsTaskDefaults.firstGamePort;
     const ports = Array.from({ length: request.configuration.ports }, (_, i) => first + i);
     const binary = request.configuration.binary ?? '/game/server';
-    const [keys, credentials] = await Promise.all([
-      this.settings.sidecarKeys(request.roomId),
-      this.settings.sidecarCredentials?.(request.roomId),
-    ]);
-    // The game container is a separate container (its own PID namespace and environment):
-    // nothing below reaches it.
-    const environment = pairs({
-      ...sidecarEnvironment(request, ports, binary, this.settings.sidecar),
-      // Read only by a sidecar that launches the game itself; here they would only fill RunTask's 8,192 characters.
-      ...launchOnlyVariables,
-      GAME_LAUNCH: 'external',
-      ZMQ_ENDPOINT: taskSocketEndpoint,
-      SIDECAR_KEY: encodeRoomKey(keys),
-      ...(credentials
-        ? {
-            AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-            AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-            AWS_SESSION_TOKEN: credentials.sessionToken,
-            AWS_CREDENTIAL_EXPIRATION: credentials.expiration,
-          }
-        : {}),
-    });
+    const environment = await this.controllerEnvironment(request, ports, binary);
     const gameEnvironment = pairs(
       gameProcessEnvironment({
         roomId: request.roomId,
@@ -145,6 +124,38 @@ export class EcsSpawner implements Spawner {
     // The public IP is not known yet (the ENI is attached while the task provisions), and the
     // private one reaches no player: the address is learnt at `inited` (ecs-task-address.ts).
     return { taskId: response.tasks[0].taskArn ?? '', host: unknownHost, ports };
+  }
+
+  /**
+   * The controller container's variables: the sidecar's settings, its channel keys and, when
+   * issued, its room-scoped session. The game container is a separate container (its own PID
+   * namespace and environment): nothing here reaches it.
+   */
+  private async controllerEnvironment(
+    request: SpawnRequest,
+    ports: readonly number[],
+    binary: string,
+  ): Promise<KeyValuePair[]> {
+    const [keys, credentials] = await Promise.all([
+      this.settings.sidecarKeys(request.roomId),
+      this.settings.sidecarCredentials?.(request.roomId),
+    ]);
+    return pairs({
+      ...sidecarEnvironment(request, ports, binary, this.settings.sidecar),
+      // Read only by a sidecar that launches the game itself; here they would only fill RunTask's 8,192 characters.
+      ...launchOnlyVariables,
+      GAME_LAUNCH: 'external',
+      ZMQ_ENDPOINT: taskSocketEndpoint,
+      SIDECAR_KEY: encodeRoomKey(keys),
+      ...(credentials
+        ? {
+            AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+            AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+            AWS_SESSION_TOKEN: credentials.sessionToken,
+            AWS_CREDENTIAL_EXPIRATION: credentials.expiration,
+          }
+        : {}),
+    });
   }
 
   /** Cost bounds: the sweeper stops tasks whose room is not live (core/rooms/sweep-costs.ts). */

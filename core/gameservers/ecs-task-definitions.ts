@@ -22,7 +22,7 @@ export interface EcsTaskDefinitionSettings {
  * the configuration is put: the deployment's task definition with the game container's image
  * and port mappings replaced. Same family, so the spawner's RunTask grant (the family's
  * revisions, in this cluster) covers it, and the execution role stays the one the stack made.
- * A configuration without `image` runs the deployment's game image, as before.
+ * A configuration without `image` runs the deployment's game image, in the deployment's task definition.
  *
  * The revision copies the controller image of the deployment current when it was put: after
  * deploying a new controller, put such configurations again (docs/ecs-fleet.md).

@@ -1,6 +1,6 @@
 import type { ControllerReply, ControllerRequest, FailureReason } from '../protocol/controller-messages';
 import { rpcErrorCodes } from '../protocol/jsonrpc';
-import type { RoomStore } from '../rooms/store';
+import type { RoomStore } from '../rooms/room-store';
 
 /** Why a room fails when one of its messages could not be applied on any delivery. */
 export const poisonFailureReason: FailureReason = 'platform-error';

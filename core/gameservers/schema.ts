@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { assignMethod } from '../protocol/game-methods';
 import { scopeListSchema } from '../auth/schema';
 import { privilegedScopes } from '../auth/token-model';
 import { reservedJsonKeys, storableJsonObjectSchema } from '../protocol/storable-json';
@@ -88,7 +89,7 @@ export const gameServerConfigurationBodySchema = z
           .min(1)
           .max(64)
           .regex(/^[A-Za-z0-9_.:-]+$/)
-          .refine((name) => name !== 'assign', {
+          .refine((name) => name !== assignMethod, {
             message: "is the warm pool's hand-over (assign), which only the platform sends",
           }),
       )

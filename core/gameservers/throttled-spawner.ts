@@ -1,4 +1,5 @@
 import { cryptoRandom, jitteredBackoffMs, type BackoffPolicy, type Clock, type RandomSource } from '../infra/clock';
+import { classifyDependencyError } from '../infra/dependency-errors';
 import { NoHealthyHostError } from './errors';
 import type { SpawnRequest, Spawner } from './spawner';
 
@@ -28,18 +29,8 @@ export const runTaskQueueMs = 22_000;
 /** A StopTask ECS throttled is retried this long; the sweeper stops whatever is still left. */
 const stopBudgetMs = 5_000;
 
-/** Error names the AWS SDK gives throttled calls (ECS answers `ThrottlingException`). */
-const throttlingNames = new Set(['ThrottlingException', 'TooManyRequestsException', 'RequestLimitExceeded']);
-
-/** Whether `error`, or an error it wraps (`cause`), is an AWS throttling refusal. */
-export function isThrottling(error: unknown): boolean {
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
-    const status = (current as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-    if (throttlingNames.has(current.name) || status === 429) return true;
-    current = current.cause;
-  }
-  return false;
-}
+/** Whether `error`, or an error it wraps (`cause`), is ECS refusing the call's rate (`ThrottlingException`, 429). */
+const isThrottling = (error: unknown): boolean => classifyDependencyError(error)?.kind === 'throttled';
 
 export interface ThrottledSpawnerOptions {
   readonly clock: Clock;

@@ -81,13 +81,14 @@ export interface BackoffPolicy {
 
 /**
  * Full jitter (a pause drawn uniformly up to an exponentially growing, capped ceiling):
- * colliding writers spread out instead of retrying in lockstep. Pure: the random source is
- * an argument. Always at least 1 ms and at most `min(capMs, baseMs · 2^attempt)`.
+ * colliding writers spread out instead of retrying in lockstep. The platform's one backoff:
+ * every retry picks a policy and pauses this long. Pure but for the random source, which a
+ * test passes. Always at least 1 ms and at most `min(capMs, baseMs · 2^attempt)`.
  *
  * @example
- * await clock.sleep(jitteredBackoffMs(attempt, joinContentionBackoff, cryptoRandom));
+ * await clock.sleep(jitteredBackoffMs(attempt, writeContentionBackoff));
  */
-export function jitteredBackoffMs(attempt: number, policy: BackoffPolicy, random: RandomSource): number {
+export function jitteredBackoffMs(attempt: number, policy: BackoffPolicy, random: RandomSource = cryptoRandom): number {
   const exponent = Math.max(0, Math.floor(attempt));
   // 2 ** exponent is Infinity past 1023: min() still picks the cap.
   const ceiling = Math.max(1, Math.floor(Math.min(policy.capMs, policy.baseMs * 2 ** exponent)));
@@ -98,13 +99,14 @@ export function jitteredBackoffMs(attempt: number, policy: BackoffPolicy, random
 }
 
 /**
- * The pause between join attempts that lost a transaction conflict (core/rooms/join.ts):
- * 5, 10, 20, … ms ceilings, as join.ts draws them today.
+ * The pause between join attempts that lost a conflict (core/rooms/join.ts): 5, 10, 20, … ms
+ * ceilings, small at first because a player waits on every one.
  */
 export const joinContentionBackoff: BackoffPolicy = { baseMs: 5, capMs: 640 };
 
 /**
- * The pause between attempts of a write cancelled by contention or throttling
- * (`retryOnContention`, whose first retry is attempt 1): 20, 40, 80, … ms ceilings, at most 2.56 s.
+ * The pause between attempts of a write cancelled by contention or throttling, or of a call
+ * to a dependency that failed for a moment (`retryOnContention`, the queue consumer's retry
+ * in place; their first retry is attempt 1): 20, 40, 80, … ms ceilings, at most 2.56 s.
  */
 export const writeContentionBackoff: BackoffPolicy = { baseMs: 10, capMs: 2_560 };

@@ -176,6 +176,13 @@ export type ConfigSecrets = Readonly<Partial<Record<'DEV_SIGNING_JWK' | 'TOKEN_S
 
 /** `secrets` take precedence over variables of the same name in `env`. */
 export function parseConfig(env: NodeJS.ProcessEnv, secrets: ConfigSecrets = {}): PlatformConfig {
+  return platformConfigOf(validEnvironment(env, secrets));
+}
+
+type Environment = z.infer<typeof environmentSchema>;
+
+/** The variables, each valid and together consistent; ConfigInvalidError names those that are not. */
+function validEnvironment(env: NodeJS.ProcessEnv, secrets: ConfigSecrets): Environment {
   const parsed = environmentSchema.safeParse({ ...env, ...definedOnly(secrets) });
   if (!parsed.success) {
     const variables = parsed.error.issues.map((issue) => String(issue.path[0]));
@@ -196,6 +203,10 @@ export function parseConfig(env: NodeJS.ProcessEnv, secrets: ConfigSecrets = {})
   if (Boolean(e.SIDECAR_ROLE_ARN) !== Boolean(e.QUEUE_ARN_CONTROLLER_REQUESTS)) {
     throw new ConfigInvalidError(['SIDECAR_ROLE_ARN', 'QUEUE_ARN_CONTROLLER_REQUESTS'], 'set both or neither');
   }
+  return e;
+}
+
+function platformConfigOf(e: Environment): PlatformConfig {
   return {
     region: e.AWS_REGION,
     tableName: e.TABLE_NAME,

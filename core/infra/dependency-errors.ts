@@ -1,4 +1,4 @@
-import { cryptoRandom, jitteredBackoffMs, writeContentionBackoff, type RandomSource } from './clock';
+import { jitteredBackoffMs, writeContentionBackoff } from './clock';
 import { DependencyUnavailableError } from '../errors';
 
 /**
@@ -128,18 +128,19 @@ function classifyOne(error: SdkErrorShape & { readonly message?: unknown }): Dep
   const code = typeof error.code === 'string' ? error.code : codeInMessage(error.message);
   if (connectionErrorCodes.has(code)) return 'unreachable';
   if (timeoutErrorNames.has(name) || timeoutErrorCodes.has(code)) return 'timeout';
-  if (throttlingErrorNames.has(name) || error.$retryable?.throttling === true) return 'throttled';
+  const status = error.$metadata?.httpStatusCode;
+  if (throttlingErrorNames.has(name) || error.$retryable?.throttling === true || status === 429) return 'throttled';
   if (isTransactionContention(error) || conflictErrorNames.has(name)) return 'contention';
   if (name === 'ResourceNotFoundException') return 'missing-table';
-  const status = error.$metadata?.httpStatusCode;
   if (serverErrorNames.has(name) || error.$fault === 'server' || (typeof status === 'number' && status >= 500))
     return 'server-error';
   return undefined;
 }
 
 /**
- * The one place that decides whether an SDK failure means "a dependency is down, retry
- * later". Looks through `cause` chains (a few links) because some callers wrap errors.
+ * The one place that decides whether an SDK failure means "a dependency is busy or down,
+ * retry later", and which: every retry and every 503 asks here, never a list of error names
+ * of its own. Looks through `cause` chains (a few links) because some callers wrap errors.
  *
  * @example
  * classifyDependencyError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))
@@ -179,11 +180,6 @@ export function asDependencyUnavailable(error: unknown): DependencyUnavailableEr
   });
 }
 
-/** Full jitter: a random pause up to a cap that doubles with each attempt (20, 40, 80, … ms). */
-export function contentionBackoffMs(attempt: number, random: RandomSource = cryptoRandom): number {
-  return jitteredBackoffMs(attempt, writeContentionBackoff, random);
-}
-
 /**
  * Runs a write again while it fails by contention only (transaction conflicts, throttling
  * the SDK does not retry itself), with jittered backoff; after `maxAttempts` the last
@@ -201,7 +197,7 @@ export async function retryOnContention<T>(
       const retryable = failure?.kind === 'contention' || failure?.kind === 'throttled';
       if (!retryable) throw error;
       if (attempt >= options.maxAttempts) throw asDependencyUnavailable(error) ?? error;
-      await options.sleep(contentionBackoffMs(attempt));
+      await options.sleep(jitteredBackoffMs(attempt, writeContentionBackoff));
     }
   }
 }

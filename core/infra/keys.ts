@@ -8,9 +8,6 @@
  * | session template       | TEMPLATE#<name>        | TEMPLATE           |
  * | filling-room pointer   | BUCKET#<bucketHash>    | FILLING            |
  * | account ban            | ACCOUNT#<account>      | BAN                |
- * | ban directory entry    | BANS                   | ACCOUNT#<account>  |  (every ban in force, for the join path's snapshot)
- * | ban directory epoch    | BANS                   | EPOCH              |
- * | join permit leases     | RATELEASE#<action>#<limit> | LEASES         |
  * | rate limiter log       | ACCOUNT#<account>      | RATE#<action>#<limit> |
  * | idempotency record     | ACCOUNT#<account>      | IDEMPOTENCY#<sha256(key)> |
  * | owner's command        | ROOM#<roomId>          | COMMAND#<commandId> |  (core/commands/store.ts)
@@ -23,7 +20,7 @@
  * | a room's server lease  | SERVERS                | ROOM#<roomId>      |
  * | region                 | FLEET                  | REGION#<name>      |  (regions and hosts in one partition: one Query reads the fleet)
  * | host                   | FLEET                  | HOST#<hostId>      |
- * | standby server         | POOL#<gameId>#<version> | REGION#<region>#ROOM#<roomId> |  (warm pool: core/pool/pool-store.ts; one Query reads every region's)
+ * | warm pool              | POOL#<gameId>#<version> | REGION#<region>    |  (its standby servers and their states: core/pool/pool-store.ts; one Query reads every region's)
  * | pooled configuration   | POOLS                  | <gameId>#<version> |
  *
  * Index keys of a live room (written at create, REMOVEd by the write that fails or closes it):
@@ -31,6 +28,7 @@
  * | index | pk                                   | sk                    | for                     |
  * | ----- | ------------------------------------ | --------------------- | ----------------------- |
  * | gsi1  | OPEN#<bucket>                        | <createdAt>#<roomId>  | matchmaking (packing)   |
+ * | gsi1  | STANDBY#<gameId>#<version>           | <region>#<roomId>     | the warm pool's servers |
  * | gsi2  | LIVE#<gameId>#<version>#<region>     | <createdAt>#<roomId>  | `GET /v1/rooms`         |
  * | gsi3  | SWEEP#<0..liveRoomShards-1>          | <roomId>              | the sweeper, reconciling |
  */
@@ -45,6 +43,8 @@ const roomPk = (roomId: string) => `ROOM#${roomId}`;
 const indexPartitions = {
   /** gsi1: live rooms of one matchmaking bucket. */
   bucket: (bucket: string) => `OPEN#${bucket}`,
+  /** gsi1: the standby servers of one configuration, every region's (rooms that are nobody's yet). */
+  standby: (gameId: string, version: string) => `STANDBY#${gameId}#${version}`,
   /** gsi2: live rooms of one game version in one region (`GET /v1/rooms`). */
   listing: (gameId: string, version: string, region: string) => `LIVE#${gameId}#${version}#${region}`,
   /** gsi3: one shard of all live rooms (the sweeper's worklist). */
@@ -92,6 +92,11 @@ export const keys = {
     standby?: true;
   }) => ({
     ...(room.bucket ? { gsi1pk: indexPartitions.bucket(room.bucket), gsi1sk: `${room.createdAt}#${room.roomId}` } : {}),
+    // A standby server is listed for the creates that may take it; the take's write REMOVEs
+    // these keys, so the index never lists a taken server (an ended one loses all its keys).
+    ...(room.standby
+      ? { gsi1pk: indexPartitions.standby(room.gameId, room.version), gsi1sk: `${room.region}#${room.roomId}` }
+      : {}),
     // A standby server is nobody's room yet: no listing shows it.
     ...(room.standby
       ? {}
@@ -106,6 +111,8 @@ export const keys = {
   roomIndexAttributes: ['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk'] as const,
   /** The gsi1 partition of a matchmaking bucket's live rooms. */
   bucketIndex: indexPartitions.bucket,
+  /** The gsi1 partition of a configuration's standby servers. */
+  standbyIndex: indexPartitions.standby,
   /** The gsi2 partition of a game version's live rooms in one region. */
   listingIndex: indexPartitions.listing,
   /** The gsi3 partition of one shard of all live rooms. */
@@ -117,14 +124,6 @@ export const keys = {
   /** What the controller-requests consumers last reported about the heartbeat pipeline; beside the sweeper's memory. */
   heartbeatPipeline: (): ItemKey => ({ pk: 'SWEEPER', sk: 'PIPELINE' }),
   ban: (account: string): ItemKey => ({ pk: `ACCOUNT#${account}`, sk: 'BAN' }),
-  /** One partition that lists every ban, so a process learns all of them with one Query. */
-  banDirectoryEntry: (account: string): ItemKey => ({ pk: 'BANS', sk: `ACCOUNT#${account}` }),
-  banDirectoryPartition: 'BANS',
-  banDirectoryEntryPrefix: 'ACCOUNT#',
-  /** Bumped with every change of the directory: an unchanged epoch means no Query is needed. */
-  banDirectoryEpoch: (): ItemKey => ({ pk: 'BANS', sk: 'EPOCH' }),
-  /** The permit leases of one rate-limited action and limit (core/abuse/permit-leases.ts). */
-  permitLeases: (action: string, limit: number): ItemKey => ({ pk: `RATELEASE#${action}#${limit}`, sk: 'LEASES' }),
   /**
    * The sliding-window log of one account and action. The limit is part of the key: the ring's
    * slots are numbered modulo the limit, so a changed limit starts a fresh log.
@@ -149,7 +148,7 @@ export const keys = {
   fleetPartition: 'FLEET',
   region: (name: string): ItemKey => ({ pk: 'FLEET', sk: `REGION#${name}` }),
   host: (hostId: string): ItemKey => ({ pk: 'FLEET', sk: `HOST#${hostId}` }),
-  /** The warm pool of one configuration in one region: its standby servers and ready list (core/pool/pool-store.ts). */
+  /** The warm pool of one configuration in one region: its standby servers and their states (core/pool/pool-store.ts). */
   standbyPool: (gameId: string, version: string, region: string): ItemKey => ({
     pk: `POOL#${gameId}#${version}`,
     sk: `REGION#${region}`,

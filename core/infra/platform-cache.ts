@@ -20,6 +20,26 @@ export const cachedKinds = {
   fleet: { ttlMs: 1_000 },
   /** An account's ban (or its absence): a ban placed anywhere takes effect within this. */
   ban: { ttlMs: 1_000 },
+  /**
+   * An account refused by its rate-limit log until its oldest admission leaves the window
+   * (core/abuse/guard.ts): an exact fact, since a full log admits nobody before then. A join
+   * or create then refuses before it claims or writes anything, so an account that hammers
+   * holds a room's slot for one round trip at most once per process per window. The value
+   * carries its end; an entry never outlives the 60 s window.
+   */
+  accountRefused: { ttlMs: 60_000 },
+  /**
+   * The sequence number of an account's rate-limit log as this process last saw it: a guess
+   * that lets the usual admission be one write. The log's condition decides; a wrong guess
+   * costs a round trip (the failed condition returns the log). Kept while a log can matter.
+   */
+  rateLogSequence: { ttlMs: 5 * 60_000 },
+  /**
+   * A read of a room not settled yet (its server still starting, so no `roomConstants` entry),
+   * shared by every join of this process that needs it within 50 ms: a stampede parked on a
+   * starting room sends one read per 50 ms, not one per waiter.
+   */
+  unsettledRoom: { ttlMs: 50 },
   /** A warm pool's list of ready servers: a hint only, a conditional take decides. */
   readyServers: { ttlMs: 1_000 },
 } as const satisfies Record<string, { readonly ttlMs: number }>;
@@ -72,6 +92,23 @@ export class PlatformCache {
   /** The kept value, if any, without loading. */
   peek<V>(kind: CachedKind, key: string): Promise<V> | undefined {
     return this.entries.get(`${kind}#${key}`)?.value as Promise<V> | undefined;
+  }
+
+  /**
+   * A kept value this process knows to have changed by its own write: changed in place, its
+   * expiry unchanged, so the kind's staleness bound still holds for what it did not learn.
+   * Nothing when no value is kept.
+   */
+  revise<V>(kind: CachedKind, key: string, change: (value: V) => V): void {
+    const id = `${kind}#${key}`;
+    const kept = this.entries.get(id);
+    const ttl = this.entries.getRemainingTTL(id);
+    if (!kept || !(ttl > 0)) return;
+    const entry: Entry = { value: (kept.value as Promise<V>).then(change) };
+    this.entries.set(id, entry, { ttl });
+    entry.value.catch(() => {
+      if (this.entries.get(id) === entry) this.entries.delete(id);
+    });
   }
 
   /** This process changed the value: the next read loads it. */

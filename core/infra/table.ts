@@ -47,8 +47,8 @@ export type IndexName = (typeof tableDefinition.globalSecondaryIndexes)[number][
 
 /**
  * The CreateTable request the local cloud and the integration tests send. No stream: nothing
- * reads one, and DynamoDB Local records every write's old and new image (measured: a join on
- * a filling room cost the JVM about twice the CPU with a stream as without).
+ * reads one, and DynamoDB Local would record every write's old and new image, at a CPU cost
+ * on every write (docs/benchmarks.md).
  */
 export function createTableInput(tableName: string): CreateTableCommandInput {
   const keyNames = new Set<string>([tableDefinition.partitionKey, tableDefinition.sortKey]);

@@ -1,8 +1,8 @@
-import { randomInt } from 'node:crypto';
+import { jitteredBackoffMs, type BackoffPolicy } from '../infra/clock';
 import { RoomNotFoundError } from '../rooms/errors';
 import { RoomFullError, RoomNotJoinableError } from '../rooms/join-errors';
 import type { Room } from '../rooms/model';
-import type { Reservation } from '../reservations/model';
+import type { Reservation } from '../rooms/member';
 import { matchesCriteria } from './bucket';
 import type { FillingRoomStore } from './store';
 
@@ -26,15 +26,11 @@ export interface FindOrCreateDependencies {
 }
 
 /**
- * A pause for a racer that must wait for another: full jitter under a cap that doubles from
- * 10 ms to 250 ms. Racers that lost the pointer, or wait for the winner's room to appear,
- * spread out instead of polling in step: at 1,000 players a fixed 20 ms made some 50,000
- * reads a second of the same two items.
+ * The pause of a racer that must wait for another (`jitteredBackoffMs`): full jitter under a
+ * ceiling that doubles from 10 ms to 250 ms. Racers that lost the pointer, or wait for the
+ * winner's room to appear, spread out instead of polling the same two items in step.
  */
-export function racerPause(wait: number, random: () => number = () => randomInt(1_000_000) / 1_000_000): number {
-  const cap = Math.min(250, 10 * 2 ** Math.min(Math.max(wait, 0), 5));
-  return Math.max(1, Math.floor(random() * cap));
-}
+export const racerBackoff: BackoffPolicy = { baseMs: 10, capMs: 250 };
 
 /** A pointer whose room never appeared (its creator died between the two writes) is abandoned after this. */
 const abandonedPointerMs = 10_000;
@@ -64,14 +60,14 @@ export async function findOrCreate(
     if (!pointer) {
       const roomId = deps.newRoomId();
       if (await deps.pointers.move(bucket, roomId, undefined, deps.now())) return deps.create(roomId);
-      await deps.sleep(racerPause(waits++));
+      await deps.sleep(jitteredBackoffMs(waits++, racerBackoff));
       continue;
     }
     const room = await deps.findRoom(pointer.roomId);
     if (!room) {
       // Its creator is between moving the pointer and writing the room: wait briefly.
       if (deps.now().getTime() - Date.parse(pointer.since) < abandonedPointerMs) {
-        await deps.sleep(racerPause(waits++));
+        await deps.sleep(jitteredBackoffMs(waits++, racerBackoff));
         continue;
       }
     } else if (matchesCriteria(room.settings, criteria)) {
@@ -88,7 +84,7 @@ export async function findOrCreate(
     const next = deps.newRoomId();
     if (await deps.pointers.move(bucket, next, pointer.roomId, deps.now())) return deps.create(next);
     // Another racer moved it and is writing the room: give it the time to.
-    await deps.sleep(racerPause(waits++));
+    await deps.sleep(jitteredBackoffMs(waits++, racerBackoff));
   }
   throw new RoomFullError(bucket);
 }

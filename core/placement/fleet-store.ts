@@ -9,7 +9,7 @@ import {
 import { RequestInvalidError } from '../errors';
 import { conditionFailedAt, isConditionFailure, retryOnContention } from '../infra/dependency-errors';
 import { keys } from '../infra/keys';
-import { RecentReads, recentReadMaxAgeMs } from '../infra/recent-reads';
+import type { PlatformCache } from '../infra/platform-cache';
 import { FleetConflictError, HostNotFoundError, RegionNotFoundError } from './errors';
 import {
   defaultHeartbeatTimeoutS,
@@ -30,8 +30,9 @@ export interface Fleet {
 export interface FleetReader {
   read(): Promise<Fleet>;
   /**
-   * The regions as this process read them at most `recentReadMaxAgeMs` ago (this store's own
-   * region writes are seen at once): enough to rank regions, never to judge hosts.
+   * The regions as this process read them at most the `fleet` bound of
+   * core/infra/platform-cache.ts ago (this process's own region writes are seen at once):
+   * enough to rank regions, never to judge hosts.
    */
   recentRegions?(): Promise<readonly Region[]>;
 }
@@ -43,11 +44,11 @@ export interface FleetReader {
  * host's health as their condition: `hostClaim` and `hostRelease` below.
  */
 export class FleetStore implements FleetReader {
-  private readonly recentReads = new RecentReads<readonly Region[]>(recentReadMaxAgeMs);
-
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /** The process's one cache (`Platform.cache`): a region written through any store of the process is read at once. */
+    private readonly cache: PlatformCache,
   ) {}
 
   async read(): Promise<Fleet> {
@@ -74,7 +75,7 @@ export class FleetStore implements FleetReader {
   }
 
   recentRegions(): Promise<readonly Region[]> {
-    return this.recentReads.read('regions', async () => (await this.read()).regions);
+    return this.cache.read('fleet', regionsKey, async () => (await this.read()).regions);
   }
 
   /** Creates or replaces a region; `default: true` takes the flag from any other region in the same write. */
@@ -83,7 +84,7 @@ export class FleetStore implements FleetReader {
       return await this.writeRegion(region);
     } finally {
       // After the write: a read that began before it and ends after it is dropped too.
-      this.recentReads.forget();
+      this.cache.forget('fleet', regionsKey);
     }
   }
 
@@ -120,7 +121,7 @@ export class FleetStore implements FleetReader {
     try {
       await this.removeRegion(name);
     } finally {
-      this.recentReads.forget();
+      this.cache.forget('fleet', regionsKey);
     }
   }
 
@@ -306,6 +307,9 @@ export function hostRelease(tableName: string, hostId: string) {
     },
   };
 }
+
+/** The one entry of kind `fleet`: every region, as `recentRegions` answers. */
+const regionsKey = 'regions';
 
 function regionOf(item: Record<string, unknown>): Region {
   const location = item.location as Region['location'];

@@ -57,8 +57,8 @@ export class Placement {
   }
 
   /**
-   * The same ranking from regions read at most `recentReadMaxAgeMs` ago (core/infra/recent-reads.ts),
-   * for a create from the warm pool, which takes a server already running and judges no host.
+   * The same ranking from regions read at most the `fleet` bound of core/infra/platform-cache.ts
+   * ago, for a create from the warm pool, which takes a server already running and judges no host.
    */
   async rankRecent(request: RegionRequest): Promise<{ ranked: RankedRegion[] }> {
     const regions = this.deps.fleet.recentRegions

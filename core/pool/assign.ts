@@ -1,11 +1,12 @@
 import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { isMissingQueue, type CommandDelivery } from '../commands/delivery';
 import { openControllerMessage } from '../gameservers/controller-channel';
-import { rpcErrorCodes } from '../protocol/jsonrpc';
 import { assignQueueName } from '../protocol/queue-names';
 import type { SidecarKeys } from '../protocol/sidecar-channel';
-import type { Room } from '../rooms/model';
-import type { AssignOutcome } from './warm-pool';
+import type { HandOver } from '../rooms/create';
+
+/** The game's answer to `assign`, as the sidecar relayed it. */
+export type AssignOutcome = { readonly accepted: true } | { readonly accepted: false; readonly detail: string };
 
 /** What came back on a standby server's assign queue for one `assign`. */
 export type AssignAnswer =
@@ -37,7 +38,7 @@ export const assignTimeoutMs = 5_000;
 /** What a standby server is told of the room it now is. */
 export interface Assignment {
   readonly roomId: string;
-  readonly settings: Room['settings'];
+  readonly settings: HandOver['settings'];
   readonly maxPlayers: number;
 }
 
@@ -51,30 +52,16 @@ export function assignParams(assignment: Assignment): Record<string, unknown> {
 }
 
 /**
- * One `assign` under way: `sent` settles (never rejects) once the command is on the sidecar's
- * reply queue, or once it could not be put there; `outcome` is the game's answer.
- */
-export interface AssignCall {
-  readonly sent: Promise<void>;
-  readonly outcome: Promise<AssignOutcome>;
-}
-
-/**
  * Hands a taken standby server its room: the sealed `assign` on the sidecar's reply queue
  * (the sidecar relays it once, whitelist or not, when it was started with STANDBY=1), and
  * the game's answer from the sidecar's assign queue, long-polled from right after the send. This
  * is the AWS request-response pattern (a response queue per requester): the answer reaches
  * the waiting create in one SQS hop, not through the request queue's consumer and a record.
- * Accepted only when the game answered `{"status": "OK"}`. `abandoned` stops the wait: the
- * create learned the room is not its own after all (core/pool/warm-pool.ts).
+ * Accepted only when the game answered `{"status": "OK"}`. Only the create whose take won the
+ * server's room calls it (core/pool/warm-pool.ts).
  */
 export function assignThroughSidecar(deps: AssignDependencies) {
-  return (assignment: Assignment, abandoned: AbortSignal): AssignCall => {
-    if (abandoned.aborted)
-      return {
-        sent: Promise.resolve(),
-        outcome: Promise.resolve({ accepted: false, detail: 'abandoned before it was sent' }),
-      };
+  return async (assignment: Assignment): Promise<AssignOutcome> => {
     const commandId = deps.newId();
     const stopWaiting = new AbortController();
     // The send goes out first: the game waits for it. The answer's long poll starts right
@@ -85,64 +72,46 @@ export function assignThroughSidecar(deps: AssignDependencies) {
       method: 'assign',
       params: assignParams(assignment),
     });
-    const answer = deps.answers(
-      assignment.roomId,
-      commandId,
-      assignTimeoutMs,
-      AbortSignal.any([abandoned, stopWaiting.signal]),
-    );
-    const outcome = async (): Promise<AssignOutcome> => {
-      let delivered: 'delivered' | 'gone';
-      try {
-        delivered = await delivery;
-      } catch (error) {
-        stopWaiting.abort();
-        await answer.catch(() => undefined);
-        throw error;
-      }
-      if (delivered === 'gone') {
-        stopWaiting.abort();
-        await answer.catch(() => undefined);
-        return { accepted: false, detail: 'its sidecar has ended' };
-      }
-      const got = await answer;
-      switch (got.kind) {
-        case 'answered': {
-          const status = (got.result as { status?: unknown } | null)?.status;
-          return status === 'OK'
-            ? { accepted: true }
-            : { accepted: false, detail: `the game answered ${JSON.stringify(got.result)?.slice(0, 200)}` };
-        }
-        case 'failed':
-          return {
-            accepted: false,
-            detail: `${got.error.message} (${got.error.code})`,
-            ...(got.error.code === rpcErrorCodes.alreadyAssigned ? { assignedAlready: true } : {}),
-          };
-        case 'timeout':
-          return abandoned.aborted
-            ? { accepted: false, detail: "abandoned: the room is no longer this create's" }
-            : { accepted: false, detail: `no answer within ${assignTimeoutMs / 1000} s` };
-        case 'gone':
-          return { accepted: false, detail: 'its assign queue is gone' };
-      }
-    };
-    return {
-      sent: delivery.then(
-        () => undefined,
-        () => undefined,
-      ),
-      outcome: outcome(),
-    };
+    const answer = deps.answers(assignment.roomId, commandId, assignTimeoutMs, stopWaiting.signal);
+    let delivered: 'delivered' | 'gone';
+    try {
+      delivered = await delivery;
+    } catch (error) {
+      stopWaiting.abort();
+      await answer.catch(() => undefined);
+      throw error;
+    }
+    if (delivered === 'gone') {
+      stopWaiting.abort();
+      await answer.catch(() => undefined);
+      return { accepted: false, detail: 'its sidecar has ended' };
+    }
+    return outcomeOf(await answer);
   };
+}
+
+function outcomeOf(got: AssignAnswer): AssignOutcome {
+  switch (got.kind) {
+    case 'answered': {
+      const status = (got.result as { status?: unknown } | null)?.status;
+      return status === 'OK'
+        ? { accepted: true }
+        : { accepted: false, detail: `the game answered ${JSON.stringify(got.result)?.slice(0, 200)}` };
+    }
+    case 'failed':
+      return { accepted: false, detail: `${got.error.message} (${got.error.code})` };
+    case 'timeout':
+      return { accepted: false, detail: `no answer within ${assignTimeoutMs / 1000} s` };
+    case 'gone':
+      return { accepted: false, detail: 'its assign queue is gone' };
+  }
 }
 
 /**
  * Assign answers over SQS: long-polls `<prefix><roomId>-assign` (its URL from `queueUrl`)
  * until the answer to `commandId` arrives. Only a message MAC'd with the room's channel key,
- * speaking for that room, and answering that command counts; anything else is ignored. Creates
- * that tried the same server wait on its queue together, each for its own command's answer.
- * The queue is deleted with its sidecar, so nothing is deleted from it here.
+ * speaking for that room, and answering that command counts; anything else is ignored. The
+ * queue is deleted with its sidecar, so nothing is deleted from it here.
  */
 export function sqsAssignAnswers(
   sqs: SQSClient,
@@ -160,8 +129,8 @@ export function sqsAssignAnswers(
             QueueUrl: url,
             MaxNumberOfMessages: 10,
             WaitTimeSeconds: Math.min(20, Math.ceil(left / 1000)),
-            // Creates that tried the same server wait on one queue: an answer this one skips
-            // is back for the create it answers within a second, not the queue's default 30.
+            // An answer this one skips (another command's, a forgery) is back within a second,
+            // not the queue's default 30.
             VisibilityTimeout: 1,
           }),
           { abortSignal: AbortSignal.any([signal, AbortSignal.timeout(left)]) },

@@ -8,10 +8,16 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '../infra/dependency-errors';
 import { keys } from '../infra/keys';
-import type { Room } from '../rooms/model';
-import { roomOf } from '../rooms/store';
-import { documentOf, type StoredMember } from '../sessions/document';
+import type { HandOver } from '../rooms/create';
+import { roomOf } from '../rooms/room-item';
+import { documentOf } from '../sessions/document';
 import type { SessionRead } from '../sessions/store';
+
+/** A ready standby server as creates find it listed. */
+export interface ListedServer {
+  readonly region: string;
+  readonly roomId: string;
+}
 
 /** One pool: the standby servers of one configuration in one region. */
 export interface PoolKey {
@@ -23,25 +29,12 @@ export interface PoolKey {
 export interface StandbyServer {
   readonly roomId: string;
   /**
-   * `starting` until its game called `inited` (with `standby: true`); then `ready`, on the
-   * pool's ready list, to be taken. A taken one stays listed until its create or the pool
-   * keeper removes it: its room, no longer standby, is what says it was taken.
+   * `starting` until its game called `inited` (with `standby: true`); then `ready`, to be
+   * taken. A taken one stays listed until its create or the pool keeper removes it: its room,
+   * no longer standby, is what says it was taken.
    */
   readonly state: 'starting' | 'ready';
   readonly startedAt: string;
-}
-
-/** What a create makes of the standby room it takes: everything that is the creator's. */
-export interface HandOver {
-  readonly owner: string;
-  readonly settings: Room['settings'];
-  readonly maxPlayers: number;
-  /** The create's instant: the room's lifetime and the creator's reservation count from it. */
-  readonly createdAt: string;
-  readonly template: Room['template'];
-  readonly constants: NonNullable<Room['constants']>;
-  readonly properties: NonNullable<Room['properties']>;
-  readonly members: Readonly<Record<string, StoredMember>>;
 }
 
 /**
@@ -63,11 +56,11 @@ export interface PooledConfiguration {
  * region) under its configuration's partition, and one registry item per pooled configuration.
  *
  * A pool item holds every standby server of the pool (`servers`, by room id: its state and
- * start) and the ready ones in the order they became ready (`ready`, a list of room ids): the
- * directory creates choose from (core/pool/ready-servers.ts). It decides nothing: a server
- * changes hands with `handOver`, a conditional write on its room (only while that is still a
- * ready standby room), so of any number of creates trying one server exactly one gets it, and
- * one that ended meanwhile goes to none.
+ * start): what the pool keeper counts. Creates choose from the ready standby rooms themselves
+ * (`readyServers`). Neither decides anything: a server changes hands with `handOver`, a
+ * conditional write on its room (only while that is still a ready standby room), so of any
+ * number of creates trying one server exactly one gets it, and one that ended meanwhile goes
+ * to none.
  */
 export class PoolStore {
   constructor(
@@ -270,7 +263,6 @@ export class PoolStore {
               version: pool.version,
               region: pool.region,
               servers: { [roomId]: entry },
-              ready: [],
             },
             ConditionExpression: 'attribute_not_exists(pk)',
           }),
@@ -282,25 +274,17 @@ export class PoolStore {
     }
   }
 
-  /**
-   * The server called `inited` accepting standby: appended to the ready list, once (a retried
-   * `inited` finds it ready already). Nothing when it left the pool meanwhile.
-   */
+  /** The server called `inited` accepting standby: takeable from now on (a retried `inited` changes nothing). */
   async markReady(pool: PoolKey, roomId: string): Promise<void> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: poolItemKey(pool),
-          UpdateExpression: 'SET #servers.#id.#state = :ready, #ready = list_append(#ready, :one)',
-          ConditionExpression: '#servers.#id.#state = :starting AND NOT contains(#ready, :roomId)',
-          ExpressionAttributeNames: { '#servers': 'servers', '#id': roomId, '#state': 'state', '#ready': 'ready' },
-          ExpressionAttributeValues: {
-            ':ready': 'ready',
-            ':starting': 'starting',
-            ':one': [roomId],
-            ':roomId': roomId,
-          },
+          UpdateExpression: 'SET #servers.#id.#state = :ready',
+          ConditionExpression: '#servers.#id.#state = :starting',
+          ExpressionAttributeNames: { '#servers': 'servers', '#id': roomId, '#state': 'state' },
+          ExpressionAttributeValues: { ':ready': 'ready', ':starting': 'starting' },
         }),
       );
     } catch (error) {
@@ -308,49 +292,56 @@ export class PoolStore {
     }
   }
 
-  /** The room ids on the pool's ready list, in the order they became ready (taken ones until removed). */
-  async readyServers(pool: PoolKey): Promise<string[]> {
-    const { Item } = await this.db.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: poolItemKey(pool),
-        ProjectionExpression: '#ready',
-        ExpressionAttributeNames: { '#ready': 'ready' },
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? readyList(Item) : [];
-  }
-
-  /** Drops `roomId` from its pool: its entry, and its place in the ready list if it has one. */
-  async remove(pool: PoolKey, roomId: string): Promise<void> {
-    for (let attempt = 0; attempt < removeAttempts; attempt++) {
-      const item = await this.item(pool);
-      if (!item) return;
-      const at = readyList(item).indexOf(roomId);
-      const inServers = isRecord(item.servers) && roomId in item.servers;
-      if (at < 0 && !inServers) return;
-      try {
-        await this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: poolItemKey(pool),
-            // Its index is only good while the list is unchanged: the condition says so.
-            UpdateExpression: at < 0 ? 'REMOVE #servers.#id' : `REMOVE #servers.#id, #ready[${at}]`,
-            ConditionExpression: at < 0 ? 'NOT contains(#ready, :roomId)' : `#ready[${at}] = :roomId`,
-            ExpressionAttributeNames: { '#servers': 'servers', '#id': roomId, '#ready': 'ready' },
-            ExpressionAttributeValues: { ':roomId': roomId },
-          }),
-        );
-        return;
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
+  /**
+   * The ready standby servers of a configuration, every region's: a hint for creates, which a
+   * conditional take (`handOver`) checks. Read from the index the standby rooms are listed in
+   * (gsi1, core/infra/keys.ts), which the take's own write leaves: a taken server is not
+   * listed once the index has its write, and an ended one is not either. The index is
+   * eventually consistent, which a hint may be.
+   */
+  async readyServers(gameId: string, version: string): Promise<ListedServer[]> {
+    const listed: ListedServer[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: standbyIndex,
+          KeyConditionExpression: 'gsi1pk = :standby',
+          FilterExpression: '#state = :ready',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':standby': keys.standbyIndex(gameId, version), ':ready': 'ready' },
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const sort = String(item.gsi1sk);
+        listed.push({ region: sort.slice(0, sort.lastIndexOf('#')), roomId: String(item.roomId) });
       }
-    }
-    throw new Error(`could not remove ${roomId} from its pool: the ready list kept changing`);
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return listed;
   }
 
-  /** The pool's item, read consistently: its servers and ready list as they are now. */
+  /** Drops `roomId` from its pool, whatever its state; nothing when it is not listed. One write, no read. */
+  async remove(pool: PoolKey, roomId: string): Promise<void> {
+    await this.db
+      .send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: poolItemKey(pool),
+          UpdateExpression: 'REMOVE #servers.#id',
+          // Never makes a pool item: one that is gone (deregistered) stays gone.
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#servers': 'servers', '#id': roomId },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
+  }
+
+  /** The pool's item, read consistently: its servers as they are now. */
   private async item(pool: PoolKey): Promise<Record<string, unknown> | undefined> {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: poolItemKey(pool), ConsistentRead: true }),
@@ -388,7 +379,8 @@ export class PoolStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.room(roomId),
-          UpdateExpression: `SET ${assignments.join(', ')}, #changeNumber = #changeNumber + :one REMOVE #standby`,
+          // Its standby index keys go in the same write: no create is offered a taken server.
+          UpdateExpression: `SET ${assignments.join(', ')}, #changeNumber = #changeNumber + :one REMOVE #standby, gsi1pk, gsi1sk`,
           ConditionExpression: '#standby = :true AND #state = :ready',
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
@@ -406,10 +398,10 @@ export class PoolStore {
 }
 
 const poolItemType = 'standby-pool';
+/** The index standby rooms are listed in (core/infra/keys.ts). */
+const standbyIndex = 'gsi1';
 /** DynamoDB's limit on one transaction's items: the registration and every pool of it. */
 const maxTransactionItems = 100;
-/** A removal re-reads the list when another removal or an append moved its index meanwhile. */
-const removeAttempts = 5;
 
 function poolItemKey(pool: PoolKey) {
   return keys.standbyPool(pool.gameId, pool.version, pool.region);
@@ -417,10 +409,6 @@ function poolItemKey(pool: PoolKey) {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function readyList(item: Record<string, unknown>): string[] {
-  return Array.isArray(item.ready) ? item.ready.filter((id): id is string => typeof id === 'string') : [];
 }
 
 function serversOf(item: Record<string, unknown>): StandbyServer[] {

@@ -1,36 +1,26 @@
+import { randomInt } from 'node:crypto';
 import { grantableScopes, platformOwnerPrefix } from '../auth/token-model';
 import type { GameServerConfiguration } from '../gameservers/configuration';
 import { NoHealthyHostError } from '../gameservers/errors';
 import type { Spawner } from '../gameservers/spawner';
-import { afterTheRequestMs, type Later } from '../infra/later';
 import { childLogger } from '../infra/logger';
 import { countSpawnFailure } from '../infra/metrics';
+import type { PlatformCache } from '../infra/platform-cache';
 import type { Placement } from '../placement/placement';
 import { roomBoundsOf } from '../rooms/cost-bounds';
-import type { RoomCosts } from '../rooms/create';
+import type { HandOver, RoomCosts, StandbyServers } from '../rooms/create';
 import type { Room } from '../rooms/model';
-import type { RoomStore } from '../rooms/store';
+import type { RoomStore } from '../rooms/room-store';
 import type { SessionRead } from '../sessions/store';
 import { defaultConstants } from '../sessions/model';
-import type { AssignCall, Assignment } from './assign';
-import type { HandOver, PoolKey, PoolStore, StandbyServer } from './pool-store';
-import type { KnownReadyServers } from './ready-servers';
+import type { Assignment, AssignOutcome } from './assign';
+import type { ListedServer, PoolKey, PoolStore, StandbyServer } from './pool-store';
 
 /**
  * The owner of a standby room: a reserved account name, so no caller can be it (the HTTP
  * verifier refuses every token whose `sub` the platform reserves: core/auth/token-model.ts).
  */
 export const standbyOwner = `${platformOwnerPrefix}standby`;
-
-/** The game's answer to `assign`, as the sidecar relayed it. */
-export type AssignOutcome =
-  | { readonly accepted: true }
-  | {
-      readonly accepted: false;
-      readonly detail: string;
-      /** Its sidecar had relayed another create's `assign` first: the game has that room's settings. */
-      readonly assignedAlready?: true;
-    };
 
 export interface WarmPoolDependencies {
   readonly pool: PoolStore;
@@ -41,113 +31,121 @@ export interface WarmPoolDependencies {
   readonly now: () => Date;
   readonly newRoomId: () => string;
   readonly mintServerToken: (configuration: GameServerConfiguration, roomId: string) => Promise<string>;
-  /**
-   * Hands the standby server its room: `assign` to the game through its sidecar, and its
-   * answer. `abandoned` aborts when the room turned out not to be the create's.
-   */
-  readonly assign: (assignment: Assignment, abandoned: AbortSignal) => AssignCall;
-  /** The process's knowledge of its pools' ready servers: which one a create tries. */
-  readonly readyServers: KnownReadyServers;
-  /** Work after the request: taking a handed-over server off its pool's ready list. */
-  readonly later: Later;
+  /** Hands a taken standby server its room: `assign` to the game through its sidecar, and its answer. */
+  readonly assign: (assignment: Assignment) => Promise<AssignOutcome>;
+  /** Where the pools' ready lists are read through: kind `readyServers`, a hint of bounded staleness. */
+  readonly cache: PlatformCache;
+  /** Which of the listed servers (none tried yet) a take tries; the tests fix it. */
+  readonly pick?: (listed: readonly string[]) => string | undefined;
 }
 
 const log = childLogger('warm-pool');
 
-/** How many ready standby servers one create tries before it starts a server cold. */
+/**
+ * How many listed servers one create tries before it starts a server cold. A try that loses
+ * costs one write and nothing else (no game was told anything), so a create whose hint is a
+ * little stale still gets a server; a pool that is really empty costs a few writes, not a wait.
+ */
 const takeAttempts = 3;
 
 /**
  * The warm pool: per configuration with `standby: N` and per region, N game servers started
  * and `inited` ahead of demand. Each is a room of its own (its id, token, sidecar keys and
  * reply queue are made for it as for any room) that is nobody's yet: `standby`, closed to
- * joins, in no listing. A create takes one (`take`), which turns it into the creator's room in
- * one write, and hands the game its settings with `assign`. The pool keeper starts the
- * replacement.
+ * joins, in no listing. A create takes one (`takeStandby`), which turns it into the creator's
+ * room in one conditional write, and only then hands the game its settings with `assign`. The
+ * pool keeper starts the replacement.
  */
-export class WarmPool {
+export class WarmPool implements StandbyServers {
   constructor(private readonly deps: WarmPoolDependencies) {}
 
   /**
-   * Hands the creator a ready standby server of `region`'s pool, named from what this process
-   * knows of the pool (core/pool/ready-servers.ts), with no request first. The game gets
-   * `assign` at once and, once that is on the sidecar's queue, the server's room becomes the
-   * creator's (`handOver`, a conditional write on the room) while the game answers: neither the
-   * write nor a request that would pick the server comes before the round trip to the game.
-   *
-   * The write decides who has the server. When it fails (another create, here or in another
-   * process, took the server; or it ended) this create stops waiting and tries another. A
-   * server whose sidecar relayed another create's `assign` first answers this one -32007: when
-   * this create won the room all the same, the server has someone else's settings, so it ends
-   * and another is tried. Any other refusal ends the server too, and the create starts cold.
-   * Undefined when no server could be taken.
+   * Hands the creator a ready standby server of `region`'s pool. The pool's ready list is a
+   * hint (read through the process's cache, at most `readyServers` old); the take decides:
+   * `handOver`, one conditional write that makes the standby room the creator's only while it
+   * is still a ready standby room. Every process may list the same servers, so only the write's
+   * winner sends `assign`: no game is ever told two rooms, and a create that loses tells nobody
+   * anything and tries another listed server. A game that refuses its `assign` ends its server
+   * (that is the game's failure, not a collision) and the create starts cold. Undefined when no
+   * server could be taken.
    */
-  async take(
+  async takeStandby(
     configuration: GameServerConfiguration,
     region: string,
     handOver: HandOver,
   ): Promise<SessionRead | undefined> {
-    const key: PoolKey = { gameId: configuration.gameId, version: configuration.version, region };
+    const key = poolKeyOf(configuration, region);
+    // One read at most per create: the list it tries, shortened by each take it loses.
+    let listed = (await this.listedReady(configuration)).flatMap((s) => (s.region === region ? [s.roomId] : []));
     for (let attempt = 0; attempt < takeAttempts; attempt++) {
-      const roomId = await this.deps.readyServers.next(key);
-      if (!roomId) return undefined;
-      const notOurs = new AbortController();
-      const assigning = this.deps.assign(
-        { roomId, settings: handOver.settings, maxPlayers: handOver.maxPlayers },
-        notOurs.signal,
-      );
-      // The room's write goes once `assign` is on the sidecar's queue: the send is what the
-      // game, and so the create, waits for, and the write is still done long before the
-      // game's answer is back.
-      const handed = assigning.sent
-        .then(() => this.deps.pool.handOver(key, roomId, handOver))
-        .then(
-          (session) => {
-            if (!session) notOurs.abort();
-            return session;
-          },
-          (error: unknown) => {
-            notOurs.abort();
-            throw error;
-          },
-        );
-      const [session, outcome] = await Promise.all([handed, assigning.outcome]);
-      if (!session) {
-        log.info('a standby server was taken or had ended; trying another', { roomId, gameId: key.gameId, region });
-        continue;
-      }
-      // Off the ready list once the creator has its answer; the pool keeper would drop it too.
-      this.deps.later(() => void this.unlist(key, roomId), afterTheRequestMs);
-      if (outcome.accepted) return session;
-      log.warn('a standby server refused its hand-over; ending it', {
-        roomId,
-        gameId: key.gameId,
-        detail: outcome.detail,
-      });
-      await this.end(session.room, outcome.assignedAlready !== true);
-      if (!outcome.assignedAlready) return undefined;
+      const roomId = (this.deps.pick ?? anyOf)(listed);
+      if (roomId === undefined) return undefined;
+      listed = listed.filter((id) => id !== roomId);
+      const session = await this.deps.pool.handOver(key, roomId, handOver);
+      this.forgetListed(configuration, roomId, listed);
+      if (session) return this.assign(key, session, handOver);
+      log.info('a listed standby server was taken or had ended; trying another', { roomId, gameId: key.gameId });
     }
     return undefined;
   }
 
-  private async unlist(key: PoolKey, roomId: string): Promise<void> {
-    try {
-      await this.deps.pool.remove(key, roomId);
-    } catch (error) {
-      log.warn('could not take a handed-over server off its pool; the pool keeper will', {
-        roomId,
-        error: error as Error,
-      });
-    }
+  /**
+   * The ready standby servers of a configuration (every region's) as this process knows them: a
+   * read at most `readyServers` old. A create handler starts it beside its other first reads,
+   * before it knows the region, so the take finds it read.
+   */
+  async listedReady(configuration: ConfigurationRef): Promise<readonly ListedServer[]> {
+    const cacheKey = cacheKeyOf(configuration);
+    const listed = await this.deps.cache.read('readyServers', cacheKey, () =>
+      this.deps.pool.readyServers(configuration.gameId, configuration.version),
+    );
+    // An empty list is not kept: a server that becomes ready is tried by the next create, not
+    // up to a second later.
+    if (listed.length === 0) this.deps.cache.forget('readyServers', cacheKey);
+    return listed;
   }
 
   /**
-   * A taken server that will not serve its room: the room fails, its server stops, its slot is
-   * freed. Counted as a failed spawn when its game refused; not when two creates tried it.
+   * `roomId` was just taken (here or elsewhere) or had ended: this process's other creates skip
+   * it until the list is read again. A list the create found nothing more in is dropped
+   * instead, as an empty one is.
    */
-  private async end(room: Room, gameRefused: boolean): Promise<void> {
+  private forgetListed(configuration: ConfigurationRef, roomId: string, left: readonly string[]): void {
+    const cacheKey = cacheKeyOf(configuration);
+    if (left.length === 0) this.deps.cache.forget('readyServers', cacheKey);
+    else
+      this.deps.cache.revise<readonly ListedServer[]>('readyServers', cacheKey, (listed) =>
+        listed.filter((server) => server.roomId !== roomId),
+      );
+  }
+
+  /**
+   * `assign` to the server this create won, and the game's answer. The take's write already
+   * took the server off the list creates read; its entry on the pool's item, which only the
+   * pool keeper counts, is dropped by the keeper's next pass (it drops every entry whose room
+   * is no longer a standby room), not by a third request of the create.
+   */
+  private async assign(key: PoolKey, session: SessionRead, handOver: HandOver): Promise<SessionRead | undefined> {
+    const { room } = session;
+    const outcome = await this.deps.assign({
+      roomId: room.roomId,
+      settings: handOver.settings,
+      maxPlayers: handOver.maxPlayers,
+    });
+    if (outcome.accepted) return session;
+    log.warn('a standby server refused its hand-over; ending it', {
+      roomId: room.roomId,
+      gameId: key.gameId,
+      detail: outcome.detail,
+    });
+    await this.end(room);
+    return undefined;
+  }
+
+  /** A taken server whose game refused its room: the room fails, its server stops, its slot is freed. */
+  private async end(room: Room): Promise<void> {
     await this.deps.rooms.markFailed(room.roomId, 'assign-refused', this.deps.now());
-    if (gameRefused) countSpawnFailure('spawn-failed', this.deps.now());
+    countSpawnFailure('spawn-failed', this.deps.now());
     if (room.placement) await this.deps.spawner.stop(room.placement.taskId, 'assign-refused');
     await this.deps.costs.slots.release(room.roomId);
   }
@@ -161,7 +159,7 @@ export class WarmPool {
    */
   async refill(configuration: GameServerConfiguration, region: string): Promise<number> {
     const wanted = configuration.standby ?? 0;
-    const key: PoolKey = { gameId: configuration.gameId, version: configuration.version, region };
+    const key = poolKeyOf(configuration, region);
     const kept = await this.shrink(key, wanted);
     const missing = Math.max(0, wanted - kept);
     const started = await Promise.all(Array.from({ length: missing }, () => this.startStandby(configuration, region)));
@@ -238,7 +236,7 @@ export class WarmPool {
       throw error;
     }
     const room = standbyRoom(roomId, configuration, region, created, deps.costs);
-    const key: PoolKey = { gameId: configuration.gameId, version: configuration.version, region };
+    const key = poolKeyOf(configuration, region);
     try {
       await deps.rooms.createWithMember(room);
       await deps.pool.addStarting(key, roomId, created);
@@ -272,6 +270,22 @@ export class WarmPool {
       return undefined;
     }
   }
+}
+
+function poolKeyOf(configuration: GameServerConfiguration, region: string): PoolKey {
+  return { gameId: configuration.gameId, version: configuration.version, region };
+}
+
+/** A configuration by name: what a pool's listing is kept under, every region's together. */
+export type ConfigurationRef = Pick<GameServerConfiguration, 'gameId' | 'version'>;
+
+function cacheKeyOf(configuration: ConfigurationRef): string {
+  return JSON.stringify([configuration.gameId, configuration.version]);
+}
+
+/** Any of them: creates that list the same servers (in one process or many) seldom try the same one. */
+function anyOf(listed: readonly string[]): string | undefined {
+  return listed.length > 1 ? listed[randomInt(listed.length)] : listed[0];
 }
 
 /** A standby start found its configuration keeping no pool any more (read after it was listed). */

@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { hashRegistrationKey } from '../reservations/keys';
+import { hashRegistrationKey } from '../rooms/registration-keys';
 import type { GameMethod } from './game-methods';
 import { gameMethods } from './game-methods';
-import { rpcErrorSchema } from './jsonrpc';
+import { rpcErrorSchema, type RpcId } from './jsonrpc';
 
 /**
  * Messages between controller sidecars and the platform over SQS.
@@ -29,6 +30,26 @@ const base = {
 export const keyHashSchema = z
   .string()
   .regex(/^[0-9a-f]{64}$/, 'a registration key crosses the queue as its SHA-256, 64 lower-case hex digits');
+
+/**
+ * Which game request a forwarded `joined` or `left` is: the first 128 bits of the SHA-256 of
+ * its JSON-RPC id's JSON encoding (so `1` and `"1"` differ), base64url. A registration key is
+ * single use: the platform answers a used key again only to the request that used it, so the
+ * identity must be the game's own request, which its retry repeats (docs/game-server-protocol.md),
+ * and not the sidecar's correlation id, which is new for every forward. Each room has its own
+ * sidecar and game, and the MAC proves the room, so the id alone says "from the same server".
+ *
+ * @example
+ * gameRequestId(7) !== gameRequestId('7'); // true
+ */
+export function gameRequestId(id: RpcId): string {
+  return createHash('sha256').update(JSON.stringify(id), 'utf8').digest().subarray(0, 16).toString('base64url');
+}
+
+/** `gameRequestId`'s form; also that of a correlation id (128 random bits, base64url). */
+export const gameRequestIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{22}$/, 'a game request id is 128 bits, base64url (22 characters)');
 
 /**
  * What the request schema checks of a forwarded `joined` or `left`: the hash, and no clear
@@ -59,6 +80,14 @@ export const failureReasons = [
 ] as const;
 export type FailureReason = (typeof failureReasons)[number];
 
+/**
+ * The game's request (`gameRequestId`) a forwarded `joined` or `left`, or an `abandoned`, is
+ * about. Absent only from a sidecar of the previous release, still running its room through a
+ * deploy: the platform then takes the correlation id as the request (each forward is its own
+ * request, so such a room's game can repeat nothing but an SQS redelivery).
+ */
+const gameRequest = gameRequestIdSchema.optional();
+
 const rpcBase = {
   type: z.literal('rpc'),
   ...base,
@@ -72,16 +101,16 @@ const rpcBase = {
  */
 const rpcRequestSchema = z.discriminatedUnion('method', [
   z.object({ ...rpcBase, method: z.literal('inited'), params: z.unknown() }),
-  z.object({ ...rpcBase, method: z.literal('joined'), params: keyedParamsSchema }),
-  z.object({ ...rpcBase, method: z.literal('left'), params: keyedParamsSchema }),
+  z.object({ ...rpcBase, method: z.literal('joined'), params: keyedParamsSchema, gameRequest }),
+  z.object({ ...rpcBase, method: z.literal('left'), params: keyedParamsSchema, gameRequest }),
 ]);
 
 export const controllerRequestSchema = z.discriminatedUnion('type', [
   rpcRequestSchema,
   /**
    * The sidecar gave up waiting for the answer to a forwarded `joined` (the game got -32004),
-   * so the player was never welcomed: a confirmation made by that request is undone. The key
-   * travels only as its SHA-256 hash.
+   * so the player was never welcomed: a confirmation made by that game request is undone. The
+   * key travels only as its SHA-256 hash; `correlationId` is the forward's, for deduplication.
    */
   z.object({
     type: z.literal('abandoned'),
@@ -89,6 +118,7 @@ export const controllerRequestSchema = z.discriminatedUnion('type', [
     correlationId: z.string().min(1).max(128),
     method: z.literal('joined'),
     keyHash: keyHashSchema,
+    gameRequest,
   }),
   /** Liveness and load, every heartbeat interval. */
   z.object({
@@ -138,10 +168,10 @@ export const controllerRequestSchema = z.discriminatedUnion('type', [
 export type ControllerRequest = z.infer<typeof controllerRequestSchema>;
 
 type RpcRequest = Extract<ControllerRequest, { type: 'rpc' }>;
-/** The method and params of one forwarded call (distributed, so each method keeps its params' type). */
+/** The method, params and game request of one forwarded call (distributed, so each method keeps its params' type). */
 export type ForwardedCall = RpcRequest extends infer R
   ? R extends RpcRequest
-    ? Pick<R, 'method' | 'params'>
+    ? Omit<R, keyof typeof rpcBase>
     : never
   : never;
 
@@ -150,14 +180,19 @@ export type ForwardedCall = RpcRequest extends infer R
  * the sidecar only as its hash; the rest of the params as the game sent them. `params` must be
  * what the method's game schema accepted (the sidecar checks before forwarding); a `key` that
  * is not a string is dropped, and the request schema then refuses the message unsent.
+ * `gameRequest` (`gameRequestId`) names the game's request; `inited` carries none.
  *
  * @example
- * forwardedCall('left', { key: 'k' }); // { method: 'left', params: { keyHash: '<sha-256 hex of k>' } }
+ * forwardedCall('left', { key: 'k' }, r); // { method: 'left', params: { keyHash: '<sha-256 hex of k>' }, gameRequest: r }
  */
-export function forwardedCall(method: GameMethod, params: unknown): ForwardedCall {
+export function forwardedCall(method: GameMethod, params: unknown, gameRequest?: string): ForwardedCall {
   if (method === 'inited') return { method, params };
   const { key, ...rest } = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>;
-  return { method, params: { ...rest, keyHash: typeof key === 'string' ? hashRegistrationKey(key) : '' } };
+  return {
+    method,
+    params: { ...rest, keyHash: typeof key === 'string' ? hashRegistrationKey(key) : '' },
+    ...(gameRequest === undefined ? {} : { gameRequest }),
+  };
 }
 
 export const controllerReplySchema = z.discriminatedUnion('type', [

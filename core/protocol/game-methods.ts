@@ -6,25 +6,50 @@ const maxSettingsBytes = 4 * 1024;
 /** One game → owner message's `data` (core/commands/model.ts keeps the same bound). */
 export const maxMessageBytes = 4 * 1024;
 
-/**
- * The game ↔ controller methods of docs/game-server-protocol.md: params and results, one
- * source for the sidecar, the controller-events consumer and the sample game.
- */
 /** What a game may hand back as room settings: stored exactly, or refused with -32602. */
 const settingsSchema = storableJsonObjectSchema(maxSettingsBytes);
+const ok = z.object({ status: z.literal('OK') });
 
-/** Game → controller. */
-export const gameMethods = {
+/**
+ * Who calls a method: the game (its sidecar answers, forwarding to the platform or not), the
+ * sidecar on its own (`status`, `shutdown`), or the platform through the sidecar (`assign`;
+ * the owner's commands are the game's own methods and not listed).
+ */
+export type RpcDirection = 'game-to-controller' | 'controller-to-game' | 'platform-to-game';
+
+interface RpcMethodSpec {
+  readonly direction: RpcDirection;
+  /**
+   * `platform`: the sidecar forwards the call over controller-requests.fifo and the platform's
+   * answer is the game's (core/protocol/controller-messages.ts); `message`: forwarded without
+   * waiting for the platform; `none`: answered by whoever receives it.
+   */
+  readonly forwarded: 'platform' | 'message' | 'none';
+  readonly params: z.ZodType;
+  readonly result: z.ZodType;
+}
+
+/**
+ * THE table of JSON-RPC methods between a game, its sidecar and the platform
+ * (docs/game-server-protocol.md): name, direction, forwarding, params and result. The sidecar's
+ * dispatcher, the controller-events consumer, the warm pool's `assign` and the sample game
+ * all take their schemas from here.
+ */
+export const rpcMethods = {
   inited: {
+    direction: 'game-to-controller',
+    forwarded: 'platform',
     params: z.object({
       settings: settingsSchema.optional(),
       protocol: storableJsonObjectSchema(maxSettingsBytes).optional(),
       /** A server started with `standby=1` accepts the warm pool's protocol: it waits for `assign`. */
       standby: z.boolean().optional(),
     }),
-    result: z.object({ status: z.literal('OK') }),
+    result: ok,
   },
   joined: {
+    direction: 'game-to-controller',
+    forwarded: 'platform',
     params: z.object({
       key: z.string().min(1).max(256),
       extend_token: z.string().min(1).max(8192).optional(),
@@ -38,44 +63,67 @@ export const gameMethods = {
     }),
   },
   left: {
+    direction: 'game-to-controller',
+    forwarded: 'platform',
     params: z.object({ key: z.string().min(1).max(256) }),
-    result: z.object({ status: z.literal('OK') }),
+    result: ok,
   },
-} as const;
-
-/**
- * Game → controller, forwarded without waiting for the platform: the sidecar answers (when
- * called with an id) once SQS took it.
- */
-export const gameNotifications = {
-  /** A message for the room's owner (`GET /v1/rooms/{roomId}/messages`). */
+  /** A message for the room's owner (`GET /v1/rooms/{roomId}/messages`); answered once SQS took it. */
   message: {
+    direction: 'game-to-controller',
+    forwarded: 'message',
     params: z.object({ data: storableJsonObjectSchema(maxMessageBytes) }),
-    result: z.object({ status: z.literal('OK') }),
+    result: ok,
   },
-} as const;
-
-export type GameMethod = keyof typeof gameMethods;
-export const gameMethodNames = Object.keys(gameMethods) as GameMethod[];
-
-export function isGameMethod(method: string): method is GameMethod {
-  return Object.hasOwn(gameMethods, method);
-}
-
-export type GameMethodParams<M extends GameMethod> = z.output<(typeof gameMethods)[M]['params']>;
-export type GameMethodResult<M extends GameMethod> = z.output<(typeof gameMethods)[M]['result']>;
-
-/** Controller → game. */
-export const controllerMethods = {
   /**
    * Health probe; anything but `{status:"ok"}` in time and the game is killed as hung. The
    * case is not judged: every other result of the protocol is `"OK"`, and a game that answers
    * `status` the same way is healthy, not hung.
    */
   status: {
+    direction: 'controller-to-game',
+    forwarded: 'none',
     params: z.object({}),
     result: z.object({ status: z.string().refine((status) => status.toLowerCase() === 'ok') }),
   },
   /** Notice that the controller will stop the game (room closed or platform shutdown). */
-  shutdown: { params: z.object({ reason: z.string(), graceS: z.number() }), result: z.unknown() },
-} as const;
+  shutdown: {
+    direction: 'controller-to-game',
+    forwarded: 'none',
+    params: z.object({ reason: z.string(), graceS: z.number() }),
+    result: z.unknown(),
+  },
+  /**
+   * The warm pool's hand-over to a standby server: the room it now is. Only the platform
+   * sends it (never a configured command); accepted only with `{"status": "OK"}`.
+   */
+  assign: {
+    direction: 'platform-to-game',
+    forwarded: 'none',
+    params: z.object({
+      room_id: z.string(),
+      room_settings: z.record(z.string(), z.unknown()),
+      game_max_players: z.number().int().min(1),
+    }),
+    result: ok,
+  },
+} as const satisfies Record<string, RpcMethodSpec>;
+
+export type RpcMethod = keyof typeof rpcMethods;
+
+/** The warm pool's hand-over method (`rpcMethods.assign`). */
+export const assignMethod = 'assign' satisfies RpcMethod;
+
+/** Game → controller methods the platform answers. */
+export const gameMethods = { inited: rpcMethods.inited, joined: rpcMethods.joined, left: rpcMethods.left } as const;
+
+/** Game → controller, forwarded without waiting for the platform. */
+export const gameNotifications = { message: rpcMethods.message } as const;
+
+export type GameMethod = keyof typeof gameMethods;
+
+export type GameMethodParams<M extends GameMethod> = z.output<(typeof gameMethods)[M]['params']>;
+export type GameMethodResult<M extends GameMethod> = z.output<(typeof gameMethods)[M]['result']>;
+
+/** Controller → game. */
+export const controllerMethods = { status: rpcMethods.status, shutdown: rpcMethods.shutdown } as const;

@@ -58,24 +58,6 @@ export function sidecarKeys(platformSecret: Uint8Array, roomId: string): Sidecar
   return sidecarKeysFromRoomKey(roomId, deriveRoomKey(platformSecret, roomId));
 }
 
-/**
- * `sidecarKeys` for one platform secret, remembered for the last `maxRooms` rooms: a create
- * handed a warm server seals its `assign` and opens the answer with the same room's keys,
- * and the queue consumer opens every message of a room's life with them. Each derivation is
- * three HKDFs, on the path a player waits on.
- */
-export function rememberedSidecarKeys(platformSecret: Uint8Array, maxRooms = 4_096): (roomId: string) => SidecarKeys {
-  const remembered = new Map<string, SidecarKeys>();
-  return (roomId) => {
-    const known = remembered.get(roomId);
-    if (known) return known;
-    const keys = sidecarKeys(platformSecret, roomId);
-    if (remembered.size >= maxRooms) remembered.delete(remembered.keys().next().value as string);
-    remembered.set(roomId, keys);
-    return keys;
-  };
-}
-
 /** K_room as the text a spawner passes to the sidecar (stdin locally, a container override on ECS). */
 export const encodeRoomKey = (keys: SidecarKeys): string => keys.roomKey.toString('base64url');
 

@@ -4,10 +4,9 @@ import { NoHealthyHostError, SpawnFailedError, SpawnTimeoutError } from '../game
 import type { ServerCaps, ServerSlots } from '../gameservers/server-slot-store';
 import type { Placement, PlacementRequest } from '../placement/placement';
 import type { Host } from '../placement/fleet-model';
-import type { HandOver } from '../pool/pool-store';
-import type { SessionDocument } from '../sessions/document';
-import { WarmPool } from '../pool/warm-pool';
-import { firstMembers } from './store';
+import type { SessionDocument, StoredMember } from '../sessions/document';
+import type { SessionRead } from '../sessions/store';
+import { firstMembers } from './room-item';
 import { playerAddress, unknownHost } from '../gameservers/server-address';
 import type { Spawner } from '../gameservers/spawner';
 import { assertRoomSettingsFitTask } from '../gameservers/task-overrides';
@@ -15,11 +14,11 @@ import { countSpawnFailure } from '../infra/metrics';
 import type { CostBoundDefaults } from '../infra/config';
 import { roomBoundsOf } from './cost-bounds';
 import { RequestInvalidError } from '../errors';
-import { generateRegistrationKey, hashRegistrationKey } from '../reservations/keys';
-import type { NewMember, Reservation } from '../reservations/model';
+import { generateRegistrationKey, hashRegistrationKey } from './registration-keys';
+import type { NewMember, Reservation } from './member';
 import type { Room, RoomSettings } from './model';
 import { RoomAlreadyExistsError } from './errors';
-import type { RoomStore } from './store';
+import type { RoomStore } from './room-store';
 import { defaultConstants, type SessionConstants, type SessionProperties } from '../sessions/model';
 
 export interface CreateRoomCommand {
@@ -75,7 +74,7 @@ export interface CreateRoomDependencies {
    * create one of them, ready, instead of starting one. Matchmaking's creates start cold: the
    * bucket's room id is chosen before the create.
    */
-  readonly warmPool?: WarmPool;
+  readonly warmPool?: StandbyServers;
   /**
    * Reads the caller started before the configuration was known (beside the abuse check and
    * the configuration read), so that a warm create overlaps them instead of waiting for them.
@@ -83,6 +82,32 @@ export interface CreateRoomDependencies {
   readonly prefetched?: {
     readonly ranking?: Promise<Awaited<ReturnType<Placement['rankRecent']>>>;
   };
+}
+
+/** What a create makes of the standby room it takes: everything that is the creator's. */
+export interface HandOver {
+  readonly owner: string;
+  readonly settings: Room['settings'];
+  readonly maxPlayers: number;
+  /** The create's instant: the room's lifetime and the creator's reservation count from it. */
+  readonly createdAt: string;
+  readonly template: Room['template'];
+  readonly constants: NonNullable<Room['constants']>;
+  readonly properties: NonNullable<Room['properties']>;
+  readonly members: Readonly<Record<string, StoredMember>>;
+}
+
+/**
+ * The warm pool as a create uses it (implemented by core/pool/warm-pool.ts): a ready standby
+ * server of the configuration's pool in `region`, made the creator's room with `handOver`
+ * and told its settings; undefined when none could be had (the create starts cold).
+ */
+export interface StandbyServers {
+  takeStandby(
+    configuration: GameServerConfiguration,
+    region: string,
+    handOver: HandOver,
+  ): Promise<SessionRead | undefined>;
 }
 
 export interface RoomCosts {
@@ -104,7 +129,8 @@ export type CreateRoomResult =
 const spawnDeadlineGraceMs = 2_000;
 
 /**
- * Creates a room for one player and starts its game server:
+ * Creates a room for one player: from the warm pool when the configuration keeps one and the
+ * pool has a ready server, else by starting its game server:
  *
  *   write room (spawning) + creator's reservation ──► spawn ──► wait for `inited`
  *                                                                ├─ ready   → Ready (201)
@@ -115,7 +141,16 @@ const spawnDeadlineGraceMs = 2_000;
  * the deadline is still enforced here (and by the sweeper), judged by the platform's clock.
  */
 export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDependencies): Promise<CreateRoomResult> {
-  const { configuration } = deps;
+  const maxPlayers = checkedMaxPlayers(command, deps.configuration);
+  if (deps.warmPool && !command.bucket && keepsWarmPool(deps.configuration)) {
+    const warm = await createFromPool(command, maxPlayers, deps.warmPool, deps);
+    if (warm) return warm;
+  }
+  return createCold(command, maxPlayers, deps);
+}
+
+/** The room's size: the command's, never above the configuration's; settings that fit a task's overrides. */
+function checkedMaxPlayers(command: CreateRoomCommand, configuration: GameServerConfiguration): number {
   const maxPlayers = command.maxPlayers ?? configuration.maxPlayers;
   if (maxPlayers > configuration.maxPlayers) {
     throw new RequestInvalidError(`maxPlayers may not exceed the configuration's ${configuration.maxPlayers}.`, [
@@ -124,42 +159,21 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
   }
   // Settings travel to the game server in RunTask's overrides, capped at 8,192 characters.
   assertRoomSettingsFitTask(command.settings);
-  if (deps.warmPool && !command.bucket && keepsWarmPool(configuration)) {
-    const warm = await createFromPool(command, maxPlayers, deps.warmPool, deps);
-    if (warm) return warm;
-  }
+  return maxPlayers;
+}
+
+/** A room whose server starts now: its slot, its item with the creator's reservation, the spawn, the wait. */
+async function createCold(
+  command: CreateRoomCommand,
+  maxPlayers: number,
+  deps: CreateRoomDependencies,
+): Promise<CreateRoomResult> {
   const created = deps.now();
   const roomId = deps.newRoomId();
-  const spawnDeadline = new Date(created.getTime() + configuration.spawnTimeoutS * 1000);
   const key = generateRegistrationKey();
   // The slot is taken before anything exists: a create over a cap, or with no host, leaves nothing behind.
   const { region, host } = await takeServerSlot(roomId, command, deps, created);
-  const room: Room = {
-    roomId,
-    gameId: command.gameId,
-    version: command.version,
-    region,
-    state: 'spawning',
-    settings: command.settings,
-    maxPlayers,
-    players: 1,
-    changeNumber: 1,
-    createdAt: created.toISOString(),
-    updatedAt: created.toISOString(),
-    owner: command.account,
-    reservationTimeoutS: configuration.reservationTimeoutS,
-    spawnDeadline: spawnDeadline.toISOString(),
-    serverScopes: grantableScopes(configuration.serverScopes),
-    commands: [...configuration.commands],
-    ...(command.bucket ? { bucket: command.bucket } : {}),
-    template: command.session?.template ?? null,
-    constants:
-      command.session?.constants ??
-      defaultConstants({ maxPlayers, reservationTimeoutS: configuration.reservationTimeoutS }),
-    properties: command.session?.properties ?? { joinability: 'open', custom: {} },
-    ...(deps.costs ? { bounds: roomBoundsOf(configuration, deps.costs.defaults) } : {}),
-  };
-  const reservedMs = room.constants?.timeouts.reservedMs ?? null;
+  const room = coldRoom(roomId, region, command, maxPlayers, deps, created);
   // Pending: the creator's reservation expires reservationTimeoutS after the room became
   // ready (`inited`), not after the spawn deadline (core/sessions/document.ts).
   const member: NewMember = {
@@ -176,69 +190,118 @@ export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDep
     if (!(error instanceof RoomAlreadyExistsError)) await deps.costs?.slots.release(roomId);
     throw error;
   }
+  const placement = await startServer(room, host, deps);
+  await deps.rooms.recordPlacement(roomId, placement, deps.now());
+  return coldAnswer(await waitWhileSpawning(roomId, deps), room, key, placement.ports, deps);
+}
 
-  let placement;
+/** The new room as its create writes it: spawning, the creator's, with its session's template and constants. */
+function coldRoom(
+  roomId: string,
+  region: string,
+  command: CreateRoomCommand,
+  maxPlayers: number,
+  deps: CreateRoomDependencies,
+  created: Date,
+): Room {
+  const { configuration } = deps;
+  return {
+    roomId,
+    gameId: command.gameId,
+    version: command.version,
+    region,
+    state: 'spawning',
+    settings: command.settings,
+    maxPlayers,
+    players: 1,
+    changeNumber: 1,
+    createdAt: created.toISOString(),
+    updatedAt: created.toISOString(),
+    owner: command.account,
+    reservationTimeoutS: configuration.reservationTimeoutS,
+    spawnDeadline: new Date(created.getTime() + configuration.spawnTimeoutS * 1000).toISOString(),
+    serverScopes: grantableScopes(configuration.serverScopes),
+    commands: [...configuration.commands],
+    ...(command.bucket ? { bucket: command.bucket } : {}),
+    template: command.session?.template ?? null,
+    constants:
+      command.session?.constants ??
+      defaultConstants({ maxPlayers, reservationTimeoutS: configuration.reservationTimeoutS }),
+    properties: command.session?.properties ?? { joinability: 'open', custom: {} },
+    ...(deps.costs ? { bounds: roomBoundsOf(configuration, deps.costs.defaults) } : {}),
+  };
+}
+
+/** The room's game server started; when it cannot be, the room fails and its slot is freed. */
+async function startServer(room: Room, host: Host | undefined, deps: CreateRoomDependencies) {
+  const spawnDeadline = Date.parse(room.spawnDeadline);
   try {
-    placement = await deps.spawner.spawn({
-      roomId,
-      region,
+    return await deps.spawner.spawn({
+      roomId: room.roomId,
+      region: room.region,
       ...(host ? { host: { hostId: host.hostId, ...(host.ecs ? { ecs: host.ecs } : {}) } } : {}),
-      configuration,
-      roomSettings: command.settings,
-      maxPlayers,
-      loginAccessToken: await deps.mintServerToken(roomId),
+      configuration: deps.configuration,
+      roomSettings: room.settings,
+      maxPlayers: room.maxPlayers,
+      loginAccessToken: await deps.mintServerToken(room.roomId),
       // A throttled start keeps its place for the request's budget, never past the spawn deadline.
       startBy: new Date(
-        Math.min(
-          spawnDeadline.getTime(),
-          Math.max(deps.answerBy.getTime(), (deps.spawnQueueBy ?? deps.answerBy).getTime()),
-        ),
+        Math.min(spawnDeadline, Math.max(deps.answerBy.getTime(), (deps.spawnQueueBy ?? deps.answerBy).getTime())),
       ),
     });
   } catch (error) {
-    await deps.rooms.markFailed(roomId, 'spawn-failed', deps.now());
+    await deps.rooms.markFailed(room.roomId, 'spawn-failed', deps.now());
     countSpawnFailure('spawn-failed', deps.now());
-    await deps.costs?.slots.release(roomId);
+    await deps.costs?.slots.release(room.roomId);
     if (error instanceof NoHealthyHostError || error instanceof SpawnFailedError) throw error;
     throw new SpawnFailedError('The game server could not be started.', { cause: error });
   }
-  await deps.rooms.recordPlacement(roomId, placement, deps.now());
+}
 
-  const current = await waitWhileSpawning(roomId, deps);
+/** What a cold create answers once its wait ended: Ready, Spawning (202), or the spawn's failure. */
+function coldAnswer(
+  current: Room,
+  created: Room,
+  key: string,
+  ports: Reservation['ports'],
+  deps: CreateRoomDependencies,
+): CreateRoomResult {
+  const { configuration } = deps;
+  const reservedMs = created.constants?.timeouts.reservedMs ?? null;
   // Ready: counted from `inited`. Still spawning: the latest it can be (inited at the deadline).
   const clockStart =
-    current.state === 'ready' ? Date.parse(current.readyAt ?? current.updatedAt) : spawnDeadline.getTime();
+    current.state === 'ready' ? Date.parse(current.readyAt ?? current.updatedAt) : Date.parse(created.spawnDeadline);
   // A template without a reserved timeout: the configuration's, as an answer must give one.
   const expiresAt = new Date(clockStart + (reservedMs ?? configuration.reservationTimeoutS * 1000)).toISOString();
   // Ready rooms carry the address players reach; a spawning one says `pending` (poll GET).
   const reservation: Reservation = {
     key,
     host: (current.state === 'ready' ? playerAddress(current) : undefined) ?? unknownHost,
-    ports: placement.ports,
+    ports,
     expiresAt,
   };
   if (current.state === 'ready') return { state: 'Ready', room: current, reservation };
   if (current.state === 'spawning') return { state: 'Spawning', room: current, reservation };
   if (current.failureReason === 'spawn-timeout') {
     throw new SpawnTimeoutError(`The game server did not call inited within ${configuration.spawnTimeoutS} s.`, {
-      details: { roomId },
+      details: { roomId: current.roomId },
     });
   }
   throw new SpawnFailedError(`The game server failed to start (${current.failureReason ?? current.state}).`, {
-    details: { roomId, reason: current.failureReason },
+    details: { roomId: current.roomId, reason: current.failureReason },
   });
 }
 
 /**
- * A create served by the warm pool: a ready standby server of the region's pool, named from
- * the process's memory of it, gets `assign` (one round trip through its sidecar) and becomes
- * the creator's room (one conditional write) while the game answers (core/pool/warm-pool.ts).
- * Undefined when the pool had none or the game refused: the create starts cold.
+ * A create served by the warm pool: a ready standby server of the region's pool becomes the
+ * creator's room in one conditional write, and only then is told its settings (`assign`, one
+ * round trip through its sidecar). Undefined when the pool had none or the game refused: the
+ * create starts cold.
  */
 async function createFromPool(
   command: CreateRoomCommand,
   maxPlayers: number,
-  pool: WarmPool,
+  pool: StandbyServers,
   deps: CreateRoomDependencies,
 ): Promise<CreateRoomResult | undefined> {
   const { configuration } = deps;
@@ -248,6 +311,37 @@ async function createFromPool(
   const region = ranking?.ranked[0]?.region ?? command.region;
   const created = deps.now();
   const key = generateRegistrationKey();
+  // No replacement is started here: a server start beside the hand-over would double its time.
+  // The pool keeper tops the pool up (lambdas/schedule/pool-keeper.ts).
+  const session = await pool.takeStandby(
+    configuration,
+    region,
+    standbyHandOver(command, maxPlayers, configuration, key, created),
+  );
+  if (!session) return undefined;
+  const taken = session.room;
+  const reservedMs = taken.constants?.timeouts.reservedMs ?? configuration.reservationTimeoutS * 1000;
+  return {
+    state: 'Ready',
+    room: taken,
+    document: session.doc,
+    reservation: {
+      key,
+      host: playerAddress(taken) ?? unknownHost,
+      ports: taken.placement?.ports ?? [],
+      expiresAt: new Date(created.getTime() + reservedMs).toISOString(),
+    },
+  };
+}
+
+/** What the creator makes of a standby room: its settings, session and first member (`key`'s holder). */
+function standbyHandOver(
+  command: CreateRoomCommand,
+  maxPlayers: number,
+  configuration: GameServerConfiguration,
+  key: string,
+  created: Date,
+): HandOver {
   const member: NewMember = {
     account: command.account,
     keyHash: hashRegistrationKey(key),
@@ -256,7 +350,7 @@ async function createFromPool(
   };
   const shape = { maxPlayers, reservationTimeoutS: configuration.reservationTimeoutS };
   const constants = command.session?.constants ?? defaultConstants(shape);
-  const handOver: HandOver = {
+  return {
     owner: command.account,
     settings: command.settings,
     maxPlayers,
@@ -271,23 +365,6 @@ async function createFromPool(
       { ...shape, constants, state: 'ready', serverScopes: grantableScopes(configuration.serverScopes) },
       member,
     ),
-  };
-  // No replacement is started here: a server start beside the hand-over would double its time.
-  // The pool keeper tops the pool up (lambdas/schedule/pool-keeper.ts).
-  const session = await pool.take(configuration, region, handOver);
-  if (!session) return undefined;
-  const taken = session.room;
-  const reservedMs = taken.constants?.timeouts.reservedMs ?? configuration.reservationTimeoutS * 1000;
-  return {
-    state: 'Ready',
-    room: taken,
-    document: session.doc,
-    reservation: {
-      key,
-      host: playerAddress(taken) ?? unknownHost,
-      ports: taken.placement?.ports ?? [],
-      expiresAt: new Date(created.getTime() + reservedMs).toISOString(),
-    },
   };
 }
 

@@ -1,11 +1,12 @@
-import { randomInt } from 'node:crypto';
 import { DependencyUnavailableError } from '../errors';
+import type { AccountChecks } from '../abuse/guard';
+import { cryptoRandom, jitteredBackoffMs, joinContentionBackoff } from '../infra/clock';
 import { classifyDependencyError } from '../infra/dependency-errors';
-import { generateRegistrationKey } from '../reservations/keys';
+import type { PlatformCache } from '../infra/platform-cache';
+import { generateRegistrationKey } from './registration-keys';
 import { playerAddress, unknownHost } from '../gameservers/server-address';
-import type { Reservation } from '../reservations/model';
+import type { Reservation } from './member';
 import { expiryOf, newReservation, storedHashOfKey, type StoredMember } from '../sessions/document';
-import { roomConstants, RoomConstantsCache } from '../sessions/room-cache';
 import { constantsOf } from '../sessions/model';
 import type { ClaimResult, SessionRead, SessionStore } from '../sessions/store';
 import { RoomNotFoundError } from './errors';
@@ -21,12 +22,12 @@ export interface JoinRoomCommand {
 }
 
 export interface JoinRoomDependencies {
-  readonly sessions: Pick<
-    SessionStore,
-    'read' | 'claim' | 'reclaimAndClaim' | 'reissueKey' | 'undoClaim' | 'settleClaim'
-  >;
-  /** Immutable room facts kept in-process (defaults to the process-wide cache). */
-  readonly cache?: RoomConstantsCache;
+  readonly sessions: Pick<SessionStore, 'read' | 'claim' | 'reclaimAndClaim' | 'reissueKey' | 'undoClaim'>;
+  /**
+   * The process's cache (Platform's): a settled room's constants (`roomConstants`), so a join
+   * needs no read, and the shared read of a room not settled yet (`unsettledRoom`).
+   */
+  readonly cache: PlatformCache;
   readonly now: () => Date;
   readonly sleep: (ms: number) => Promise<void>;
   /** When to stop waiting for a spawning room and answer with the reservation anyway; also the claim's deadline. */
@@ -43,16 +44,12 @@ export interface JoinRoomDependencies {
    */
   readonly heartbeatPipeline?: () => Promise<HeartbeatPipeline>;
   /**
-   * The account checks (ban, rate limit). Returns `undefined` when they decided from memory
-   * (admitted; a refusal throws): the claim is then final. Returns a promise when they need
-   * DynamoDB: they run BESIDE the claim, so they add no round trip; the claimed member is
-   * marked provisional (`v`) so a concurrent join that finds the room full retries instead of
-   * answering ROOM_FULL; if they refuse, the claim is undone (exactly that member, by its key)
-   * and their error is the answer.
+   * The account checks (ban, rate limit; core/abuse/guard.ts `checks`). A refusal this process
+   * knows already is answered before anything is written. The rest run BESIDE the claim, so
+   * they add no round trip; if they refuse, the claim is undone (exactly that member, by its
+   * key) and their error is the answer.
    */
-  readonly admit?: () => Promise<void> | undefined;
-  /** Reads of spawning rooms shared by this process's waiters (defaults to the process-wide one). */
-  readonly spawningReads?: SharedRoomReads;
+  readonly accountChecks?: AccountChecks;
 }
 
 export interface JoinRoomResult {
@@ -73,83 +70,82 @@ interface ClaimedSlot {
   readonly previousKeyHash?: string;
 }
 
-/** Full jitter: a random pause up to an exponentially growing cap (contention only). */
-function jitteredBackoff(attempt: number): number {
-  return randomInt(1, 5 * 2 ** Math.min(attempt, 6) + 2);
-}
+const backoff = (attempt: number) => jitteredBackoffMs(attempt, joinContentionBackoff, cryptoRandom);
 
 /**
- * Puts a player into a named room with ONE conditional write on its session document:
+ * Puts a player into a named room with ONE conditional write on its session document, the
+ * account checks running beside it:
  *
+ *   account refused, as this process knows? ─ yes ► their error (nothing written)
  *   claim (UpdateItem) ─ Claimed ─────────────────────► reservation (new key)
- *        │             ├ AlreadyMember ──► re-key ────► same slot, fresh key
- *        │             ├ Reclaim ─► remove exactly the expired + claim (one write)
- *        │             ├ Full ────────────────────────► ROOM_FULL (no live slot free)
- *        │             ├ Pending ─► full, but some members' account checks are still running:
- *        │             │            retry with jitter (a refused one's slot comes free)
- *        │             ├ NotJoinable ─────────────────► NOT_JOINABLE
- *        │             ├ Silent ─► the room's own silence? ─ yes ► NOT_JOINABLE
- *        │             │                                    └ no ─► 503 UNAVAILABLE, Retry-After
- *        │             └ Contention ─► retry with jitter until `answerBy`, then 503 UNAVAILABLE
+ *     ∥ account checks  ├ AlreadyMember ──► re-key ────► same slot, fresh key
+ *     (ban read, rate   ├ Reclaim ─► remove exactly the expired + claim (one write)
+ *      log write)       ├ Full ────────────────────────► ROOM_FULL (no live slot free)
+ *                       ├ NotJoinable ─────────────────► NOT_JOINABLE
+ *                       ├ Silent ─► the room's own silence? ─ yes ► NOT_JOINABLE
+ *                       │                                    └ no ─► 503 UNAVAILABLE, Retry-After
+ *                       └ Contention ─► retry with jitter until `answerBy`, then 503 UNAVAILABLE
+ *   checks refused? undo exactly this claim (member by its key) ► their error
  *   spawning room? wait for `inited` until `answerBy` (failed meanwhile → NOT_JOINABLE)
  *
- * ROOM_FULL only ever comes from a failed condition whose `ALL_OLD` shows every slot held by
- * a live member whose account checks have passed: neither contention nor a slot held for a
- * moment by a join that is about to be refused turns into ROOM_FULL.
+ * ROOM_FULL only ever comes from a failed condition whose `ALL_OLD` shows every slot held by a
+ * live member; contention never turns into ROOM_FULL. A slot claimed by a join its checks then
+ * refuse is held for that one round trip: the refusal of a full rate log is remembered until
+ * the log can admit again, so an account that keeps hammering is refused before it claims.
  */
 export async function joinRoom(command: JoinRoomCommand, deps: JoinRoomDependencies): Promise<JoinRoomResult> {
-  // Decided from memory in the common case (a refusal throws here, before anything is written).
-  let first = deps.admit?.();
-  if (first === undefined) return answer(await claimSlot(command, deps, false), deps);
+  const checks = deps.accountChecks;
+  if (!checks) return answer(await claimSlot(command, deps), deps);
+  await checks.known();
   // Settled into a result, so an early refusal never goes unhandled while the claim runs.
-  const admission: Promise<unknown> = patiently(() => {
-    const call = first ?? deps.admit?.() ?? Promise.resolve();
-    first = undefined;
-    return call;
-  }, deps).then(
+  const verdict: Promise<unknown> = patiently(checks.decide, deps).then(
     () => undefined,
     (error: unknown) => error ?? new Error('refused'),
   );
   let claimed: ClaimedSlot;
   try {
-    claimed = await claimSlot(command, deps, true);
+    claimed = await claimSlot(command, deps);
   } catch (error) {
-    throw (await admission) ?? error;
+    throw (await verdict) ?? error;
   }
-  const refused = await admission;
+  const refused = await verdict;
   if (refused) {
-    await deps.sessions.undoClaim(command.roomId, {
-      account: command.account,
-      keyHash: claimed.keyHash,
-      reissued: claimed.reissued,
-      ...(claimed.previousKeyHash === undefined ? {} : { previousKeyHash: claimed.previousKeyHash }),
-    });
-    throw refused;
-  }
-  // Admitted: the provisional mark goes, so racers that found the room full see a final member.
-  // Best effort: the mark also lapses at the join's deadline by itself.
-  if (!claimed.reissued) {
+    // A failed undo leaves a reservation whose key nobody was given: it expires by itself.
     await deps.sessions
-      .settleClaim(command.roomId, { account: command.account, keyHash: claimed.keyHash })
+      .undoClaim(command.roomId, {
+        account: command.account,
+        keyHash: claimed.keyHash,
+        reissued: claimed.reissued,
+        ...(claimed.previousKeyHash === undefined ? {} : { previousKeyHash: claimed.previousKeyHash }),
+      })
       .catch(() => undefined);
+    throw refused;
   }
   return answer(claimed, deps);
 }
 
-/** `provisional`: the account checks are still running; the member says so until the join's deadline. */
-async function claimSlot(
-  command: JoinRoomCommand,
-  deps: JoinRoomDependencies,
-  provisional: boolean,
-): Promise<ClaimedSlot> {
-  const cache = deps.cache ?? roomConstants;
-  let room = cache.get(command.roomId);
-  if (!room || !RoomConstantsCache.settled(room)) {
-    const read = await readOnce(command.roomId, deps);
-    if (!read) throw new RoomNotFoundError(command.roomId);
-    room = read.room;
-    cache.remember(room);
-  }
+/** Whether a room's cached copy holds everything a join's answer needs, for good. */
+function isSettled(room: Room): boolean {
+  // A peer-hosted session never gets a placement: it is settled once it exists.
+  return room.state !== 'spawning' && (room.placement !== undefined || room.hosting === 'peerHosted');
+}
+
+/**
+ * The room as a claim needs it: its constants, and whether it still spawns (a reservation in a
+ * spawning room waits for `inited`). A settled room is immutable in what a join reads, so it
+ * comes from the cache; another is read, that read shared by this process's joins for 50 ms.
+ */
+async function roomToClaim(roomId: string, deps: JoinRoomDependencies): Promise<Room> {
+  const settled = await deps.cache.peek<Room>('roomConstants', roomId);
+  if (settled) return settled;
+  const read = await deps.cache.read('unsettledRoom', roomId, () => readPatiently(roomId, deps));
+  if (!read) throw new RoomNotFoundError(roomId);
+  if (isSettled(read.room)) deps.cache.remember('roomConstants', roomId, read.room);
+  return read.room;
+}
+
+async function claimSlot(command: JoinRoomCommand, deps: JoinRoomDependencies): Promise<ClaimedSlot> {
+  const room = await roomToClaim(command.roomId, deps);
   const constants = constantsOf(room);
   // Visibility (the template's, fixed) and joinability (the members', changeable) both refuse
   // joins with the same code: the sentence says which one did, in the words the room view uses.
@@ -161,11 +157,10 @@ async function claimSlot(
   }
   const key = generateRegistrationKey();
   const keyHash = storedHashOfKey(key);
-  const pendingUntil = provisional ? { v: deps.answerBy.getTime() } : {};
   const spec = (now: Date) => ({
     account: command.account,
     keyHash,
-    member: { ...newReservation(room, now.getTime(), constants.timeouts, command.scopes), ...pendingUntil },
+    member: newReservation(room, now.getTime(), constants.timeouts, command.scopes),
     heartbeatSince: heartbeatCutoff(now, deps.heartbeatTimeoutS),
   });
   let now = deps.now();
@@ -191,23 +186,8 @@ async function claimSlot(
       case 'AlreadyMember': {
         // Our own claim, applied although its answer was lost (a timeout): the slot is ours.
         if (outcome.keyHash === keyHash) return { key, keyHash, reissued: false, member: outcome.member, room };
-        const reissued = await deps.sessions.reissueKey(room.roomId, {
-          account: command.account,
-          member: outcome.member,
-          newKeyHash: keyHash,
-          now: now.getTime(),
-          ...(outcome.keyHash === undefined ? {} : { oldKeyHash: outcome.keyHash }),
-        });
-        if (reissued === 'Reissued') {
-          return {
-            key,
-            keyHash,
-            reissued: true,
-            member: outcome.member,
-            room,
-            ...(outcome.keyHash === undefined ? {} : { previousKeyHash: outcome.keyHash }),
-          };
-        }
+        const rekeyed = await rekey(room, command.account, outcome, { key, keyHash }, now, deps);
+        if (rekeyed) return rekeyed;
         break;
       }
       case 'Reclaim':
@@ -219,17 +199,41 @@ async function claimSlot(
           now.getTime(),
         );
         continue;
-      // Pending: full only if the provisional members' checks pass; wait for their verdict.
-      case 'Pending':
       case 'Retry':
       case 'Contention':
-        await deps.sleep(jitteredBackoff(attempt));
+        await deps.sleep(backoff(attempt));
         break;
     }
     pastDeadline(deps, room.roomId);
     now = deps.now();
     outcome = await deps.sessions.claim(room.roomId, spec(now), now.getTime());
   }
+}
+
+/** The account holds a live slot already: it keeps it with the new key, unless it changed meanwhile. */
+async function rekey(
+  room: Room,
+  account: string,
+  held: Extract<ClaimResult, { state: 'AlreadyMember' }>,
+  fresh: { readonly key: string; readonly keyHash: string },
+  now: Date,
+  deps: JoinRoomDependencies,
+): Promise<ClaimedSlot | undefined> {
+  const reissued = await deps.sessions.reissueKey(room.roomId, {
+    account,
+    member: held.member,
+    newKeyHash: fresh.keyHash,
+    now: now.getTime(),
+    ...(held.keyHash === undefined ? {} : { oldKeyHash: held.keyHash }),
+  });
+  if (reissued !== 'Reissued') return undefined;
+  return {
+    ...fresh,
+    reissued: true,
+    member: held.member,
+    room,
+    ...(held.keyHash === undefined ? {} : { previousKeyHash: held.keyHash }),
+  };
 }
 
 /**
@@ -270,18 +274,6 @@ async function silenceError(
   );
 }
 
-/** Reads in flight, by room: a burst of joins on a room this process has not seen shares one read. */
-const reading = new Map<string, Promise<SessionRead | undefined>>();
-
-function readOnce(roomId: string, deps: JoinRoomDependencies): Promise<SessionRead | undefined> {
-  const shared = reading.get(roomId);
-  // A shared read that failed fails nobody but its starter: the others read for themselves.
-  if (shared) return shared.catch(() => readPatiently(roomId, deps));
-  const read = readPatiently(roomId, deps).finally(() => reading.delete(roomId));
-  reading.set(roomId, read);
-  return read;
-}
-
 /** A read is safe to repeat: a slow or throttled DynamoDB is retried until the join's deadline. */
 function readPatiently(roomId: string, deps: JoinRoomDependencies): Promise<SessionRead | undefined> {
   return patiently(() => deps.sessions.read(roomId), deps);
@@ -299,7 +291,7 @@ async function patiently<T>(call: () => Promise<T>, deps: JoinRoomDependencies):
     } catch (error) {
       const kind = classifyDependencyError(error)?.kind;
       if ((kind !== 'timeout' && kind !== 'throttled') || deps.now().getTime() >= deps.answerBy.getTime()) throw error;
-      await deps.sleep(jitteredBackoff(attempt));
+      await deps.sleep(backoff(attempt));
     }
   }
 }
@@ -314,16 +306,15 @@ function pastDeadline(deps: JoinRoomDependencies, roomId: string): void {
 }
 
 async function answer(claimed: ClaimedSlot, deps: JoinRoomDependencies): Promise<JoinRoomResult> {
-  const cache = deps.cache ?? roomConstants;
   let current = claimed.room;
   if (current.state === 'spawning') {
     current = await waitWhileSpawning(current.roomId, deps);
-  } else if (!RoomConstantsCache.settled(current)) {
+  } else if (!isSettled(current)) {
     const read = await deps.sessions.read(current.roomId);
     if (!read) throw new RoomNotFoundError(current.roomId);
     current = read.room;
   }
-  if (RoomConstantsCache.settled(current)) cache.remember(current);
+  if (isSettled(current)) deps.cache.remember('roomConstants', current.roomId, current);
   if (!isLive(current.state)) throw new RoomNotJoinableError(current.roomId, `the room is ${current.state}`);
   const placement = current.placement;
   const expiry =
@@ -350,44 +341,15 @@ async function answer(claimed: ClaimedSlot, deps: JoinRoomDependencies): Promise
 }
 
 /**
- * Reads of rooms that joiners wait on while their servers start, shared by every waiter in
- * this process: a find-or-create stampede parks hundreds of players on the few rooms being
- * started, and each polling on its own sent thousands of strongly consistent reads a second
- * to the same items (measured: 1,000 players swamped DynamoDB Local and placed a third of
- * themselves in two minutes). A read started less than `maxAgeMs` ago, finished or not,
- * answers every waiter of that room.
+ * Waits for a spawning room's `inited`. Every waiter of this process polls the same read
+ * (`unsettledRoom`, at most one per 50 ms): a find-or-create stampede parks hundreds of players
+ * on the few rooms being started, and each polling alone would send strongly consistent reads
+ * of the same items by the thousand.
  */
-export class SharedRoomReads {
-  private readonly recent = new Map<
-    string,
-    { readonly startedAt: number; readonly read: Promise<SessionRead | undefined> }
-  >();
-
-  constructor(private readonly maxAgeMs = 50) {}
-
-  read(roomId: string, sessions: Pick<SessionStore, 'read'>, now: number): Promise<SessionRead | undefined> {
-    const hit = this.recent.get(roomId);
-    if (hit && now - hit.startedAt < this.maxAgeMs) return hit.read;
-    if (this.recent.size > 1_000)
-      for (const [id, entry] of this.recent) if (now - entry.startedAt >= this.maxAgeMs) this.recent.delete(id);
-    const read = sessions.read(roomId);
-    const entry = { startedAt: now, read };
-    this.recent.set(roomId, entry);
-    // A failed read is not handed to later waiters.
-    read.catch(() => {
-      if (this.recent.get(roomId) === entry) this.recent.delete(roomId);
-    });
-    return read;
-  }
-}
-
-const spawningRoomReads = new SharedRoomReads();
-
 async function waitWhileSpawning(roomId: string, deps: JoinRoomDependencies): Promise<Room> {
-  const reads = deps.spawningReads ?? spawningRoomReads;
   let pause = 10;
   for (;;) {
-    const read = await reads.read(roomId, deps.sessions, deps.now().getTime());
+    const read = await deps.cache.read('unsettledRoom', roomId, () => deps.sessions.read(roomId));
     if (!read) throw new RoomNotFoundError(roomId);
     const now = deps.now();
     if (read.room.state !== 'spawning' || now.getTime() >= deps.answerBy.getTime()) return read.room;

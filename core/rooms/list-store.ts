@@ -2,7 +2,7 @@ import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb
 import { keys } from '../infra/keys';
 import type { ListedRoom } from './model';
 import { decodePageToken, encodePageToken } from './page-token';
-import { roomOf } from './store';
+import { roomOf } from './room-item';
 
 /** Which listing: one game version in one region. */
 export interface RoomListingQuery {
@@ -19,7 +19,7 @@ export interface RoomPage {
 
 /**
  * Lookups over the listing index (gsi2), which holds live rooms only: a room leaves it when
- * it fails or closes (`RoomStore`'s `unindex`), so no lookup here reads ended rooms.
+ * it fails or closes (core/rooms/rooms.ts `completeWrite`), so no lookup here reads ended rooms.
  */
 export interface RoomListing {
   /**

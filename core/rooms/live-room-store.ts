@@ -1,10 +1,10 @@
 import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DependencyUnavailableError } from '../errors';
-import { contentionBackoffMs } from '../infra/dependency-errors';
+import { jitteredBackoffMs, writeContentionBackoff } from '../infra/clock';
 import { keys, liveRoomShards, type ItemKey } from '../infra/keys';
 import { documentOf, SessionDocumentCorruptError, type SessionDocument } from '../sessions/document';
 import { isLive, type Room } from './model';
-import { roomOf } from './store';
+import { roomOf } from './room-item';
 
 /** A live room as the sweeper reads it: the room, and its members when the document is sound. */
 export interface LiveRoom {
@@ -84,7 +84,7 @@ export class LiveRoomStore implements LiveRoomIndex {
           details: { reason: 'throttled' },
         });
       }
-      if (round > 1) await this.sleep(contentionBackoffMs(round - 1));
+      if (round > 1) await this.sleep(jitteredBackoffMs(round - 1, writeContentionBackoff));
       const answer = await this.db.send(
         new BatchGetCommand({
           // Consistent: a heartbeat applied before the sweep observed the pipeline must show.

@@ -3,7 +3,7 @@ import { storableJsonObjectSchema } from '../protocol/storable-json';
 import { gameIdSchema, gameVersionSchema } from '../gameservers/schema';
 import { roomStates } from './model';
 import { sessionConstantsCustomSchema, sessionPropertiesCustomSchema } from '../sessions/custom-schema';
-import { templateNameSchema } from '../sessions/template-schema';
+import { templateNameSchema } from '../templates/template-schema';
 
 /** Room ids are ours (UUIDs), but any short URL-safe id is accepted on read so a bad one is a 404, not a 400. */
 export const roomIdSchema = z

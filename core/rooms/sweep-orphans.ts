@@ -2,7 +2,7 @@ import type { ReplyQueues } from '../gameservers/reply-queues';
 import type { ServerSlots } from '../gameservers/server-slot-store';
 import type { Spawner } from '../gameservers/spawner';
 import { isLive } from './model';
-import type { RoomStore } from './store';
+import type { RoomStore } from './room-store';
 
 /**
  * Whether something left by a room (a task, a reply queue, a server slot) is an orphan at

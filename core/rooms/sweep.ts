@@ -9,7 +9,7 @@ import { judgeHeartbeats, type HeartbeatEvidencePolicy, type HeartbeatVerdict } 
 import { heartbeatSilent } from './liveness';
 import type { LiveRoomIndex } from './live-room-store';
 import type { Room, RoomBounds } from './model';
-import type { RoomStore } from './store';
+import type { RoomStore } from './room-store';
 import type { SweeperStateStore } from './sweeper-state-store';
 
 export interface SweepPolicy extends HeartbeatEvidencePolicy {

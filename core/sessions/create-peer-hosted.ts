@@ -1,9 +1,9 @@
-import { generateRegistrationKey, hashRegistrationKey } from '../reservations/keys';
-import type { Reservation } from '../reservations/model';
+import { generateRegistrationKey, hashRegistrationKey } from '../rooms/registration-keys';
+import type { Reservation } from '../rooms/member';
 import type { Room, RoomSettings } from '../rooms/model';
-import type { RoomStore } from '../rooms/store';
+import type { RoomStore } from '../rooms/room-store';
 import type { SessionConstants, SessionProperties } from './model';
-import { peerHostedReservedMsDefault } from './template';
+import { peerHostedReservedMsDefault } from '../templates/template';
 
 export interface CreatePeerHostedCommand {
   readonly account: string;

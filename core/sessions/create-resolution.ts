@@ -1,14 +1,14 @@
 import { RequestInvalidError, type FieldIssue } from '../errors';
 import type { GameServerConfiguration } from '../gameservers/configuration';
 import { sessionCustomLimits, type SessionConstants, type SessionProperties } from './model';
-import { templateConfiguration, type ConfigurationReader } from './put-template';
+import { templateConfiguration, type ConfigurationReader } from '../templates/put-template';
 import {
   assertTemplateFitsConfiguration,
   constantsFromTemplate,
   defaultTemplateConstants,
   type SessionTemplate,
-} from './template';
-import type { TemplateReader } from './template-store';
+} from '../templates/template';
+import type { TemplateReader } from '../templates/template-store';
 
 /** The fields of `POST /v1/rooms` that decide what kind of session is made. */
 export interface CreateSessionRequest {

@@ -53,12 +53,6 @@ export interface StoredMember {
   readonly b?: StoredMember;
   /** The member's own `properties.custom`, written by that member alone (absent: `{}`). */
   readonly q?: Record<string, unknown>;
-  /**
-   * Provisional until this instant (epoch ms): the join's account checks were still running
-   * when it claimed the slot, and a refusal gives the slot back. A room full of members some of
-   * which are provisional is not answered ROOM_FULL (core/sessions/join-conditions.ts).
-   */
-  readonly v?: number;
 }
 
 export interface SessionDocument {

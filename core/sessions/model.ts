@@ -61,8 +61,9 @@ export const joinabilities = sessionJoinabilities;
 export type Joinability = SessionJoinability;
 
 /**
- * The default template of a configuration-based room: as before issue 9, a reservation
- * lasts `reservationTimeoutS`, and nothing else times out.
+ * The default template of a configuration-based room: a reservation lasts
+ * `reservationTimeoutS`, and nothing else times out, so a room created without a template
+ * times its members as the configuration says.
  */
 export function defaultConstants(room: {
   readonly maxPlayers: number;

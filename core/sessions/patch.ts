@@ -6,14 +6,14 @@ import { assertIfMatch } from './if-match';
 import { transitionMember } from './member-transitions';
 import { constantsOf, type MemberSettableState, type SessionJoinability } from './model';
 import { memberUpdate, roomPropertiesUpdate, type PatchBase } from './patch-conditions';
-import type { SessionWrites } from './patch-store';
 import { hostingOf, readableBy, sessionOverAt } from './room-response';
-import type { UpdateSpec } from './join-conditions';
+import type { RoomStore, RoomWrite } from '../rooms/room-store';
 import type { SessionRead } from './store';
 
 export interface SessionDependencies {
   readonly sessions: { read(roomId: string): Promise<SessionRead | undefined> };
-  readonly writes: SessionWrites;
+  /** The session's writes go through the room aggregate's one store. */
+  readonly rooms: Pick<RoomStore, 'writeSession' | 'endSession'>;
   readonly now: () => Date;
   /** Stops the game server of a dedicated session that ended because it stayed empty. */
   readonly stopServer?: (taskId: string) => Promise<void>;
@@ -29,7 +29,7 @@ const maxWriteAttempts = 8;
  */
 export async function endIfOver(read: SessionRead, now: Date, deps: SessionDependencies): Promise<boolean> {
   if (!sessionOverAt(read.room, read.doc, now)) return false;
-  const ended = await deps.writes.end(read.room.roomId, read.room.changeNumber);
+  const ended = await deps.rooms.endSession(read.room.roomId, read.room.changeNumber);
   if (ended && read.room.placement && deps.stopServer) await deps.stopServer(read.room.placement.taskId);
   if (ended) return true;
   // Something changed it meanwhile (a join): judge again on what it is now.
@@ -60,14 +60,14 @@ interface WriteCommand {
 }
 
 /**
- * One member's write: read, judge (over? stale? a live member?), one conditional UpdateItem.
+ * One member's write: read, judge (over? stale? a live member?), one conditional write.
  * A refused write is judged again on the item as it stood (`ALL_OLD`), never by another read:
  * with `If-Match` a changed number is 412 (the condition holds it, so of many writers with
  * the same number exactly one wins); without, the write is rebuilt and sent again.
  */
 async function writeAsMember(
   command: WriteCommand,
-  build: (read: SessionRead, writer: StoredMember, base: PatchBase) => UpdateSpec,
+  build: (read: SessionRead, writer: StoredMember, base: PatchBase) => RoomWrite,
   deps: SessionDependencies,
 ): Promise<SessionRead> {
   let read = await deps.sessions.read(command.roomId);
@@ -82,9 +82,9 @@ async function writeAsMember(
       memberT: writer.t,
       ...(command.ifMatch === undefined ? {} : { ifMatch: command.ifMatch }),
       expired: expiredMembers(read.doc, read.room, now.getTime()),
-      nowIso: now.toISOString(),
+      now,
     };
-    const result = await deps.writes.update(command.roomId, build(read, writer, base));
+    const result = await deps.rooms.writeSession(command.roomId, build(read, writer, base));
     if (result.applied) return result.read;
     read = result.current;
   }
@@ -126,7 +126,7 @@ export function patchOwnMember(
           : transitionMember(
               writer,
               command.state,
-              Date.parse(base.nowIso),
+              base.now.getTime(),
               constantsOf(read.room).timeouts,
               hostingOf(read.room),
             );

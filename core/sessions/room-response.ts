@@ -95,7 +95,7 @@ export function sessionRoomView(room: Room, doc: SessionDocument, now: Date, acc
   const host = room.state === 'ready' ? playerAddress(room) : undefined;
   return {
     ...toRoomView(room),
-    // The stored count less the members whose time ran out (as before sessions: `players` is the count).
+    // The stored count less the members whose time ran out: `players` counts the live members only.
     players: Math.max(0, room.players - (Object.keys(doc.members).length - live.length)),
     template: room.template ?? null,
     constants,

@@ -3,8 +3,8 @@ import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { classifyDependencyError } from '../infra/dependency-errors';
 import { keys } from '../infra/keys';
-import type { Member } from '../reservations/model';
-import { roomOf } from '../rooms/store';
+import type { Member } from '../rooms/member';
+import { roomOf } from '../rooms/room-item';
 import type { Room } from '../rooms/model';
 import {
   docMember,
@@ -56,20 +56,12 @@ export type ClaimResult = Claimed | ClaimFailure | { readonly state: 'Contention
 
 export type ConfirmResult =
   | { readonly state: 'Confirmed'; readonly member: Member }
-  /** The key was used before (this request or the first one): answer as then. */
+  /** The request that used the key, delivered again: answer as then. */
   | { readonly state: 'AlreadyConfirmed'; readonly member: Member }
   | { readonly state: 'Rejected'; readonly reason: 'unknown-key' | 'expired' | 'used' };
 
 export type AbandonResult = 'Reverted' | 'NothingToUndo';
 export type LeaveResult = { readonly state: 'Left' } | { readonly state: 'Rejected' };
-
-/** Errors of a single write that mean "the item is busy", never "the data says no". */
-const contentionNames = new Set([
-  'ThrottlingException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'TransactionConflictException',
-]);
 
 /**
  * Members of rooms, all inside the room item (core/sessions/document.ts). Every change is one
@@ -157,13 +149,13 @@ export class SessionStore {
           spec.heartbeatSince,
         );
       }
-      if (error instanceof Error && contentionNames.has(error.name)) return { state: 'Contention', cause: error };
       if (isItemTooLarge(error)) throw new SessionDocumentFullError(roomId, { cause: error });
-      // A busy DynamoDB (throttled, or slow to answer) is contention too, retried within the
-      // join's deadline. A timed-out claim may have been applied: its retry then finds the
-      // account a member (AlreadyMember) and re-keys the same slot, so no slot is taken twice.
+      // A busy item or DynamoDB (a running transaction, throttling, slow to answer) is retried
+      // within the join's deadline. A timed-out claim may have been applied: its retry then finds
+      // the account a member (AlreadyMember) and re-keys the same slot, so no slot is taken twice.
       const kind = classifyDependencyError(error)?.kind;
-      if (kind === 'throttled' || kind === 'timeout') return { state: 'Contention', cause: error };
+      if (kind === 'contention' || kind === 'throttled' || kind === 'timeout')
+        return { state: 'Contention', cause: error };
       throw error;
     }
   }
@@ -201,19 +193,6 @@ export class SessionStore {
     }))
       ? 'Reissued'
       : 'Gone';
-  }
-
-  /**
-   * A provisional claim whose account checks passed becomes final: its `v` mark goes, so joins
-   * that found the room full stop waiting for its verdict. Only while it still holds that key.
-   */
-  async settleClaim(roomId: string, settle: { account: string; keyHash: string }): Promise<void> {
-    await this.updateIf(roomId, {
-      UpdateExpression: 'REMOVE #members.#a.v',
-      ConditionExpression: '#members.#a.k = :h',
-      ExpressionAttributeNames: { '#members': 'members', '#a': settle.account },
-      ExpressionAttributeValues: { ':h': settle.keyHash },
-    });
   }
 
   /**
@@ -330,9 +309,12 @@ export class SessionStore {
    * The confirming request id and time are written in the same conditional update, and the
    * reservation as it was is kept, so `abandon` can undo a confirmation the game never saw.
    *
-   * The same key again, with any request id, while its member holds it confirmed, gets the
-   * first confirmation back: same member, same `confirmedAt`, hence the same token. A key of
-   * another room is held by no member of this room; a key whose player has left is in `gone`.
+   * `requestId` is the game's request (`gameRequestId`), not the forward's: a key is single
+   * use, and only the request that used it, delivered again (an SQS redelivery or the game's
+   * retry with the same JSON-RPC id), gets the first confirmation back: same member, same
+   * `confirmedAt`, hence the same token (`usedKeyAnswer`). Any other request with that key is
+   * rejected and writes nothing. A key of another room is held by no member of this room; a
+   * key whose player has left is in `gone`.
    */
   async confirm(read: SessionRead, keyHashHex: string, requestId: string, now: Date): Promise<ConfirmResult> {
     const roomId = read.room.roomId;
@@ -342,11 +324,7 @@ export class SessionStore {
     const { account, member: raw } = found;
     // Every field checked: what is confirmed here ends up in a signed token.
     const member = memberOf(raw, account);
-    if (member.u !== undefined) {
-      return member.u === requestId || memberStateOf(member.s) === 'active'
-        ? { state: 'AlreadyConfirmed', member: memberView(read.room, account, member, hash) }
-        : { state: 'Rejected', reason: 'used' };
-    }
+    if (member.u !== undefined) return usedKeyAnswer(read.room, account, member, hash, requestId);
     if (!isLiveMember(member, read.room, now.getTime())) return { state: 'Rejected', reason: 'expired' };
     const wasActive = memberStateOf(member.s) === 'active';
     // The copy kept for `abandon` is the reservation's state and clock: the key, scopes and
@@ -398,16 +376,18 @@ export class SessionStore {
     const found = memberOfKey(read.doc, hash);
     if (!found) return { state: 'Rejected', reason: 'unknown-key' };
     const { account, member } = found;
-    if (member.u !== undefined && (member.u === requestId || memberStateOf(member.s) === 'active')) {
-      return { state: 'AlreadyConfirmed', member: memberView(read.room, account, member, hash) };
-    }
-    return { state: 'Rejected', reason: 'used' };
+    // Without `u` the write failed on something else (the member's clock moved, the room is no
+    // longer live): there is no first answer to repeat.
+    return member.u === undefined
+      ? { state: 'Rejected', reason: 'used' }
+      : usedKeyAnswer(read.room, account, member, hash, requestId);
   }
 
   /**
-   * Undoes the confirmation `requestId` made with this key, because the game never got its
-   * answer (`abandoned`): the member becomes the reservation it was, with its original
-   * expiry, so the game's retry with the key succeeds and without one the slot frees itself
+   * Undoes the confirmation the game request `requestId` (the identity `confirm` stored) made
+   * with this key, because the game never got its answer (`abandoned`): the member becomes the
+   * reservation it was, with its original expiry, so the game's retry (the same request again)
+   * succeeds and without one the slot frees itself
    * when the reservation expires. A member that was already active stays active; only its key
    * becomes usable again. Nothing changes when another request confirmed it, or it left.
    */
@@ -486,6 +466,23 @@ export class SessionStore {
       seen: Object.keys(read.doc.gone).length,
     });
   }
+}
+
+/**
+ * A used key presented again: the first answer for the request that used it (`u`), delivered
+ * again; a rejection for any other request, whoever it comes from and whatever the member's
+ * state, so someone who saw a player's key cannot take that player's seat with it.
+ */
+export function usedKeyAnswer(
+  room: Room,
+  account: string,
+  member: StoredMember,
+  keyHash: string,
+  requestId: string,
+): ConfirmResult {
+  return member.u === requestId
+    ? { state: 'AlreadyConfirmed', member: memberView(room, account, member, keyHash) }
+    : { state: 'Rejected', reason: 'used' };
 }
 
 /** When the last of these expired members left: the latest expiry, never before an earlier departure. */

@@ -15,7 +15,7 @@ import { idempotencyKeyHeaderSchema } from '../../core/idempotency/record';
 import { gameServerConfigurationBodySchema } from '../../core/gameservers/schema';
 import { createRoomRequestSchema, matchmakingRequestSchema } from '../../core/rooms/schema';
 import { ifMatchHeaderSchema } from '../../core/sessions/if-match';
-import { templateBodySchema, templateParamsSchema, templateViewSchema } from '../../core/sessions/template-schema';
+import { templateBodySchema, templateParamsSchema, templateViewSchema } from '../../core/templates/template-schema';
 import {
   patchMemberRequestSchema,
   patchRoomRequestSchema,

@@ -4,7 +4,8 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { openControllerMessage, sealControllerReply } from '../../core/gameservers/controller-channel';
 import { handleControllerRequest } from '../../core/gameservers/controller-events';
 import { ServerAddressPendingError } from '../../core/gameservers/errors';
-import { classifyDependencyError, contentionBackoffMs } from '../../core/infra/dependency-errors';
+import { jitteredBackoffMs, writeContentionBackoff } from '../../core/infra/clock';
+import { classifyDependencyError } from '../../core/infra/dependency-errors';
 import { childLogger } from '../../core/infra/logger';
 import {
   giveUpOnMessage,
@@ -144,7 +145,7 @@ async function applyPatiently(p: Platform, record: SQSRecord, stop: Deadline): P
     const outcome = await applyOnce(p, record);
     if (outcome.kind === 'applied' || outcome.request?.type === 'heartbeat') return outcome;
     if (!classifyDependencyError(outcome.error)) return outcome;
-    const pause = contentionBackoffMs(attempt);
+    const pause = jitteredBackoffMs(attempt, writeContentionBackoff);
     if (Date.now() + pause - started > inPlaceRetryMs || stop.leftMs() < pause) return outcome;
     await p.clock.sleep(pause);
   }
@@ -191,6 +192,119 @@ async function shortenVisibility(p: Platform, handedBack: readonly HandedBack[])
   }
 }
 
+type VisibilityPolicy = Parameters<typeof handBackVisibilityS>[1];
+
+/** What one invocation did with its batch: the pipeline report's inputs and the messages handed back. */
+class BatchProgress {
+  readonly seen = { applied: 0, disrupted: false, fresh: false };
+  readonly handedBack: HandedBack[] = [];
+
+  constructor(private readonly policy: VisibilityPolicy) {}
+
+  /** Hands `records` back with a short visibility (by receive count), or `visibilityS`'s. */
+  handBack(records: readonly SQSRecord[], visibilityS?: (r: SQSRecord) => number | undefined): void {
+    for (const record of records)
+      this.handedBack.push({
+        record,
+        visibilityS: visibilityS
+          ? visibilityS(record)
+          : handBackVisibilityS(record.attributes.ApproximateReceiveCount, this.policy),
+      });
+  }
+}
+
+/** The batch's records by message group, each group in the order SQS delivered it. */
+function groupsOf(event: SQSEvent): SQSRecord[][] {
+  const groups = new Map<string, SQSRecord[]>();
+  for (const record of event.Records) {
+    const group = record.attributes.MessageGroupId ?? record.messageId;
+    groups.set(group, [...(groups.get(group) ?? []), record]);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * Applies one group's messages in order until one fails: that one and the rest of the group
+ * are handed back, so nothing overtakes it (a failed heartbeat or a given-up message excepted).
+ */
+async function applyGroup(
+  p: Platform,
+  records: readonly SQSRecord[],
+  stop: Deadline,
+  batch: BatchProgress,
+  pipeline: PipelineReporter,
+): Promise<void> {
+  for (const [index, record] of records.entries()) {
+    const outcome = await Promise.race([applyPatiently(p, record, stop), stop.reached]);
+    if (outcome === 'deadline') {
+      // Still running (a hung dependency): its result is not waited for. Applied or not, the
+      // message comes back in seconds and its redelivery is answered the same.
+      batch.seen.disrupted = true;
+      log.warn('controller message still running at the invocation deadline; handed back', {
+        messageId: record.messageId,
+      });
+      batch.handBack(records.slice(index));
+      return;
+    }
+    if (outcome.kind === 'applied') {
+      batch.seen.applied++;
+      if (outcome.request?.type === 'heartbeat') {
+        const lag = pipeline.lagOf(record.attributes.SentTimestamp, p.now());
+        if (lag === 'late') batch.seen.disrupted = true;
+        if (lag === 'fresh') batch.seen.fresh = true;
+      }
+      continue;
+    }
+    if ((await afterFailure(p, record, outcome, batch)) === 'next') continue;
+    const pending = outcome.error instanceof ServerAddressPendingError;
+    batch.handBack(records.slice(index), pending ? () => undefined : undefined);
+    return;
+  }
+}
+
+/**
+ * A message that failed: `next` when the group may go on without it (a heartbeat the next one
+ * supersedes, or a message given up on its last delivery), `hold` when it and the rest of its
+ * group must wait for its redelivery.
+ */
+async function afterFailure(
+  p: Platform,
+  record: SQSRecord,
+  { error, request }: Extract<Attempt, { kind: 'failed' }>,
+  batch: BatchProgress,
+): Promise<'next' | 'hold'> {
+  if (classifyDependencyError(error)) batch.seen.disrupted = true;
+  if (request?.type === 'heartbeat') {
+    // A newer heartbeat follows within one interval and says the same, fresher. Handing
+    // this one back would hold the room's whole group, and with it every heartbeat
+    // behind it: a healthy room would look silent.
+    log.warn('heartbeat not applied; the next one supersedes it', {
+      messageId: record.messageId,
+      roomId: request.roomId,
+      error: error as Error,
+    });
+    return 'next';
+  }
+  const reply = request ? replyFor(p, request.roomId, record) : undefined;
+  if (request && reply && (await givenUp(record, request, error, { rooms: p.rooms, reply, now: p.now }))) {
+    // Bound for the dead-letter queue (on its next receive, which comes in seconds); the
+    // room is failed, so the rest of its group goes on.
+    batch.handBack([record]);
+    return 'next';
+  }
+  if (error instanceof ServerAddressPendingError) {
+    // Expected while an ECS task's address is not readable yet: no failure of anything.
+    // A spawning room has no heartbeats to hold up: the queue's own timeout paces it.
+    log.info('inited waits for the game server address; it will be retried', {
+      messageId: record.messageId,
+      roomId: error.roomId,
+    });
+    return 'hold';
+  }
+  log.error('controller message failed; it will be retried', { messageId: record.messageId, error: error as Error });
+  return 'hold';
+}
+
 /**
  * Consumes the controller request queue (FIFO, room id = message group). Groups are
  * processed side by side, each in order; once a message of a group fails, the rest of that
@@ -209,93 +323,17 @@ export async function processControllerEvents(
   const pipeline = reporter;
   const budgetMs = context?.getRemainingTimeInMillis() ?? (definition.consumerTimeoutS ?? 10) * 1000;
   const stop = deadlineIn(Math.max(0, budgetMs - handBackReserveMs));
-  const groups = new Map<string, SQSRecord[]>();
-  for (const record of event.Records) {
-    const group = record.attributes.MessageGroupId ?? record.messageId;
-    groups.set(group, [...(groups.get(group) ?? []), record]);
-  }
-  const seen = { applied: 0, disrupted: false, fresh: false };
-  const handedBack: HandedBack[] = [];
-  const handBack = (records: readonly SQSRecord[], visibilityS?: (r: SQSRecord) => number | undefined) => {
-    for (const record of records)
-      handedBack.push({
-        record,
-        visibilityS: visibilityS
-          ? visibilityS(record)
-          : handBackVisibilityS(record.attributes.ApproximateReceiveCount, policy),
-      });
-  };
-  await Promise.all(
-    [...groups.values()].map(async (records) => {
-      for (const [index, record] of records.entries()) {
-        const outcome = await Promise.race([applyPatiently(p, record, stop), stop.reached]);
-        if (outcome === 'deadline') {
-          // Still running (a hung dependency): its result is not waited for. Applied or not, the
-          // message comes back in seconds and its redelivery is answered the same.
-          seen.disrupted = true;
-          log.warn('controller message still running at the invocation deadline; handed back', {
-            messageId: record.messageId,
-          });
-          handBack(records.slice(index));
-          return;
-        }
-        if (outcome.kind === 'applied') {
-          seen.applied++;
-          if (outcome.request?.type === 'heartbeat') {
-            const lag = pipeline.lagOf(record.attributes.SentTimestamp, p.now());
-            if (lag === 'late') seen.disrupted = true;
-            if (lag === 'fresh') seen.fresh = true;
-          }
-          continue;
-        }
-        const { error, request } = outcome;
-        if (classifyDependencyError(error)) seen.disrupted = true;
-        if (request?.type === 'heartbeat') {
-          // A newer heartbeat follows within one interval and says the same, fresher. Handing
-          // this one back would hold the room's whole group, and with it every heartbeat
-          // behind it: a healthy room would look silent.
-          log.warn('heartbeat not applied; the next one supersedes it', {
-            messageId: record.messageId,
-            roomId: request.roomId,
-            error: error as Error,
-          });
-          continue;
-        }
-        const reply = request ? replyFor(p, request.roomId, record) : undefined;
-        if (request && reply && (await givenUp(record, request, error, { rooms: p.rooms, reply, now: p.now }))) {
-          // Bound for the dead-letter queue (on its next receive, which comes in seconds); the
-          // room is failed, so the rest of its group goes on.
-          handBack([record]);
-          continue;
-        }
-        if (error instanceof ServerAddressPendingError) {
-          // Expected while an ECS task's address is not readable yet: no failure of anything.
-          // A spawning room has no heartbeats to hold up: the queue's own timeout paces it.
-          log.info('inited waits for the game server address; it will be retried', {
-            messageId: record.messageId,
-            roomId: error.roomId,
-          });
-          handBack(records.slice(index), () => undefined);
-          return;
-        }
-        log.error('controller message failed; it will be retried', {
-          messageId: record.messageId,
-          error: error as Error,
-        });
-        handBack(records.slice(index));
-        return;
-      }
-    }),
-  );
+  const batch = new BatchProgress(policy);
+  await Promise.all(groupsOf(event).map((records) => applyGroup(p, records, stop, batch, pipeline)));
   stop.clear();
-  await shortenVisibility(p, handedBack);
+  await shortenVisibility(p, batch.handedBack);
   await Promise.race([
-    pipeline.report(seen, p.now(), p.sweeperState).catch((error: unknown) => {
+    pipeline.report(batch.seen, p.now(), p.sweeperState).catch((error: unknown) => {
       log.warn('could not report on the heartbeat pipeline', { error: error as Error });
     }),
     new Promise((resolve) => setTimeout(resolve, handBackReserveMs / 2).unref()),
   ]);
-  return { batchItemFailures: handedBack.map(({ record }) => ({ itemIdentifier: record.messageId })) };
+  return { batchItemFailures: batch.handedBack.map(({ record }) => ({ itemIdentifier: record.messageId })) };
 }
 
 export const handler = middy<SQSEvent, SQSBatchResponse>({ timeoutEarlyInMillis: 0 }).handler(

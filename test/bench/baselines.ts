@@ -5,7 +5,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../core/infra/aws-clients';
 import { claimUpdate } from '../../core/sessions/join-conditions';
-import { jsonClient } from '../helpers/http';
+import { benchClient } from './http-client';
 import { perSecond } from './stats';
 
 /**
@@ -94,6 +94,81 @@ async function startEchoServer(): Promise<{ url: string; server: Server }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
+async function updateRate(
+  db: DynamoDBDocumentClient,
+  clients: number,
+  durationMs: number,
+  onOperation?: () => void,
+): Promise<RateSample> {
+  let operations = 0;
+  let errors = 0;
+  const started = performance.now();
+  const until = started + durationMs;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < until) {
+        await conditionalAdd(db).then(
+          () => {
+            operations++;
+            onOperation?.();
+          },
+          () => void errors++,
+        );
+      }
+    }),
+  );
+  const elapsedMs = performance.now() - started;
+  return { clients, operations, errors, elapsedMs, perSecond: perSecond(operations, elapsedMs) };
+}
+
+/** `Baselines.documentFill`: the platform's claim, sent straight to DynamoDB Local. */
+async function documentFill(
+  db: DynamoDBDocumentClient,
+  shape: { readonly clients: number; readonly rooms: number; readonly roomSize: number },
+  onClaim?: () => void,
+): Promise<RateSample> {
+  const { clients, rooms, roomSize } = shape;
+  let operations = 0;
+  let errors = 0;
+  const now = Date.now();
+  const pks = Array.from({ length: rooms }, () => `room-${documentFills++}`);
+  for (const pk of pks) await db.send(new PutCommand({ TableName: tableName, Item: roomDocument(pk, roomSize, now) }));
+  let current = 0;
+  let account = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (current < rooms) {
+        const r = current;
+        const spec = {
+          account: `bench-fill-${account++}`,
+          keyHash: 'k'.repeat(22),
+          member: { s: 0, t: Date.now(), c: ['play'] },
+        };
+        try {
+          await db.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: { pk: pks[r] },
+              ...claimUpdate(spec),
+              ReturnValues: 'UPDATED_NEW',
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            }),
+          );
+          operations++;
+          onClaim?.();
+        } catch (error) {
+          if (error instanceof ConditionalCheckFailedException) {
+            if (current === r) current++;
+          } else errors++;
+        }
+      }
+    }),
+  );
+  const elapsedMs = performance.now() - started;
+  return { clients, operations, errors, elapsedMs, perSecond: perSecond(operations, elapsedMs) };
+}
+
 export async function startBaselines(dynamodbEndpoint: string): Promise<Baselines> {
   const db = createDocumentClient({ region: 'us-east-1', dynamodbEndpoint });
   await db.send(
@@ -105,7 +180,7 @@ export async function startBaselines(dynamodbEndpoint: string): Promise<Baseline
     }),
   );
   const echo = await startEchoServer();
-  const call = jsonClient(echo.url);
+  const call = benchClient(echo.url);
   const timed = async (operation: () => Promise<unknown>) => {
     const started = performance.now();
     await operation();
@@ -115,75 +190,14 @@ export async function startBaselines(dynamodbEndpoint: string): Promise<Baseline
     update: () => timed(() => conditionalAdd(db)),
     // The same shape of request as a join: a POST with a bearer token and a JSON body.
     echo: () => timed(() => call('POST', '/echo', { token: 'bench', body: {} })),
-    updateRate: async (clients, durationMs, onOperation) => {
-      let operations = 0;
-      let errors = 0;
-      const started = performance.now();
-      const until = started + durationMs;
-      await Promise.all(
-        Array.from({ length: clients }, async () => {
-          while (performance.now() < until) {
-            await conditionalAdd(db).then(
-              () => {
-                operations++;
-                onOperation?.();
-              },
-              () => void errors++,
-            );
-          }
-        }),
-      );
-      const elapsedMs = performance.now() - started;
-      return { clients, operations, errors, elapsedMs, perSecond: perSecond(operations, elapsedMs) };
-    },
+    updateRate: (clients, durationMs, onOperation) => updateRate(db, clients, durationMs, onOperation),
     updateBurst: async (clients) => {
       let errors = 0;
       const started = performance.now();
       await Promise.all(Array.from({ length: clients }, () => conditionalAdd(db).catch(() => void errors++)));
       return { elapsedMs: performance.now() - started, errors };
     },
-    documentFill: async (clients, rooms, roomSize, onClaim) => {
-      let operations = 0;
-      let errors = 0;
-      const now = Date.now();
-      const pks = Array.from({ length: rooms }, () => `room-${documentFills++}`);
-      for (const pk of pks)
-        await db.send(new PutCommand({ TableName: tableName, Item: roomDocument(pk, roomSize, now) }));
-      let current = 0;
-      let account = 0;
-      const started = performance.now();
-      await Promise.all(
-        Array.from({ length: clients }, async () => {
-          while (current < rooms) {
-            const r = current;
-            const spec = {
-              account: `bench-fill-${account++}`,
-              keyHash: 'k'.repeat(22),
-              member: { s: 0, t: Date.now(), c: ['play'] },
-            };
-            try {
-              await db.send(
-                new UpdateCommand({
-                  TableName: tableName,
-                  Key: { pk: pks[r] },
-                  ...claimUpdate(spec),
-                  ReturnValues: 'UPDATED_NEW',
-                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-                }),
-              );
-              operations++;
-              onClaim?.();
-            } catch (error) {
-              if (error instanceof ConditionalCheckFailedException) {
-                if (current === r) current++;
-              } else errors++;
-            }
-          }
-        }),
-      );
-      const elapsedMs = performance.now() - started;
-      return { clients, operations, errors, elapsedMs, perSecond: perSecond(operations, elapsedMs) };
-    },
+    documentFill: (clients, rooms, roomSize, onClaim) => documentFill(db, { clients, rooms, roomSize }, onClaim),
     close: async () => {
       const closed = new Promise<void>((resolve) => echo.server.close(() => resolve()));
       echo.server.closeAllConnections();

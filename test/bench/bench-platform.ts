@@ -1,10 +1,14 @@
 import { join } from 'node:path';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../core/infra/aws-clients';
 import { keys } from '../../core/infra/keys';
+import { platform } from '../../lambdas/dependencies';
 import { startLocalCloud, type LocalCloud } from '../../local/cloud';
-import { jsonClient, type JsonResponse } from '../helpers/http';
+import { benchClient, type BenchCall } from './http-client';
+import { itemSize } from './capacity';
 import { forEachLimited } from './progress';
+import { RequestCounter } from './request-counter';
 
 /**
  * The platform under test: the whole local cloud (`npm start`'s), driven only through its
@@ -14,11 +18,16 @@ import { forEachLimited } from './progress';
  */
 export interface BenchPlatform {
   readonly cloud: LocalCloud;
-  readonly call: (method: string, path: string, init?: { token?: string; body?: unknown }) => Promise<JsonResponse>;
+  readonly call: BenchCall;
+  /**
+   * Counts the DynamoDB requests the platform makes for one operation (test/bench/request-counter.ts):
+   * pass the headers it hands out to every API call of the operation.
+   */
+  readonly counter: RequestCounter;
   /** Player tokens for fresh accounts, minted by the local `POST /v1/dev/tokens`. */
   tokens(prefix: string, count: number): Promise<string[]>;
-  /** Registers another version of the bench game whose rooms hold `maxPlayers`. */
-  configureVersion(version: string, maxPlayers: number): Promise<void>;
+  /** Registers another version of the bench game whose rooms hold `maxPlayers` (`standby`: its warm pool). */
+  configureVersion(version: string, maxPlayers: number, standby?: number): Promise<void>;
   /** A ready room of `roomSize` slots, created by its own account (which holds one slot). */
   createRoom(): Promise<BenchRoom>;
   /** What the platform says is in the room, read back after a run. */
@@ -44,6 +53,53 @@ export const roomSize = 100;
 export const benchGame = { gameId: 'bench', version: '1.0.0' } as const;
 const sampleGame = join(__dirname, '../../containers/sample-game/bin/sample-game');
 
+type Call = BenchPlatform['call'];
+
+/** Tokens from the local `POST /v1/dev/tokens`, valid for a day. */
+function minter(call: Call) {
+  return async (account: string, scopes: string[] = []) => {
+    const response = await call('POST', '/v1/dev/tokens', { body: { account, scopes, ttlS: 86_400 } });
+    if (response.status !== 200) throw new Error(`dev token answered ${response.status}`);
+    return response.body.access_token as string;
+  };
+}
+
+function versionConfigurer(call: Call, admin: string): BenchPlatform['configureVersion'] {
+  return async (version, maxPlayers, standby = 0) => {
+    const configured = await call('PUT', `/v1/admin/games/${benchGame.gameId}/versions/${version}`, {
+      token: admin,
+      body: { binary: sampleGame, maxPlayers, spawnTimeoutS: 30, reservationTimeoutS: 3_600, standby },
+    });
+    if (configured.status !== 200)
+      throw new Error(`bench configuration answered ${configured.status}: ${JSON.stringify(configured.body)}`);
+  };
+}
+
+/**
+ * What the API says is in a room, checked against the room's item itself (its `members` map,
+ * read strongly consistent): both counts must equal the map's size. Reservations never expire
+ * within a bench run.
+ */
+function occupancyReader(call: Call, db: DynamoDBDocumentClient, tableName: string): BenchPlatform['occupancy'] {
+  const storedMembers = async (roomId: string) => {
+    const { Item } = await db.send(
+      new GetCommand({ TableName: tableName, Key: keys.room(roomId), ConsistentRead: true }),
+    );
+    const members: unknown = Item?.members;
+    if (!members || typeof members !== 'object') return undefined;
+    return { members: Object.keys(members).length, players: Number(Item?.players) };
+  };
+  return async (room) => {
+    const response = await call('GET', `/v1/rooms/${room.roomId}`, { token: room.creatorToken });
+    if (response.status !== 200) throw new Error(`GET room answered ${response.status}`);
+    const view = response.body.room;
+    const stored = await storedMembers(room.roomId);
+    if (stored && stored.players !== view.players)
+      throw new Error(`room ${room.roomId}: the API shows ${view.players} players, the document ${stored.players}`);
+    return { players: view.players as number, maxPlayers: view.maxPlayers as number, members: stored?.members };
+  };
+}
+
 export async function startBenchPlatform(): Promise<BenchPlatform> {
   const cloud = await startLocalCloud({
     port: 0,
@@ -54,29 +110,22 @@ export async function startBenchPlatform(): Promise<BenchPlatform> {
     sweepIntervalMs: 3_600_000,
   });
   try {
-    const call = jsonClient(cloud.apiUrl);
-    let creators = 0;
-    const mint = async (account: string, scopes: string[] = []) => {
-      const response = await call('POST', '/v1/dev/tokens', { body: { account, scopes, ttlS: 86_400 } });
-      if (response.status !== 200) throw new Error(`dev token answered ${response.status}`);
-      return response.body.access_token as string;
-    };
-    const admin = await mint('bench-admin', ['admin']);
-    const configureVersion = async (version: string, maxPlayers: number) => {
-      const configured = await call('PUT', `/v1/admin/games/${benchGame.gameId}/versions/${version}`, {
-        token: admin,
-        body: { binary: sampleGame, maxPlayers, spawnTimeoutS: 30, reservationTimeoutS: 3_600 },
-      });
-      if (configured.status !== 200)
-        throw new Error(`bench configuration answered ${configured.status}: ${JSON.stringify(configured.body)}`);
-    };
+    const call = benchClient(cloud.apiUrl);
+    const mint = minter(call);
+    const configureVersion = versionConfigurer(call, await mint('bench-admin', ['admin']));
     await configureVersion(benchGame.version, roomSize);
-    // The session document itself, read directly: the exactness check counts its members map.
     const db = createDocumentClient({ region: 'us-east-1', dynamodbEndpoint: cloud.dynamodb.endpoint });
-
+    // The platform's own client is counted; the bench's (`db`) reads item sizes beside it, uncounted.
+    const counter = new RequestCounter(async (TableName, Key) => {
+      const { Item } = await db.send(new GetItemCommand({ TableName, Key, ConsistentRead: true }));
+      return Item ? itemSize(Item) : 0;
+    });
+    counter.install(platform().db);
+    let creators = 0;
     return {
       cloud,
       call,
+      counter,
       configureVersion,
       tokens: async (prefix, count) => {
         const tokens = new Array<string>(count);
@@ -99,35 +148,14 @@ export async function startBenchPlatform(): Promise<BenchPlatform> {
           throw new Error(`create answered ${response.status}: ${JSON.stringify(response.body)}`);
         return { roomId: response.body.room.roomId as string, creatorToken };
       },
-      occupancy: async (room) => {
-        const response = await call('GET', `/v1/rooms/${room.roomId}`, { token: room.creatorToken });
-        if (response.status !== 200) throw new Error(`GET room answered ${response.status}`);
-        const view = response.body.room;
-        // The API's count and the document's own: both must equal the members map's size.
-        const stored = await storedMembers(room.roomId);
-        if (stored && stored.players !== view.players)
-          throw new Error(`room ${room.roomId}: the API shows ${view.players} players, the document ${stored.players}`);
-        return { players: view.players as number, maxPlayers: view.maxPlayers as number, members: stored?.members };
-      },
+      occupancy: occupancyReader(call, db, cloud.tableName),
       releaseRooms: () => cloud.fleet.stopAll('bench rooms measured'),
       stop: async () => {
+        counter.close();
         db.destroy();
         await cloud.stop();
       },
     };
-
-    /**
-     * Members in the room's session document (the `members` map of its one item), read
-     * strongly consistent. Reservations never expire within a bench run.
-     */
-    async function storedMembers(roomId: string): Promise<{ members: number; players: number } | undefined> {
-      const { Item } = await db.send(
-        new GetCommand({ TableName: cloud.tableName, Key: keys.room(roomId), ConsistentRead: true }),
-      );
-      const members: unknown = Item?.members;
-      if (!members || typeof members !== 'object') return undefined;
-      return { members: Object.keys(members).length, players: Number(Item?.players) };
-    }
   } catch (error) {
     await cloud.stop();
     throw error;

@@ -150,6 +150,95 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
+/** One waiter at a time (rounds are sequential); a child's death fails it at once. */
+function answerWaiter() {
+  let waiting: { id: number; resolve: (receivedAt: number) => void; reject: (error: Error) => void } | undefined;
+  let failure: Error | undefined;
+  return {
+    failure: () => failure,
+    fail: (error: Error) => {
+      failure ??= error;
+      waiting?.reject(error);
+      waiting = undefined;
+    },
+    deliver: (id: unknown, receivedAt: number) => {
+      if (waiting && id === waiting.id) {
+        waiting.resolve(receivedAt);
+        waiting = undefined;
+      }
+    },
+    /** Resolves with the time the answer to call `id` was received. */
+    expect: (id: number) =>
+      new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`no answer from the bench's game within ${answerTimeoutMs / 1000} s`)),
+          answerTimeoutMs,
+        );
+        waiting = {
+          id,
+          resolve: (receivedAt) => {
+            clearTimeout(timer);
+            resolve(receivedAt);
+          },
+          reject: (error) => {
+            clearTimeout(timer);
+            reject(error);
+          },
+        };
+      }),
+  };
+}
+
+/** Long-polls the answers queue until `signal` aborts, handing each answer to `waiter`. */
+async function pollAnswers(
+  sqs: SQSClient,
+  answersUrl: string,
+  signal: AbortSignal,
+  waiter: ReturnType<typeof answerWaiter>,
+): Promise<void> {
+  while (!signal.aborted) {
+    let messages: Message[];
+    try {
+      ({ Messages: messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: answersUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 20 }),
+        { abortSignal: signal },
+      ));
+    } catch (error) {
+      if (signal.aborted) return;
+      waiter.fail(error as Error);
+      return;
+    }
+    const receivedAt = performance.now();
+    for (const message of messages) {
+      // Deleted before the waiter resumes (but after its time is taken), so no clean-up
+      // runs beside the next timed part.
+      await sqs
+        .send(new DeleteMessageCommand({ QueueUrl: answersUrl, ReceiptHandle: message.ReceiptHandle }))
+        .catch(() => undefined);
+      waiter.deliver((JSON.parse(message.Body ?? '{}') as { id?: unknown }).id, receivedAt);
+    }
+  }
+}
+
+/** Resolves once the relay says it is ready; rejects if either child exits first or after 30 s. */
+function relayReady(relay: ChildProcess, children: readonly ChildProcess[], failure: () => Error | undefined) {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the bench's relay was not ready within 30 s")), 30_000);
+    const onData = (chunk: Buffer) => {
+      if (!chunk.toString('utf8').includes('ready')) return;
+      clearTimeout(timer);
+      relay.stdout?.removeListener('data', onData);
+      resolve();
+    };
+    relay.stdout?.on('data', onData);
+    for (const child of children)
+      child.once('exit', () => {
+        clearTimeout(timer);
+        reject(failure() ?? new Error("the bench's relay or game exited before it was ready"));
+      });
+  });
+}
+
 /**
  * A raw round trip to a game, across processes, with nothing of Roomkeeper's logic: what a
  * warm pool's hand-over is "a few milliseconds plus". This process sends a message to the
@@ -176,74 +265,23 @@ export async function startGameRoundTrips(sqs: SQSClient, queues: GameRoundTripQ
   const children = [relay, game];
   const kill = () => children.forEach(({ child }) => child.kill('SIGKILL'));
   process.once('exit', kill);
-
-  // One waiter at a time (rounds are sequential); a child's death fails it at once.
-  let waiting: { id: number; resolve: (receivedAt: number) => void; reject: (error: Error) => void } | undefined;
-  let failure: Error | undefined;
-  const fail = (error: Error) => {
-    failure ??= error;
-    waiting?.reject(error);
-    waiting = undefined;
-  };
+  const waiter = answerWaiter();
   for (const [name, { child, output }] of [
     ['relay', relay],
     ['game', game],
   ] as const)
     child.once('exit', (code, signal) =>
-      fail(new Error(`the bench's ${name} process exited (${code ?? signal}): ${output().trim()}`)),
+      waiter.fail(new Error(`the bench's ${name} process exited (${code ?? signal}): ${output().trim()}`)),
     );
-
   const polling = new AbortController();
-  const answers = (async () => {
-    while (!polling.signal.aborted) {
-      let messages: Message[];
-      try {
-        ({ Messages: messages = [] } = await sqs.send(
-          new ReceiveMessageCommand({ QueueUrl: answersUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 20 }),
-          { abortSignal: polling.signal },
-        ));
-      } catch (error) {
-        if (polling.signal.aborted) return;
-        fail(error as Error);
-        return;
-      }
-      const receivedAt = performance.now();
-      for (const message of messages) {
-        // Deleted before the waiter resumes (but after its time is taken), so no clean-up
-        // runs beside the next timed part.
-        await sqs
-          .send(new DeleteMessageCommand({ QueueUrl: answersUrl, ReceiptHandle: message.ReceiptHandle }))
-          .catch(() => undefined);
-        const { id } = JSON.parse(message.Body ?? '{}') as { id?: unknown };
-        if (waiting && id === waiting.id) {
-          waiting.resolve(receivedAt);
-          waiting = undefined;
-        }
-      }
-    }
-  })();
+  const answers = pollAnswers(sqs, answersUrl, polling.signal, waiter);
 
   let id = 0;
   const roundTrip = async () => {
+    const failure = waiter.failure();
     if (failure) throw failure;
     const call = ++id;
-    const answered = new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`no answer from the bench's game within ${answerTimeoutMs / 1000} s`)),
-        answerTimeoutMs,
-      );
-      waiting = {
-        id: call,
-        resolve: (receivedAt) => {
-          clearTimeout(timer);
-          resolve(receivedAt);
-        },
-        reject: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      };
-    });
+    const answered = waiter.expect(call);
     const started = performance.now();
     await sqs.send(
       new SendMessageCommand({
@@ -253,7 +291,6 @@ export async function startGameRoundTrips(sqs: SQSClient, queues: GameRoundTripQ
     );
     return (await answered) - started;
   };
-
   const close = async () => {
     process.removeListener('exit', kill);
     polling.abort();
@@ -264,23 +301,12 @@ export async function startGameRoundTrips(sqs: SQSClient, queues: GameRoundTripQ
     );
     rmSync(dir, { recursive: true, force: true });
   };
-
   try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("the bench's relay was not ready within 30 s")), 30_000);
-      const onData = (chunk: Buffer) => {
-        if (!chunk.toString('utf8').includes('ready')) return;
-        clearTimeout(timer);
-        relay.child.stdout?.removeListener('data', onData);
-        resolve();
-      };
-      relay.child.stdout?.on('data', onData);
-      for (const { child } of children)
-        child.once('exit', () => {
-          clearTimeout(timer);
-          reject(failure ?? new Error("the bench's relay or game exited before it was ready"));
-        });
-    });
+    await relayReady(
+      relay.child,
+      children.map(({ child }) => child),
+      waiter.failure,
+    );
     for (let i = 0; i < warmUpCalls; i++) await roundTrip();
   } catch (error) {
     await close();

@@ -16,19 +16,39 @@ import { benchFootprint, summarizeFootprint } from './scenarios/footprint';
 import { benchHotRoom, summarizeHotRoom } from './scenarios/hot-room';
 import { benchJoinLatency, summarizeJoinLatency } from './scenarios/join-latency';
 import { benchPeer, summarizePeer, type OurFigures, type PeerOptions } from './scenarios/peer';
+import { benchRequests, summarizeRequests } from './scenarios/requests';
 import { benchStampede, summarizeStampede, type StampedeResult } from './scenarios/stampede';
 import type { ScenarioSummary } from './summary';
 import { warmUp, type WarmupResult } from './warmup';
 
 /**
  * `npm run bench [-- [--quick] [--publish] [scenario…]]`: the named scenarios (all by
- * default: join, hot-room, bridge, footprint, discovery, stampede, create, peer), each
- * reported against a baseline measured in the same run. Results go to stdout, progress to
+ * default: requests, join, hot-room, bridge, footprint, discovery, stampede, create, peer),
+ * each reported against a baseline measured in the same run; `requests` first, the DynamoDB
+ * requests and capacity units of each operation. Results go to stdout, progress to
  * stderr, and the report to bench/results/latest.{json,md} (`--publish`: bench/reports/<date>/).
  */
-const scenarioNames = ['join', 'hot-room', 'bridge', 'footprint', 'discovery', 'stampede', 'create', 'peer'] as const;
+const scenarioNames = [
+  'requests',
+  'join',
+  'hot-room',
+  'bridge',
+  'footprint',
+  'discovery',
+  'stampede',
+  'create',
+  'peer',
+] as const;
 /** The scenarios played against one local cloud, started (and warmed) once for them all. */
-const onThePlatform: readonly ScenarioName[] = ['join', 'hot-room', 'bridge', 'footprint', 'discovery', 'stampede'];
+const onThePlatform: readonly ScenarioName[] = [
+  'requests',
+  'join',
+  'hot-room',
+  'bridge',
+  'footprint',
+  'discovery',
+  'stampede',
+];
 type ScenarioName = (typeof scenarioNames)[number];
 
 interface Plan {
@@ -37,6 +57,8 @@ interface Plan {
   readonly publish: boolean;
   readonly scenarios: ReadonlySet<ScenarioName>;
   readonly warmupMs: number;
+  /** Counted runs of each operation (`sweeps`: of the sweeper's). */
+  readonly requests: { readonly runs: number; readonly sweeps: number };
   readonly joinSamples: number;
   readonly hotRoom: { readonly players: readonly number[]; readonly rooms: number; readonly baselineMs: number };
   readonly createRounds: number;
@@ -64,6 +86,7 @@ function plan(args: readonly string[]): Plan {
     publish: args.includes('--publish'),
     scenarios: new Set((named.length > 0 ? named : scenarioNames) as ScenarioName[]),
     warmupMs: fromEnv('BENCH_WARMUP_MS', quick ? 4_000 : 8_000),
+    requests: { runs: fromEnv('BENCH_COUNTED_RUNS', quick ? 5 : 15), sweeps: quick ? 3 : 5 },
     joinSamples: fromEnv('BENCH_JOINS', quick ? 150 : 500),
     hotRoom: {
       players: [64, 200],
@@ -88,61 +111,69 @@ function plan(args: readonly string[]): Plan {
   };
 }
 
-async function main(): Promise<void> {
-  process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
-  const chosen = plan(process.argv.slice(2));
-  const loadBefore = loadavg()[0] ?? Number.NaN;
-  const results: ScenarioOutcome[] = [];
-  const report = <R>(result: R, summarize: (result: R) => ScenarioSummary): R => {
-    const summary = summarize(result);
-    results.push({ summary, result });
-    process.stdout.write(`${summary.lines.join('\n')}\n\n`);
-    return result;
-  };
-  // What the peer's figures are compared with: ours, from this same run.
+type Report = <R>(result: R, summarize: (result: R) => ScenarioSummary) => R;
+
+/** Ours, from this same run: what the peer's figures are compared with. */
+interface PlatformFigures {
+  readonly ours: OurFigures;
+  readonly warmup?: WarmupResult;
+}
+
+/** The scenarios played against one local cloud; the DynamoDB counts before the warm-up and the timings. */
+async function onThePlatformScenarios(chosen: Plan, report: Report): Promise<PlatformFigures> {
   const hotRoomJoinsPerSecond: Record<number, number> = {};
   let joinP50Ms: number | undefined;
   let stampede: StampedeResult | undefined;
-  let warmup: WarmupResult | undefined;
-
-  if (onThePlatform.some((name) => chosen.scenarios.has(name))) {
-    process.stderr.write('starting the local cloud…\n');
-    const platform = await startBenchPlatform();
-    const baselines = await startBaselines(platform.cloud.dynamodb.endpoint);
-    try {
-      warmup = await warmUp(platform, baselines, chosen.warmupMs);
-      if (chosen.scenarios.has('join'))
-        joinP50Ms = report(await benchJoinLatency(platform, baselines, chosen.joinSamples), summarizeJoinLatency).join
-          .p50;
-      if (chosen.scenarios.has('hot-room'))
-        for (const players of chosen.hotRoom.players)
-          hotRoomJoinsPerSecond[players] = report(
-            await benchHotRoom(platform, baselines, { ...chosen.hotRoom, players }),
-            summarizeHotRoom,
-          ).joinsPerSecond;
-      if (chosen.scenarios.has('bridge'))
-        report(await benchBridge(platform, baselines, chosen.bridgeSamples), summarizeBridge);
-      if (chosen.scenarios.has('footprint'))
-        report(await benchFootprint(platform, chosen.footprint), summarizeFootprint);
-      // Before the stampede, which leaves the platform busy (servers starting, reads draining) for a while.
-      if (chosen.scenarios.has('discovery'))
-        report(await benchDiscovery(platform, chosen.discovery), summarizeDiscovery);
-      if (chosen.scenarios.has('stampede'))
-        stampede = report(await benchStampede(platform, baselines, chosen.stampede), summarizeStampede);
-    } finally {
-      await baselines.close();
-      await platform.stop();
-    }
-  }
-  if (chosen.scenarios.has('create')) report(await benchCreateToReady(chosen.createRounds), summarizeCreateToReady);
-  if (chosen.scenarios.has('peer')) {
+  process.stderr.write('starting the local cloud…\n');
+  const platform = await startBenchPlatform();
+  const baselines = await startBaselines(platform.cloud.dynamodb.endpoint);
+  try {
+    if (chosen.scenarios.has('requests')) report(await benchRequests(platform, chosen.requests), summarizeRequests);
+    const warmup = await warmUp(platform, baselines, chosen.warmupMs);
+    if (chosen.scenarios.has('join'))
+      joinP50Ms = report(await benchJoinLatency(platform, baselines, chosen.joinSamples), summarizeJoinLatency).join
+        .p50;
+    if (chosen.scenarios.has('hot-room'))
+      for (const players of chosen.hotRoom.players)
+        hotRoomJoinsPerSecond[players] = report(
+          await benchHotRoom(platform, baselines, { ...chosen.hotRoom, players }),
+          summarizeHotRoom,
+        ).joinsPerSecond;
+    if (chosen.scenarios.has('bridge'))
+      report(await benchBridge(platform, baselines, chosen.bridgeSamples), summarizeBridge);
+    if (chosen.scenarios.has('footprint')) report(await benchFootprint(platform, chosen.footprint), summarizeFootprint);
+    // Before the stampede, which leaves the platform busy (servers starting, reads draining) for a while.
+    if (chosen.scenarios.has('discovery')) report(await benchDiscovery(platform, chosen.discovery), summarizeDiscovery);
+    if (chosen.scenarios.has('stampede'))
+      stampede = report(await benchStampede(platform, baselines, chosen.stampede), summarizeStampede);
     const ours: OurFigures = {
       ...(Object.keys(hotRoomJoinsPerSecond).length > 0 ? { hotRoomJoinsPerSecond } : {}),
       ...(joinP50Ms === undefined ? {} : { joinP50Ms }),
       ...(stampede ? { stampede } : {}),
     };
-    report(await benchPeer(chosen.peer, ours), summarizePeer);
+    return { ours, warmup };
+  } finally {
+    await baselines.close();
+    await platform.stop();
   }
+}
+
+async function main(): Promise<void> {
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  const chosen = plan(process.argv.slice(2));
+  const loadBefore = loadavg()[0] ?? Number.NaN;
+  const results: ScenarioOutcome[] = [];
+  const report: Report = (result, summarize) => {
+    const summary = summarize(result);
+    results.push({ summary, result });
+    process.stdout.write(`${summary.lines.join('\n')}\n\n`);
+    return result;
+  };
+  const { ours, warmup }: PlatformFigures = onThePlatform.some((name) => chosen.scenarios.has(name))
+    ? await onThePlatformScenarios(chosen, report)
+    : { ours: {} };
+  if (chosen.scenarios.has('create')) report(await benchCreateToReady(chosen.createRounds), summarizeCreateToReady);
+  if (chosen.scenarios.has('peer')) report(await benchPeer(chosen.peer, ours), summarizePeer);
 
   const full: BenchReport = {
     date: new Date().toISOString(),

@@ -1,7 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnTaskDefinition } from 'aws-cdk-lib/aws-ecs';
 import { addRoomkeeper } from '../../cdk/lib/roomkeeper-app';
-import { deployableRoutes } from '../../cdk/lib/roomkeeper-stack';
+import { deployableRoutes } from '../../cdk/lib/constructs/player-api';
 import { queueDefinitions } from '../../core/infra/queues';
 import { defaultWorkload, usEast1Prices } from '../../scripts/cost-model/inputs';
 import { monthlyCost, resourcesOf, type TemplateJson } from '../../scripts/cost-model/model';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateQueueCommand, ListQueuesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { createDocumentClient, createSqsClient } from '../../core/infra/aws-clients';
-import { RoomStore } from '../../core/rooms/store';
+import { dynamoRoomStore } from '../../core/rooms/dynamo-room-store';
 import type { LocalCloud } from '../../local/cloud';
 import { jsonClient } from '../helpers/http';
 import { fixtureGame, startTestCloud, type TestCloud } from '../helpers/local-cloud';
@@ -149,7 +149,7 @@ describe('cost bounds on the local fleet', () => {
     const roomId = created.body.room.roomId;
     // The room ends without its task being stopped (a StopTask that never happened).
     const db = createDocumentClient({ region: 'us-east-1', dynamodbEndpoint: cloud.dynamodb.endpoint });
-    await new RoomStore(db, cloud.tableName).markFailed(roomId, 'sidecar-lost', new Date());
+    await dynamoRoomStore(db, cloud.tableName).markFailed(roomId, 'sidecar-lost', new Date());
     db.destroy();
     const prefix = 'roomkeeper-local-reply-';
     const { QueueUrl: leftover } = await sqs.send(new CreateQueueCommand({ QueueName: `${prefix}ghost-room` }));

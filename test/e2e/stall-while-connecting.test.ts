@@ -9,8 +9,9 @@ import { startTestCloud, type TestCloud } from '../helpers/local-cloud';
  * just before one player per room opens its WebSocket to the sample game and sends its key,
  * so each room's `joined` is in flight through the stall. Ten rooms in one stall are the ten
  * repetitions. No healthy room may fail, and each player must be welcomed (its slot confirmed
- * by the platform) soon after the stall, reconnecting with its key as a client does when the
- * game turned it away meanwhile. A `joined` handed back for the queue's 60 s holds its room's
+ * by the platform) soon after the stall: the sample game calls a `joined` that got -32004
+ * again with the same JSON-RPC id, so the platform knows the retry as the request it undid
+ * (`abandoned`) or confirmed; a player the game turned away reconnects. A `joined` handed back for the queue's 60 s holds its room's
  * group, heartbeats included, and keeps every one of these players out for about a minute.
  * Default heartbeat settings (every 2 s, timeout 10 s), sweeps every 5 s, real sidecars,
  * games and consumer (the local SQS poller, with the deployed consumer timeout).

@@ -1,7 +1,7 @@
 import type { GameServerConfiguration } from '../../core/gameservers/configuration';
 import { GameConfigurationNotFoundError } from '../../core/gameservers/errors';
-import type { ConfigurationReader } from '../../core/sessions/put-template';
-import type { SessionTemplate } from '../../core/sessions/template';
+import type { ConfigurationReader } from '../../core/templates/put-template';
+import type { SessionTemplate } from '../../core/templates/template';
 
 export function aConfiguration(overrides: Partial<GameServerConfiguration> = {}): GameServerConfiguration {
   return {

@@ -139,7 +139,6 @@ export class GameServerFleet extends Construct {
     }
     const first = fleetContract.firstGamePort;
     this.gamePorts = Array.from({ length: props.gamePorts }, (_, i) => first + i);
-    const last = first + props.gamePorts - 1;
     this.clusterName = `${props.namePrefix}-game-servers`;
     for (const name of props.hostClusters ?? []) {
       if (!/^[A-Za-z0-9_-]{1,255}$/.test(name)) throw new Error(`hostClusters: "${name}" is not an ECS cluster name.`);
@@ -150,30 +149,7 @@ export class GameServerFleet extends Construct {
     ];
     this.family = `${props.namePrefix}-game-server`;
 
-    // Public subnets only, and no NAT gateway. Players connect straight to each task's
-    // public IP, so every task needs one whatever else we build; with it, the little egress
-    // the sidecar has (HTTPS to SQS, and to ECR and CloudWatch Logs for ECS) leaves through
-    // the internet gateway for free. A NAT gateway (about $33 a month per AZ plus $0.045/GB)
-    // or interface endpoints (about $7 a month each per AZ, five services) would add cost
-    // and buy no isolation: the tasks must accept traffic from the internet anyway.
-    this.vpc = new ec2.Vpc(this, 'Vpc', {
-      maxAzs: 3,
-      natGateways: 0,
-      subnetConfiguration: [{ name: 'GameServers', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 20 }],
-      // Nothing in this VPC uses its default security group (tasks get the one below). Locking
-      // it down takes a custom resource: a Lambda function with an AWS managed policy.
-      restrictDefaultSecurityGroup: false,
-    });
-    // Rejected flows only: accepted flows are the game traffic itself (one per player per
-    // interval), which would dominate the log bill; rejected ones show scans and misrouted
-    // players, which is what someone investigating the fleet looks for.
-    this.vpc.addFlowLog('FlowLogs', {
-      destination: ec2.FlowLogDestination.toCloudWatchLogs(
-        new logs.LogGroup(this, 'FlowLogGroup', { retention: props.logRetention }),
-      ),
-      trafficType: ec2.FlowLogTrafficType.REJECT,
-    });
-
+    this.vpc = this.newVpc(props.logRetention);
     this.cluster = new ecs.Cluster(this, 'Cluster', {
       vpc: this.vpc,
       clusterName: this.clusterName,
@@ -181,36 +157,10 @@ export class GameServerFleet extends Construct {
       // FARGATE and FARGATE_SPOT, for hosts that name a capacity provider (docs/placement.md).
       enableFargateCapacityProviders: true,
     });
+    this.securityGroup = this.newSecurityGroup(props.extraEgress ?? []);
 
-    this.securityGroup = new ec2.SecurityGroup(this, 'GameServerSecurityGroup', {
-      vpc: this.vpc,
-      // Fixed text: a description cannot change without replacing the group, which fails
-      // while tasks still use it.
-      description: 'Roomkeeper game servers: players on the game ports (UDP and TCP), HTTPS out',
-      allowAllOutbound: false,
-    });
-    this.securityGroup.addIngressRule(ec2.Peer.anyIpv4(), ec2.Port.udpRange(first, last), 'Players (UDP game traffic)');
-    this.securityGroup.addIngressRule(ec2.Peer.anyIpv4(), ec2.Port.tcpRange(first, last), 'Players (TCP game traffic)');
-    this.securityGroup.addEgressRule(
-      ec2.Peer.anyIpv4(),
-      ec2.Port.tcp(443),
-      'HTTPS to AWS APIs (SQS, ECR, CloudWatch Logs)',
-    );
-    for (const port of props.extraEgress ?? []) {
-      this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), port, `Game server egress (${port.toString()})`);
-    }
-    Validations.of(this.securityGroup).acknowledge({
-      id: 'AwsSolutions-EC23',
-      reason:
-        `Game clients connect from anywhere on the internet to the game ports ${first}-${last} only (UDP and TCP); ` +
-        'no other port is open, and the game server authenticates players with their registration keys.',
-    });
-
-    // No task role: ECS hands a task role's credentials to every container of the task, the
-    // game's included. The sidecar gets a session of this role instead, issued per room by the
-    // platform with a session policy that narrows it to that room's reply queue
-    // (core/gameservers/sidecar-credentials.ts), and passed to the controller container only.
-    // Its trust names exactly the functions that issue sessions (`grantSidecarCredentials`).
+    // No task role: see `newSidecarRole`. Its trust names exactly the functions that issue
+    // sessions (`grantSidecarCredentials`).
     this.requestQueueArn = props.controllerRequests.queue.queueArn;
     this.replyQueuePrefix = props.replyQueuePrefix;
 
@@ -225,8 +175,84 @@ export class GameServerFleet extends Construct {
       // A bind mount volume on the task's ephemeral storage, shared by both containers.
       volumes: [{ name: fleetContract.socketVolume.name }],
     });
-
     this.logGroup = new logs.LogGroup(this, 'GameServerLogs', { retention: props.logRetention });
+    const { controller, game } = this.addContainers(props.gameImage);
+    this.controller = controller;
+    this.game = game;
+
+    // CDK always makes a task role; the task gets none (see the sidecar role).
+    (this.taskDefinition.node.defaultChild as ecs.CfnTaskDefinition).addPropertyDeletionOverride('TaskRoleArn');
+    this.taskDefinition.node.tryRemoveChild('TaskRole');
+
+    this.executionRole = this.taskDefinition.obtainExecutionRole();
+    Validations.of(this.executionRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'CDK default execution role: ecr:GetAuthorizationToken (to pull the controller image) supports no ' +
+        'resource-level permissions; its other statements name the image repository and the log group.',
+    });
+  }
+
+  /**
+   * Public subnets only, and no NAT gateway. Players connect straight to each task's public
+   * IP, so every task needs one whatever else we build; with it, the little egress the sidecar
+   * has (HTTPS to SQS, and to ECR and CloudWatch Logs for ECS) leaves through the internet
+   * gateway for free. A NAT gateway (about $33 a month per AZ plus $0.045/GB) or interface
+   * endpoints (about $7 a month each per AZ, five services) would add cost and buy no
+   * isolation: the tasks must accept traffic from the internet anyway.
+   */
+  private newVpc(logRetention: logs.RetentionDays): ec2.Vpc {
+    const vpc = new ec2.Vpc(this, 'Vpc', {
+      maxAzs: 3,
+      natGateways: 0,
+      subnetConfiguration: [{ name: 'GameServers', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 20 }],
+      // Nothing in this VPC uses its default security group (tasks get the one below). Locking
+      // it down takes a custom resource: a Lambda function with an AWS managed policy.
+      restrictDefaultSecurityGroup: false,
+    });
+    // Rejected flows only: accepted flows are the game traffic itself (one per player per
+    // interval), which would dominate the log bill; rejected ones show scans and misrouted
+    // players, which is what someone investigating the fleet looks for.
+    vpc.addFlowLog('FlowLogs', {
+      destination: ec2.FlowLogDestination.toCloudWatchLogs(
+        new logs.LogGroup(this, 'FlowLogGroup', { retention: logRetention }),
+      ),
+      trafficType: ec2.FlowLogTrafficType.REJECT,
+    });
+    return vpc;
+  }
+
+  /** Players in on the game ports (UDP and TCP), HTTPS out, and the extra egress asked for. */
+  private newSecurityGroup(extraEgress: readonly ec2.Port[]): ec2.SecurityGroup {
+    const first = this.gamePorts[0]!;
+    const last = this.gamePorts[this.gamePorts.length - 1]!;
+    const group = new ec2.SecurityGroup(this, 'GameServerSecurityGroup', {
+      vpc: this.vpc,
+      // Fixed text: a description cannot change without replacing the group, which fails
+      // while tasks still use it.
+      description: 'Roomkeeper game servers: players on the game ports (UDP and TCP), HTTPS out',
+      allowAllOutbound: false,
+    });
+    group.addIngressRule(ec2.Peer.anyIpv4(), ec2.Port.udpRange(first, last), 'Players (UDP game traffic)');
+    group.addIngressRule(ec2.Peer.anyIpv4(), ec2.Port.tcpRange(first, last), 'Players (TCP game traffic)');
+    group.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS to AWS APIs (SQS, ECR, CloudWatch Logs)');
+    for (const port of extraEgress) {
+      group.addEgressRule(ec2.Peer.anyIpv4(), port, `Game server egress (${port.toString()})`);
+    }
+    Validations.of(group).acknowledge({
+      id: 'AwsSolutions-EC23',
+      reason:
+        `Game clients connect from anywhere on the internet to the game ports ${first}-${last} only (UDP and TCP); ` +
+        'no other port is open, and the game server authenticates players with their registration keys.',
+    });
+    return group;
+  }
+
+  /**
+   * The controller sidecar and the game, both essential, both mounting the socket volume; the
+   * game starts once the controller has (it binds the socket the game connects to).
+   */
+  private addContainers(gameImage: string): { controller: ecs.ContainerDefinition; game: ecs.ContainerDefinition } {
     // Non-blocking: a slow log stream must never stall the game loop or the sidecar.
     const logging = (streamPrefix: string) =>
       ecs.LogDrivers.awsLogs({
@@ -240,9 +266,8 @@ export class GameServerFleet extends Construct {
       containerPath: fleetContract.socketVolume.containerPath,
       readOnly: false,
     };
-
     // No environment here: the spawner passes every variable per room as an override.
-    this.controller = this.taskDefinition.addContainer('Controller', {
+    const controller = this.taskDefinition.addContainer('Controller', {
       containerName: fleetContract.controllerContainer,
       // Staged at synth (no Docker needed); built and pushed by `cdk deploy`, for the task's
       // architecture whatever machine deploys.
@@ -255,11 +280,10 @@ export class GameServerFleet extends Construct {
       essential: true,
       logging: logging(fleetContract.controllerContainer),
     });
-    this.controller.addMountPoints(socketMount);
-
-    this.game = this.taskDefinition.addContainer('Game', {
+    controller.addMountPoints(socketMount);
+    const game = this.taskDefinition.addContainer('Game', {
       containerName: fleetContract.gameContainer,
-      image: this.gameImage(props.gameImage),
+      image: this.gameImage(gameImage),
       essential: true,
       logging: logging(fleetContract.gameContainer),
       // In awsvpc mode these document the ports; the security group is what opens them.
@@ -268,24 +292,10 @@ export class GameServerFleet extends Construct {
         { containerPort: port, protocol: ecs.Protocol.TCP },
       ]),
     });
-    this.game.addMountPoints(socketMount);
+    game.addMountPoints(socketMount);
     // The controller binds the socket; the game connects to it (ZeroMQ retries until it can).
-    this.game.addContainerDependencies({
-      container: this.controller,
-      condition: ecs.ContainerDependencyCondition.START,
-    });
-
-    // CDK always makes a task role; the task gets none (see the sidecar role above).
-    (this.taskDefinition.node.defaultChild as ecs.CfnTaskDefinition).addPropertyDeletionOverride('TaskRoleArn');
-    this.taskDefinition.node.tryRemoveChild('TaskRole');
-
-    this.executionRole = this.taskDefinition.obtainExecutionRole();
-    Validations.of(this.executionRole).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'CDK default execution role: ecr:GetAuthorizationToken (to pull the controller image) supports no ' +
-        'resource-level permissions; its other statements name the image repository and the log group.',
-    });
+    game.addContainerDependencies({ container: controller, condition: ecs.ContainerDependencyCondition.START });
+    return { controller, game };
   }
 
   /**

@@ -13,6 +13,7 @@ import { Construct } from 'constructs';
 import { defaultMetricsNamespace, spawnMetrics } from '../../../core/infra/metrics';
 import { ProjectFunction } from './project-function';
 import type { ProjectQueue } from './project-queue';
+import { pathInStack } from './stack-part';
 
 /**
  * Every alarm's threshold, in one place (docs/operations.md explains each). Periods are
@@ -64,176 +65,153 @@ export class Operations extends Construct {
   readonly dashboard: cloudwatch.Dashboard;
   readonly alarms: cloudwatch.Alarm[] = [];
   readonly budget?: budgets.CfnBudget;
+  private readonly namePrefix: string;
+  private readonly topicKey: kms.Key;
+  private readonly alarmAction: actions.SnsAction;
 
   constructor(scope: Construct, id: string, props: OperationsProps) {
     super(scope, id);
-    const metricsNamespace = defaultMetricsNamespace;
+    this.namePrefix = props.namePrefix;
     // The functions emit their spawn metrics under this service, so two stages never mix.
     for (const fn of props.functions) {
-      fn.function.addEnvironment('POWERTOOLS_METRICS_NAMESPACE', metricsNamespace);
+      fn.function.addEnvironment('POWERTOOLS_METRICS_NAMESPACE', defaultMetricsNamespace);
       fn.function.addEnvironment('POWERTOOLS_SERVICE_NAME', props.namePrefix);
     }
 
     // A customer managed key: CloudWatch (and Budgets) cannot publish to a topic encrypted
     // with the AWS managed SNS key, whose policy cannot be changed.
-    const key = new kms.Key(this, 'TopicKey', {
+    this.topicKey = new kms.Key(this, 'TopicKey', {
       description: `${props.namePrefix}: encrypts the alarm topic`,
       enableKeyRotation: true,
     });
     this.topic = new sns.Topic(this, 'AlarmTopic', {
       displayName: `${props.namePrefix} alarms`,
-      masterKey: key,
+      masterKey: this.topicKey,
       enforceSSL: true,
     });
-    const mayPublish = (service: string) =>
-      key.grant(new iam.ServicePrincipal(service), 'kms:Decrypt', 'kms:GenerateDataKey*');
-    mayPublish('cloudwatch.amazonaws.com');
+    this.mayPublish('cloudwatch.amazonaws.com');
     if (props.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
-    const action = new actions.SnsAction(this.topic);
+    this.alarmAction = new actions.SnsAction(this.topic);
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.topic.topicArn,
       description: 'Subscribe here to alarm notifications',
     });
 
-    const alarm = (alarmId: string, metric: cloudwatch.IMetric, options: AlarmOptions): cloudwatch.Alarm => {
-      const created = new cloudwatch.Alarm(this, alarmId, {
-        alarmName: `${props.namePrefix}-${alarmId}`,
-        alarmDescription: options.description,
-        metric,
-        threshold: options.threshold,
-        evaluationPeriods: options.evaluationPeriods ?? 1,
-        datapointsToAlarm: options.datapointsToAlarm ?? options.evaluationPeriods ?? 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        // No data is no traffic (or no failures), never an incident.
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
-      created.addAlarmAction(action);
-      this.alarms.push(created);
-      return created;
-    };
-    const oneMinute = Duration.minutes(1);
-    const fiveMinutes = Duration.minutes(5);
+    const queueWidgets = props.queues.flatMap((queue) => this.watchQueue(queue));
+    const functionMetrics = this.watchFunctions(props.functions);
+    const platformMetrics = this.watchPlatform(props);
+    if (props.monthlyBudgetUsd !== undefined) this.budget = this.addBudget(props.monthlyBudgetUsd);
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      dashboardName: props.namePrefix,
+      defaultInterval: Duration.hours(3),
+    });
+    this.addWidgets(platformMetrics, functionMetrics, queueWidgets);
+  }
 
-    // Queues.
-    const queueWidgets: cloudwatch.IWidget[] = [];
-    for (const q of props.queues) {
-      const dlqDepth = q.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: oneMinute,
-        statistic: 'Maximum',
-      });
-      const oldest = q.queue.metricApproximateAgeOfOldestMessage({ period: oneMinute, statistic: 'Maximum' });
-      alarm(`Queue-${q.definition.id}-DeadLetters`, dlqDepth, {
-        threshold: alarmThresholds.deadLetterMessages,
-        description: `Messages in the ${q.definition.id} dead-letter queue: requests the platform gave up on.`,
-      });
-      alarm(`Queue-${q.definition.id}-OldestMessage`, oldest, {
-        threshold: alarmThresholds.oldestMessageAgeS,
-        evaluationPeriods: 3,
-        description: `The ${q.definition.id} queue holds a message older than ${alarmThresholds.oldestMessageAgeS} s: its consumer is not keeping up.`,
-      });
-      queueWidgets.push(
-        new cloudwatch.GraphWidget({ title: `${q.definition.id}: oldest message (s)`, left: [oldest] }),
-        new cloudwatch.GraphWidget({ title: `${q.definition.id}: dead letters`, left: [dlqDepth] }),
-      );
-    }
+  private mayPublish(service: string): void {
+    this.topicKey.grant(new iam.ServicePrincipal(service), 'kms:Decrypt', 'kms:GenerateDataKey*');
+  }
 
-    // Functions.
-    const errors: cloudwatch.IMetric[] = [];
-    const throttles: cloudwatch.IMetric[] = [];
-    const durations: cloudwatch.IMetric[] = [];
-    for (const fn of props.functions) {
+  private alarm(alarmId: string, metric: cloudwatch.IMetric, options: AlarmOptions): cloudwatch.Alarm {
+    const created = new cloudwatch.Alarm(this, alarmId, {
+      alarmName: `${this.namePrefix}-${alarmId}`,
+      alarmDescription: options.description,
+      metric,
+      threshold: options.threshold,
+      evaluationPeriods: options.evaluationPeriods ?? 1,
+      datapointsToAlarm: options.datapointsToAlarm ?? options.evaluationPeriods ?? 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      // No data is no traffic (or no failures), never an incident.
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    created.addAlarmAction(this.alarmAction);
+    this.alarms.push(created);
+    return created;
+  }
+
+  /** A queue's dead letters and its oldest message; its two dashboard graphs. */
+  private watchQueue(q: ProjectQueue): cloudwatch.IWidget[] {
+    const dlqDepth = q.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+      period: oneMinute,
+      statistic: 'Maximum',
+    });
+    const oldest = q.queue.metricApproximateAgeOfOldestMessage({ period: oneMinute, statistic: 'Maximum' });
+    this.alarm(`Queue-${q.definition.id}-DeadLetters`, dlqDepth, {
+      threshold: alarmThresholds.deadLetterMessages,
+      description: `Messages in the ${q.definition.id} dead-letter queue: requests the platform gave up on.`,
+    });
+    this.alarm(`Queue-${q.definition.id}-OldestMessage`, oldest, {
+      threshold: alarmThresholds.oldestMessageAgeS,
+      evaluationPeriods: 3,
+      description: `The ${q.definition.id} queue holds a message older than ${alarmThresholds.oldestMessageAgeS} s: its consumer is not keeping up.`,
+    });
+    return [
+      new cloudwatch.GraphWidget({ title: `${q.definition.id}: oldest message (s)`, left: [oldest] }),
+      new cloudwatch.GraphWidget({ title: `${q.definition.id}: dead letters`, left: [dlqDepth] }),
+    ];
+  }
+
+  /** Each function's errors, throttles and p99 duration against its timeout. */
+  private watchFunctions(functions: readonly ProjectFunction[]): FunctionMetrics {
+    const metrics: FunctionMetrics = { errors: [], throttles: [], durations: [] };
+    for (const fn of functions) {
       const name = functionLabel(fn);
       const f = fn.function;
       const timeoutMs = (f.timeout ?? Duration.seconds(3)).toMilliseconds();
       const fnErrors = f.metricErrors({ period: fiveMinutes, statistic: 'Sum' });
       const fnThrottles = f.metricThrottles({ period: fiveMinutes, statistic: 'Sum' });
       const fnDuration = f.metricDuration({ period: fiveMinutes, statistic: 'p99' });
-      alarm(`Function-${name}-Errors`, fnErrors, {
+      this.alarm(`Function-${name}-Errors`, fnErrors, {
         threshold: alarmThresholds.functionErrors,
         description: `${name}: unhandled errors or timeouts.`,
       });
-      alarm(`Function-${name}-Throttles`, fnThrottles, {
+      this.alarm(`Function-${name}-Throttles`, fnThrottles, {
         threshold: alarmThresholds.functionThrottles,
         description: `${name}: invocations throttled (account or reserved concurrency).`,
       });
-      alarm(`Function-${name}-Duration`, fnDuration, {
+      this.alarm(`Function-${name}-Duration`, fnDuration, {
         threshold: Math.round(timeoutMs * alarmThresholds.durationShareOfTimeout),
         evaluationPeriods: 3,
         datapointsToAlarm: 2,
         description: `${name}: p99 duration above ${alarmThresholds.durationShareOfTimeout * 100} % of its ${timeoutMs / 1000} s timeout.`,
       });
       // Labelled on the dashboard only: a labelled metric would turn each alarm into metric math.
-      errors.push(fnErrors.with({ label: name }));
-      throttles.push(fnThrottles.with({ label: name }));
-      durations.push(fnDuration.with({ label: name }));
+      metrics.errors.push(fnErrors.with({ label: name }));
+      metrics.throttles.push(fnThrottles.with({ label: name }));
+      metrics.durations.push(fnDuration.with({ label: name }));
     }
+    return metrics;
+  }
 
-    // API.
+  /** The API, the table, game server spawns and Fargate capacity. */
+  private watchPlatform(props: OperationsProps): PlatformMetrics {
     const api5xx = props.api.metricServerError({ period: fiveMinutes, statistic: 'Sum' });
     const apiLatency = props.api.metricLatency({ period: fiveMinutes, statistic: 'p95' });
-    alarm('Api-5xx', api5xx, { threshold: alarmThresholds.api5xx, description: 'The player API answers 5xx.' });
-    alarm('Api-LatencyP95', apiLatency, {
+    this.alarm('Api-5xx', api5xx, { threshold: alarmThresholds.api5xx, description: 'The player API answers 5xx.' });
+    this.alarm('Api-LatencyP95', apiLatency, {
       threshold: alarmThresholds.apiLatencyP95Ms,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
       description: `p95 API latency above ${alarmThresholds.apiLatencyP95Ms} ms.`,
     });
-
-    // Table: throttled reads and writes (on-demand tables throttle past their peak ×2 or the account's limits).
-    const tableMetric = (metricName: string) =>
-      new cloudwatch.Metric({
-        namespace: 'AWS/DynamoDB',
-        metricName,
-        dimensionsMap: { TableName: props.table.tableName },
-        period: fiveMinutes,
-        statistic: 'Sum',
-      });
-    const dynamodbThrottles = new cloudwatch.MathExpression({
-      expression: 'FILL(r, 0) + FILL(w, 0)',
-      usingMetrics: { r: tableMetric('ReadThrottleEvents'), w: tableMetric('WriteThrottleEvents') },
-      label: 'Throttled table requests',
-      period: fiveMinutes,
-    });
-    alarm('Table-Throttles', dynamodbThrottles, {
+    const dynamodbThrottles = tableThrottles(props.table);
+    this.alarm('Table-Throttles', dynamodbThrottles, {
       threshold: alarmThresholds.dynamodbThrottles,
       description: 'DynamoDB throttled reads or writes of the table.',
     });
-
     // Spawns: the platform's own metrics (core/infra/metrics.ts).
-    const spawnMetric = (metricName: string) =>
-      new cloudwatch.Metric({
-        namespace: metricsNamespace,
-        metricName,
-        dimensionsMap: { service: props.namePrefix },
-        period: fiveMinutes,
-        statistic: 'Sum',
-      });
-    const spawnFailures = spawnMetric(spawnMetrics.failed);
-    const spawnTimeouts = spawnMetric(spawnMetrics.timedOut);
-    alarm('Spawn-Failures', spawnFailures, {
+    const spawnFailures = spawnMetric(props.namePrefix, spawnMetrics.failed);
+    const spawnTimeouts = spawnMetric(props.namePrefix, spawnMetrics.timedOut);
+    this.alarm('Spawn-Failures', spawnFailures, {
       threshold: alarmThresholds.spawnFailures,
       description: 'Game servers that could not be started (RunTask refused, no capacity, bad image…).',
     });
-    alarm('Spawn-Timeouts', spawnTimeouts, {
+    this.alarm('Spawn-Timeouts', spawnTimeouts, {
       threshold: alarmThresholds.spawnTimeouts,
       description: 'Game servers that did not call inited before their spawn deadline.',
     });
-
-    // Fargate: the account's On-Demand vCPU in use against its quota (all clusters: the quota is per account and region).
-    const fargateVcpu = new cloudwatch.Metric({
-      namespace: 'AWS/Usage',
-      metricName: 'ResourceCount',
-      dimensionsMap: { Service: 'Fargate', Type: 'Resource', Resource: 'vCPU', Class: 'Standard/OnDemand' },
-      period: oneMinute,
-      statistic: 'Maximum',
-    });
-    const fargateQuotaUse = new cloudwatch.MathExpression({
-      expression: 'vcpu / SERVICE_QUOTA(vcpu) * 100',
-      usingMetrics: { vcpu: fargateVcpu },
-      label: 'Fargate On-Demand vCPU, % of quota',
-      period: oneMinute,
-    });
-    alarm('Fargate-QuotaUse', fargateQuotaUse, {
+    const fargateQuotaUse = fargateQuotaShare();
+    this.alarm('Fargate-QuotaUse', fargateQuotaUse, {
       threshold: alarmThresholds.fargateQuotaPercent,
       evaluationPeriods: 5,
       datapointsToAlarm: 3,
@@ -247,55 +225,40 @@ export class Operations extends Construct {
       statistic: 'Maximum',
       label: 'Running game server tasks',
     });
+    return { api5xx, apiLatency, dynamodbThrottles, spawnFailures, spawnTimeouts, fargateQuotaUse, runningTasks };
+  }
 
-    if (props.monthlyBudgetUsd !== undefined) {
-      const subscribers = [{ subscriptionType: 'SNS', address: this.topic.topicArn }];
-      mayPublish('budgets.amazonaws.com');
-      this.topic.addToResourcePolicy(
-        new iam.PolicyStatement({
-          principals: [new iam.ServicePrincipal('budgets.amazonaws.com')],
-          actions: ['sns:Publish'],
-          resources: [this.topic.topicArn],
-          conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
-        }),
-      );
-      this.budget = new budgets.CfnBudget(this, 'MonthlyBudget', {
-        budget: {
-          budgetName: `${props.namePrefix}-monthly`,
-          budgetType: 'COST',
-          timeUnit: 'MONTHLY',
-          budgetLimit: { amount: props.monthlyBudgetUsd, unit: 'USD' },
-        },
-        notificationsWithSubscribers: [
-          {
-            notification: {
-              notificationType: 'ACTUAL',
-              comparisonOperator: 'GREATER_THAN',
-              threshold: 80,
-              thresholdType: 'PERCENTAGE',
-            },
-            subscribers,
-          },
-          {
-            notification: {
-              notificationType: 'FORECASTED',
-              comparisonOperator: 'GREATER_THAN',
-              threshold: 100,
-              thresholdType: 'PERCENTAGE',
-            },
-            subscribers,
-          },
-        ],
-      });
-    }
-
-    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
-      dashboardName: props.namePrefix,
-      defaultInterval: Duration.hours(3),
+  /** An AWS Budgets monthly cost budget notifying the alarm topic at 80 % actual and 100 % forecast. */
+  private addBudget(monthlyBudgetUsd: number): budgets.CfnBudget {
+    const subscribers = [{ subscriptionType: 'SNS', address: this.topic.topicArn }];
+    this.mayPublish('budgets.amazonaws.com');
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal('budgets.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+    );
+    const notification = (notificationType: string, threshold: number) => ({
+      notification: { notificationType, comparisonOperator: 'GREATER_THAN', threshold, thresholdType: 'PERCENTAGE' },
+      subscribers,
     });
+    return new budgets.CfnBudget(this, 'MonthlyBudget', {
+      budget: {
+        budgetName: `${this.namePrefix}-monthly`,
+        budgetType: 'COST',
+        timeUnit: 'MONTHLY',
+        budgetLimit: { amount: monthlyBudgetUsd, unit: 'USD' },
+      },
+      notificationsWithSubscribers: [notification('ACTUAL', 80), notification('FORECASTED', 100)],
+    });
+  }
+
+  private addWidgets(platform: PlatformMetrics, functions: FunctionMetrics, queueWidgets: cloudwatch.IWidget[]): void {
     this.dashboard.addWidgets(
       new cloudwatch.TextWidget({
-        markdown: `# ${props.namePrefix}\nAlarms notify the SNS topic ${props.namePrefix} alarms; see docs/operations.md.`,
+        markdown: `# ${this.namePrefix}\nAlarms notify the SNS topic ${this.namePrefix} alarms; see docs/operations.md.`,
         width: 24,
         height: 2,
       }),
@@ -304,22 +267,25 @@ export class Operations extends Construct {
       new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24, height: 6 }),
     );
     this.dashboard.addWidgets(
-      new cloudwatch.GraphWidget({ title: 'API 5xx', left: [api5xx] }),
-      new cloudwatch.GraphWidget({ title: 'API latency p95 (ms)', left: [apiLatency] }),
-      new cloudwatch.GraphWidget({ title: 'Spawn failures and timeouts', left: [spawnFailures, spawnTimeouts] }),
+      new cloudwatch.GraphWidget({ title: 'API 5xx', left: [platform.api5xx] }),
+      new cloudwatch.GraphWidget({ title: 'API latency p95 (ms)', left: [platform.apiLatency] }),
+      new cloudwatch.GraphWidget({
+        title: 'Spawn failures and timeouts',
+        left: [platform.spawnFailures, platform.spawnTimeouts],
+      }),
       new cloudwatch.GraphWidget({
         title: 'Game servers vs the Fargate quota',
-        left: [runningTasks],
-        right: [fargateQuotaUse],
+        left: [platform.runningTasks],
+        right: [platform.fargateQuotaUse],
       }),
     );
     this.dashboard.addWidgets(
-      new cloudwatch.GraphWidget({ title: 'Lambda errors', left: errors, width: 8 }),
-      new cloudwatch.GraphWidget({ title: 'Lambda throttles', left: throttles, width: 8 }),
-      new cloudwatch.GraphWidget({ title: 'Lambda duration p99 (ms)', left: durations, width: 8 }),
+      new cloudwatch.GraphWidget({ title: 'Lambda errors', left: functions.errors, width: 8 }),
+      new cloudwatch.GraphWidget({ title: 'Lambda throttles', left: functions.throttles, width: 8 }),
+      new cloudwatch.GraphWidget({ title: 'Lambda duration p99 (ms)', left: functions.durations, width: 8 }),
     );
     this.dashboard.addWidgets(
-      new cloudwatch.GraphWidget({ title: 'DynamoDB throttled requests', left: [dynamodbThrottles] }),
+      new cloudwatch.GraphWidget({ title: 'DynamoDB throttled requests', left: [platform.dynamodbThrottles] }),
       ...queueWidgets,
     );
   }
@@ -328,6 +294,70 @@ export class Operations extends Construct {
   static functionsOf(scope: Construct): ProjectFunction[] {
     return scope.node.findAll().filter((c): c is ProjectFunction => c instanceof ProjectFunction);
   }
+}
+
+const oneMinute = Duration.minutes(1);
+const fiveMinutes = Duration.minutes(5);
+
+interface FunctionMetrics {
+  readonly errors: cloudwatch.IMetric[];
+  readonly throttles: cloudwatch.IMetric[];
+  readonly durations: cloudwatch.IMetric[];
+}
+
+interface PlatformMetrics {
+  readonly api5xx: cloudwatch.IMetric;
+  readonly apiLatency: cloudwatch.IMetric;
+  readonly dynamodbThrottles: cloudwatch.IMetric;
+  readonly spawnFailures: cloudwatch.IMetric;
+  readonly spawnTimeouts: cloudwatch.IMetric;
+  readonly fargateQuotaUse: cloudwatch.IMetric;
+  readonly runningTasks: cloudwatch.IMetric;
+}
+
+/** Throttled reads and writes (on-demand tables throttle past their peak ×2 or the account's limits). */
+function tableThrottles(table: dynamodb.ITableV2): cloudwatch.MathExpression {
+  const tableMetric = (metricName: string) =>
+    new cloudwatch.Metric({
+      namespace: 'AWS/DynamoDB',
+      metricName,
+      dimensionsMap: { TableName: table.tableName },
+      period: fiveMinutes,
+      statistic: 'Sum',
+    });
+  return new cloudwatch.MathExpression({
+    expression: 'FILL(r, 0) + FILL(w, 0)',
+    usingMetrics: { r: tableMetric('ReadThrottleEvents'), w: tableMetric('WriteThrottleEvents') },
+    label: 'Throttled table requests',
+    period: fiveMinutes,
+  });
+}
+
+function spawnMetric(namePrefix: string, metricName: string): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace: defaultMetricsNamespace,
+    metricName,
+    dimensionsMap: { service: namePrefix },
+    period: fiveMinutes,
+    statistic: 'Sum',
+  });
+}
+
+/** The account's Fargate On-Demand vCPU in use against its quota (all clusters: the quota is per account and region). */
+function fargateQuotaShare(): cloudwatch.MathExpression {
+  const fargateVcpu = new cloudwatch.Metric({
+    namespace: 'AWS/Usage',
+    metricName: 'ResourceCount',
+    dimensionsMap: { Service: 'Fargate', Type: 'Resource', Resource: 'vCPU', Class: 'Standard/OnDemand' },
+    period: oneMinute,
+    statistic: 'Maximum',
+  });
+  return new cloudwatch.MathExpression({
+    expression: 'vcpu / SERVICE_QUOTA(vcpu) * 100',
+    usingMetrics: { vcpu: fargateVcpu },
+    label: 'Fargate On-Demand vCPU, % of quota',
+    period: oneMinute,
+  });
 }
 
 interface AlarmOptions {
@@ -339,9 +369,5 @@ interface AlarmOptions {
 
 /** `Route-createRoom`, `Consumer-controllerRequests`, `RoomSweeper`, `TokenSigningKey-Provisioner`. */
 function functionLabel(fn: ProjectFunction): string {
-  const stack = Stack.of(fn);
-  return fn.node.path
-    .slice(stack.node.path.length + 1)
-    .split('/')
-    .join('-');
+  return pathInStack(fn).join('-');
 }

@@ -3,6 +3,7 @@ import {
   rpcErrorCodes,
   rpcResult,
   type RpcError,
+  type RpcId,
   type RpcRequest,
   type RpcResponse,
 } from '../../../core/protocol/jsonrpc';
@@ -11,15 +12,16 @@ import { checkRpcParams } from '../../../core/protocol/invalid-params';
 /** What a method handler decides: a result for the game, or a JSON-RPC error. */
 export type Outcome = { readonly result: unknown } | { readonly error: RpcError };
 
+/** `id`: the request's JSON-RPC id, absent for a notification. */
 export interface MethodHandler<S extends z.ZodType = z.ZodType> {
   readonly params: S;
-  handle(params: z.output<S>): Promise<Outcome>;
+  handle(params: z.output<S>, id?: RpcId): Promise<Outcome>;
 }
 
 /** Ties a handler's `handle` to its params schema (so the table can hold different ones). */
 export function method<S extends z.ZodType>(
   params: S,
-  handle: (params: z.output<S>) => Promise<Outcome>,
+  handle: (params: z.output<S>, id?: RpcId) => Promise<Outcome>,
 ): MethodHandler {
   return { params, handle: handle as MethodHandler['handle'] };
 }
@@ -62,7 +64,7 @@ async function decide(
   const params = checkRpcParams(handler.params, request.params ?? {});
   if ('message' in params) return failure(rpcErrorCodes.invalidParams, params.message);
   try {
-    return await handler.handle(params.data);
+    return await handler.handle(params.data, request.id);
   } catch (error) {
     onHandlerError(request.method, error);
     return failure(rpcErrorCodes.internalError, 'Internal error.');

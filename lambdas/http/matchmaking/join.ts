@@ -5,11 +5,10 @@ import { placementRequestOf } from '../placement-request';
 import { createRoom } from '../../../core/rooms/create';
 import { joinRoom } from '../../../core/rooms/join';
 import { matchmakingRequestSchema } from '../../../core/rooms/schema';
-import { runTaskQueueMs } from '../../../core/gameservers/throttled-spawner';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
-import { serverTokenMinter } from '../rooms/server-token';
+import { createRoomDependencies } from '../rooms/create-dependencies';
 import { joinAnswerView } from '../rooms/session-view';
 import { roomResponse } from '../../../core/sessions/room-response';
 
@@ -36,7 +35,14 @@ export const handler = httpHandler(
       join: async (roomId) => {
         const joined = await joinRoom(
           { roomId, account: principal.account, scopes: principal.scopes },
-          { sessions: p.sessions, now: p.now, sleep, answerBy, heartbeatTimeoutS: p.config.heartbeatTimeoutS },
+          {
+            sessions: p.sessions,
+            cache: p.cache,
+            now: p.now,
+            sleep,
+            answerBy,
+            heartbeatTimeoutS: p.config.heartbeatTimeoutS,
+          },
         );
         return { ...joined, created: false };
       },
@@ -53,20 +59,8 @@ export const handler = httpHandler(
             region,
             bucket,
           },
-          {
-            rooms: p.rooms,
-            configuration,
-            spawner: p.spawner,
-            now: p.now,
-            newRoomId: () => roomId,
-            mintServerToken: serverTokenMinter(p, configuration),
-            sleep,
-            answerBy,
-            spawnQueueBy: new Date(started + runTaskQueueMs),
-            costs: p.costs,
-            // Filed under the bucket's region: that region or, with no healthy host left, 503.
-            placement: { placer: p.placement, request: { region } },
-          },
+          // Filed under the bucket's region: that region or, with no healthy host left, 503.
+          createRoomDependencies(p, { configuration, startedMs: started, placement: { region }, roomId }),
         );
         return {
           room: created.room,

@@ -3,11 +3,10 @@ import { createPeerHostedSession } from '../../../core/sessions/create-peer-host
 import { createRoom } from '../../../core/rooms/create';
 import { createRoomRequestSchema } from '../../../core/rooms/schema';
 import { roomResponse, sessionRoomView } from '../../../core/sessions/room-response';
-import { runTaskQueueMs } from '../../../core/gameservers/throttled-spawner';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
-import { serverTokenMinter } from './server-token';
+import { createRoomDependencies, listStandbyAhead } from './create-dependencies';
 import { memberViewOf } from './session-view';
 import { placementRequestOf } from '../placement-request';
 
@@ -21,21 +20,21 @@ export const handler = httpHandler(
     // The region ranking a create needs next, started now: it overlaps the checks below.
     const { gameId, version } = body;
     const prefetched = gameId && version ? { ranking: settledLater(p.placement.rankRecent(placement)) } : undefined;
-    // Independent reads and writes at once; a refusal by the abuse guard still wins over any other.
-    // Decided from memory when it can be (a ban known, a permit lease): no request to wait for.
-    const admitted = p.abuse.admitCreate(principal.account, p.now());
-    const [allowed, resolved] = await Promise.allSettled([
-      admitted,
-      // A configuration changes by an admin's hand: a create uses one read at most 5 s ago.
-      resolveCreateRequest(body, {
-        templates: p.templates,
-        configurations: { get: (gameId, version) => p.gameConfigurations.recent(gameId, version) },
-      }),
-    ]);
+    // A refusal this process knows (a ban read, a full log) first, then the account checks beside
+    // the create's own reads; a refusal by the abuse guard still wins over any other.
+    const checks = p.abuse.checks('create', principal.account, p.now());
+    await checks.known();
+    // A configuration changes by an admin's hand: a create uses one read at most 5 s ago.
+    const resolving = resolveCreateRequest(body, {
+      templates: p.templates,
+      configurations: { get: (gameId, version) => p.gameConfigurations.recent(gameId, version) },
+    });
+    // A warm create's first read, the pool's ready servers, runs beside the account checks.
+    if (gameId && version) listStandbyAhead(p, { gameId, version });
+    const [allowed, resolved] = await Promise.allSettled([checks.decide(), resolving]);
     if (allowed.status === 'rejected') throw allowed.reason;
     if (resolved.status === 'rejected') throw resolved.reason;
     const session = resolved.value;
-    const answerBy = new Date(started + p.config.createWaitS * 1000);
     const stored = { template: session.template, constants: session.constants, properties: session.properties };
     if (session.hosting.kind === 'peerHosted') {
       // No server to place: the best region, whatever its hosts.
@@ -68,24 +67,15 @@ export const handler = httpHandler(
         region: p.config.roomRegion,
         session: stored,
       },
-      {
-        rooms: p.rooms,
+      createRoomDependencies(p, {
         configuration,
-        spawner: p.spawner,
-        now: p.now,
-        newRoomId: p.newId,
-        mintServerToken: serverTokenMinter(p, configuration),
-        sleep: (ms) => p.clock.sleep(ms),
-        answerBy,
-        spawnQueueBy: new Date(started + runTaskQueueMs),
-        costs: p.costs,
-        placement: { placer: p.placement, request: placement },
-        warmPool: p.warmPool,
+        startedMs: started,
+        placement,
         // Prefetched for the configuration the body named: a template's may be another.
         ...(prefetched && configuration.gameId === body.gameId && configuration.version === body.version
-          ? { prefetched }
+          ? { ranking: prefetched.ranking }
           : {}),
-      },
+      }),
     );
     if (result.state === 'Spawning') {
       // The creator's seat is held already (its reservation pending until `inited`): the key

@@ -17,8 +17,9 @@ export const handler = httpHandler(
       { roomId: params.roomId, account: principal.account, scopes: principal.scopes },
       {
         sessions: p.sessions,
-        // Ban (snapshot ≤ 1 s old) and rate limit: from memory usually, else beside the claim.
-        admit: () => p.abuse.admitJoin(principal.account, p.now()),
+        cache: p.cache,
+        // Ban (read ≤ 1 s ago) and rate limit (one write), beside the claim.
+        accountChecks: p.abuse.checks('join', principal.account, p.now()),
         now: p.now,
         sleep: (ms) => p.clock.sleep(ms),
         answerBy: new Date(p.now().getTime() + p.config.createWaitS * 1000),

@@ -5,7 +5,7 @@ import type { Platform } from '../../dependencies';
 export function sessionDependencies(p: Platform): SessionDependencies {
   return {
     sessions: p.sessions,
-    writes: p.sessionWrites,
+    rooms: p.rooms,
     now: p.now,
     // The session is over (empty for sessionEmptyMs): its server has nobody left to serve.
     stopServer: (taskId) => p.spawner.stop(taskId, 'session-empty'),

@@ -22,7 +22,7 @@ export async function memberViewOf(p: Platform, room: Room, account: string): Pr
   // Gone meanwhile (failed and collected, or ended): what the write saw is all there is.
   if (!read) return roomOnlyView(room);
   if (joinedAfterEnd(read.room, read.doc, account)) {
-    await p.sessionWrites.end(room.roomId, read.room.changeNumber);
+    await p.rooms.endSession(room.roomId, read.room.changeNumber);
     throw new RoomNotFoundError(room.roomId);
   }
   return sessionRoomView(read.room, read.doc, p.now(), account);

@@ -5,18 +5,16 @@ import { join } from 'node:path';
 import { Pair } from 'zeromq';
 import type { GameServerConfiguration } from '../../../core/gameservers/configuration';
 import { gameServerConfigurationBodySchema } from '../../../core/gameservers/schema';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsClient } from '../../../core/infra/aws-clients';
 import { bundle } from '../../../containers/build';
-import { startLocalCloud } from '../../../local/cloud';
+import { startLocalCloud, type LocalCloud } from '../../../local/cloud';
 import type { LocalFleet } from '../../../local/fleet';
 import { freePort } from '../../../local/free-port';
 import { startBaselines, type Baselines } from '../baselines';
 import { startGameRoundTrips, startSqsRoundTrips, startZeroMqRoundTrips } from '../raw-parts';
-import { platform } from '../../../lambdas/dependencies';
 import { keepPools } from '../../../lambdas/schedule/pool-keeper';
-import { standbyRoom } from '../../../core/pool/warm-pool';
-import { defaultConstants } from '../../../core/sessions/model';
-import { jsonClient } from '../../helpers/http';
+import { benchClient, type BenchCall } from '../http-client';
 import { readyStandby } from '../../helpers/local-cloud';
 import { phase } from '../progress';
 import {
@@ -31,7 +29,7 @@ import {
   type Target,
   verdict,
 } from '../stats';
-import type { ScenarioSummary } from '../summary';
+import type { BarChart, ScenarioSummary } from '../summary';
 
 const sampleGame = join(__dirname, '../../../containers/sample-game/bin/sample-game');
 
@@ -62,18 +60,20 @@ export interface CreateToReadyResult {
     readonly create: LatencySummary;
     /**
      * Its raw parts, each alone: "a few milliseconds plus one round trip to the game", i.e.
-     * the caller's HTTP request, the take (one conditional write) and one raw round trip to
-     * a game across processes (test/bench/raw-parts.ts `startGameRoundTrips`). The SQS and
-     * ZeroMQ round trips inside one process are informational, not in the sum.
+     * the caller's HTTP request, two conditional writes one after the other (the take and the
+     * hand-over) and one raw round trip to a game across processes (test/bench/raw-parts.ts
+     * `startGameRoundTrips`). The SQS and ZeroMQ round trips inside one process are
+     * informational, not in the sum.
      */
     readonly parts: {
       readonly httpRoundTrip: LatencySummary;
-      readonly conditionalWrite: LatencySummary;
+      /** Two conditional UpdateItems, one after the other. */
+      readonly conditionalWrites: LatencySummary;
       readonly gameRoundTrip: LatencySummary;
       readonly sqsRoundTrip: LatencySummary;
       readonly zeroMqRoundTrip: LatencySummary;
     };
-    /** HTTP + conditional write + round trip to the game, p50s summed. */
+    /** HTTP + two conditional writes + round trip to the game, p50s summed. */
     readonly sumOfPartsMs: number;
     /** warm create p50 ÷ the sum of its parts' p50s. */
     readonly ratio: number;
@@ -91,69 +91,14 @@ const sampleKey = { gameId: 'sample', version: '1.0.0' };
 /** The issue's "a few milliseconds plus one round trip to the game", with room for noise. */
 export const warmCreateTarget: Target = { kind: 'atMost', value: 1.5 };
 
-/** How long DynamoDB Local gets the create's kinds of requests before anything is timed. */
-const dynamoWarmUpMs = 4_000;
-
 /**
- * Conditional updates, item reads and queries, 4 at a time, for `durationMs`: the kinds of
- * request a create makes, so the JVM has compiled their paths before the rounds. A warm
- * create's own requests (a pool's read, a standby room's hand-over) are made on a pool of a
- * configuration of their own, which no round uses.
+ * Rounds run first and thrown away, parts and creates alike: the first requests of a JVM
+ * (DynamoDB Local) and of fresh processes are many times slower, on both sides of a ratio.
  */
-async function warmDynamoDb(baselines: Baselines, roomId: string, durationMs: number): Promise<void> {
-  const p = platform();
-  const requests = [
-    () => baselines.update(),
-    () => p.gameConfigurations.get(sampleKey.gameId, sampleKey.version),
-    () => p.fleet.read(),
-    () => p.rooms.find(roomId),
-    () => standbyLifeCycle(),
-  ];
-  await phase('create: DynamoDB Local warm-up', undefined, async (progress) => {
-    const until = performance.now() + durationMs;
-    await Promise.all(
-      Array.from({ length: 4 }, async (_, worker) => {
-        for (let i = worker; performance.now() < until; i++) {
-          await (requests[i % requests.length] as () => Promise<unknown>)();
-          progress.add();
-        }
-      }),
-    );
-  });
-}
-
-/**
- * One standby server's bookkeeping, start to hand-over, with no server: its room, its place in
- * its pool, `inited`, the ready list's read and the hand-over (a configuration of its own, in no round).
- */
-async function standbyLifeCycle(): Promise<void> {
-  const p = platform();
-  const sample = await p.gameConfigurations.recent(sampleKey.gameId, sampleKey.version);
-  const configuration = { ...sample, gameId: 'bench-warm-up' };
-  const key = { gameId: configuration.gameId, version: configuration.version, region: p.config.roomRegion };
-  const roomId = p.newId();
-  await p.rooms.createWithMember(standbyRoom(roomId, configuration, key.region, p.now(), p.costs));
-  await p.pool.addStarting(key, roomId, p.now());
-  await p.rooms.markReady(roomId, { address: '127.0.0.1', initedBy: roomId, now: p.now() });
-  await p.pool.markReady(key, roomId);
-  const [listed] = await p.pool.readyServers(key);
-  if (!listed) return;
-  const createdAt = p.now().toISOString();
-  const shape = { maxPlayers: configuration.maxPlayers, reservationTimeoutS: configuration.reservationTimeoutS };
-  await p.pool.handOver(key, listed, {
-    owner: 'bench-warm-up',
-    settings: {},
-    maxPlayers: configuration.maxPlayers,
-    createdAt,
-    template: null,
-    constants: defaultConstants(shape),
-    properties: { joinability: 'open', custom: {} },
-    members: { 'bench-warm-up': { s: 0, t: Date.parse(createdAt), e: Date.parse(createdAt) + 30_000, k: 'key' } },
-  });
-}
+const discardedRounds = 2;
 
 /** A player's access token from the local cloud's development token route. */
-async function playerToken(call: ReturnType<typeof jsonClient>, account: string): Promise<string> {
+async function playerToken(call: BenchCall, account: string): Promise<string> {
   const response = await call('POST', '/v1/dev/tokens', { body: { account } });
   if (response.status !== 200 && response.status !== 201)
     throw new Error(`minting a token for ${account} answered ${response.status}`);
@@ -245,17 +190,142 @@ async function sidecarStart(fleet: LocalFleet, round: number, region: string): P
   }
 }
 
-export async function benchCreateToReady(rounds: number): Promise<CreateToReadyResult> {
-  await bundle('sample-game');
-  const baseline = await phase('create: game start alone', rounds, async (progress) => {
-    const samples: number[] = [];
-    for (let i = 0; i < rounds; i++) {
-      samples.push(await gameStartToInited());
+/** Runs `round` `discardedRounds + rounds` times and keeps the last `rounds` results. */
+async function keptRounds<T>(label: string, rounds: number, round: (i: number) => Promise<T>): Promise<T[]> {
+  return phase(label, discardedRounds + rounds, async (progress) => {
+    const kept: T[] = [];
+    for (let i = 0; i < discardedRounds + rounds; i++) {
+      const result = await round(i);
+      if (i >= discardedRounds) kept.push(result);
       progress.add();
     }
-    return samples;
+    return kept;
   });
+}
 
+interface ColdRound {
+  readonly sidecar: number;
+  readonly sqsTrip: number;
+  readonly update: number;
+  readonly create: number;
+}
+
+/** Cold rounds: each raw part alone, then a create of the sample game until it is ready. */
+async function coldRounds(cloud: LocalCloud, baselines: Baselines, sqs: SQSClient, rounds: number) {
+  const call = benchClient(cloud.apiUrl);
+  const token = await playerToken(call, 'bench');
+  const sqsRoundTrip = await startSqsRoundTrips(sqs, 'bench-create-round-trip');
+  return keptRounds('create: cold rounds (raw parts, then a create)', rounds, async (i): Promise<ColdRound> => {
+    const sidecar = await sidecarStart(cloud.fleet, i, cloud.config.region);
+    const sqsTrip = await sqsRoundTrip();
+    const update = await baselines.update();
+    const started = performance.now();
+    const response = await call('POST', '/v1/rooms', { token, body: sampleKey });
+    if (response.status !== 201)
+      throw new Error(`create answered ${response.status}: ${JSON.stringify(response.body)}`);
+    const create = performance.now() - started;
+    await cloud.fleet.stopAll('bench round done');
+    return { sidecar, sqsTrip, update, create };
+  });
+}
+
+/** Gives the sample game a warm pool of one. */
+async function poolTheSample(call: BenchCall): Promise<void> {
+  const admin = (await call('POST', '/v1/dev/tokens', { body: { account: 'bench-admin', scopes: ['admin'] } })).body
+    .access_token;
+  const current = await call('GET', '/v1/admin/games/sample/versions/1.0.0', { token: admin });
+  const { gameId: _g, version: _v, updatedAt: _u, taskDefinition: _t, ...body } = current.body.configuration;
+  const pooled = await call('PUT', '/v1/admin/games/sample/versions/1.0.0', {
+    token: admin,
+    body: { ...body, standby: 1 },
+  });
+  if (pooled.status !== 200) throw new Error(`pooling the sample game answered ${pooled.status}`);
+}
+
+interface WarmRound {
+  readonly echo: number;
+  readonly writes: number;
+  readonly game: number;
+  readonly sqsTrip: number;
+  readonly zeroMq: number;
+  readonly create: number;
+}
+
+/**
+ * Warm rounds: each waits for a ready standby server and a quiet moment (no start running
+ * beside the measured create), times the parts, then the create.
+ */
+async function warmRounds(cloud: LocalCloud, baselines: Baselines, sqs: SQSClient, rounds: number) {
+  const call = benchClient(cloud.apiUrl);
+  await poolTheSample(call);
+  const sqsRoundTrip = await startSqsRoundTrips(sqs, 'bench-create-warm-round-trip');
+  const zeroMq = await startZeroMqRoundTrips();
+  // "A few milliseconds plus one round trip to the game", that round trip made of real
+  // processes (an idle relay and a game) and none of the platform.
+  const gameTrips = await startGameRoundTrips(sqs, {
+    sqsEndpoint: cloud.sqs.endpoint,
+    region: 'us-east-1',
+    calls: 'bench-create-game-calls',
+    answers: 'bench-create-game-answers',
+  });
+  try {
+    return await keptRounds('create: rooms from the warm pool', rounds, async (i): Promise<WarmRound> => {
+      // The pool keeper's run (a sweep's, locally) starts the standby server this round takes.
+      await keepPools();
+      const ready = await readyStandby({ ...sampleKey, region: cloud.config.region }, 1, 60_000);
+      if (ready.length === 0) throw new Error('no standby server became ready within 60 s');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const echo = await baselines.echo();
+      const writes = (await baselines.update()) + (await baselines.update());
+      const parts = { echo, writes, game: await gameTrips.roundTrip() };
+      const informational = { sqsTrip: await sqsRoundTrip(), zeroMq: await zeroMq.roundTrip() };
+      // Each round's room is another player's, as in a game's traffic: one player creating
+      // 20 rooms a minute is what the create rate limit is for, not what is measured here.
+      const player = await playerToken(call, `bench-player-${i}`);
+      const started = performance.now();
+      const response = await call('POST', '/v1/rooms', { token: player, body: sampleKey });
+      const create = performance.now() - started;
+      if (response.status !== 201)
+        throw new Error(`warm create answered ${response.status}: ${JSON.stringify(response.body)}`);
+      await cloud.fleet.stop(`local:${response.body.room.roomId as string}`, 'bench round done');
+      return { ...parts, ...informational, create };
+    });
+  } finally {
+    zeroMq.close();
+    await gameTrips.close();
+  }
+}
+
+function warmResult(runs: readonly WarmRound[], coldP50: number): CreateToReadyResult['warm'] {
+  const create = summarize(runs.map((r) => r.create));
+  const parts = {
+    httpRoundTrip: summarize(runs.map((r) => r.echo)),
+    conditionalWrites: summarize(runs.map((r) => r.writes)),
+    gameRoundTrip: summarize(runs.map((r) => r.game)),
+    sqsRoundTrip: summarize(runs.map((r) => r.sqsTrip)),
+    zeroMqRoundTrip: summarize(runs.map((r) => r.zeroMq)),
+  };
+  const sum = parts.httpRoundTrip.p50 + parts.conditionalWrites.p50 + parts.gameRoundTrip.p50;
+  const value = ratio(create.p50, sum);
+  return {
+    create,
+    parts,
+    sumOfPartsMs: sum,
+    ratio: value,
+    target: warmCreateTarget,
+    meetsTarget: meets(value, warmCreateTarget),
+    beyondGameMs: create.p50 - parts.gameRoundTrip.p50,
+    speedup: ratio(coldP50, create.p50),
+  };
+}
+
+async function gameAloneRounds(rounds: number): Promise<number[]> {
+  return keptRounds('create: game start alone', rounds, () => gameStartToInited());
+}
+
+export async function benchCreateToReady(rounds: number): Promise<CreateToReadyResult> {
+  await bundle('sample-game');
+  const gameAlone = summarize(await gameAloneRounds(rounds));
   const cloud = await startLocalCloud({
     port: 0,
     gameOutput: 'ignore',
@@ -267,140 +337,27 @@ export async function benchCreateToReady(rounds: number): Promise<CreateToReadyR
   const baselines = await startBaselines(cloud.dynamodb.endpoint);
   const sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: cloud.sqs.endpoint });
   try {
-    const call = jsonClient(cloud.apiUrl);
-    const token = (await call('POST', '/v1/dev/tokens', { body: { account: 'bench' } })).body.access_token;
-    // One warm-up room, then a few seconds of the reads and writes a create makes: DynamoDB
-    // Local is a JVM, many times slower (and hungrier for CPU) over its first thousands of
-    // requests. The other scenarios warm it the same way (test/bench/warmup.ts).
-    const warmRoom = await call('POST', '/v1/rooms', { token, body: { gameId: 'sample', version: '1.0.0' } });
-    await warmDynamoDb(baselines, warmRoom.body.room.roomId as string, dynamoWarmUpMs);
-    await cloud.fleet.stopAll('bench warm-up done');
-    const sqsRoundTrip = await startSqsRoundTrips(sqs, 'bench-create-round-trip');
-    const parts = await phase('create: raw parts alone (sidecar, SQS, UpdateItem)', rounds, async (progress) => {
-      const sidecar: number[] = [];
-      const sqsTrips: number[] = [];
-      const updates: number[] = [];
-      for (let i = 0; i < rounds; i++) {
-        sidecar.push(await sidecarStart(cloud.fleet, i, cloud.config.region));
-        sqsTrips.push(await sqsRoundTrip());
-        updates.push(await baselines.update());
-        progress.add();
-      }
-      return { sidecar, sqsTrips, updates };
-    });
-    const samples = await phase('create: rooms to ready', rounds, async (progress) => {
-      const measured: number[] = [];
-      for (let i = 0; i < rounds; i++) {
-        const started = performance.now();
-        const response = await call('POST', '/v1/rooms', { token, body: { gameId: 'sample', version: '1.0.0' } });
-        if (response.status !== 201)
-          throw new Error(`create answered ${response.status}: ${JSON.stringify(response.body)}`);
-        measured.push(performance.now() - started);
-        progress.add();
-        await cloud.fleet.stopAll('bench round done');
-      }
-      return measured;
-    });
-    // Warm: the same configuration with a pool of one. Each round waits for a ready standby
-    // server and a quiet moment (no start running beside the measured create), then creates.
-    const admin = (await call('POST', '/v1/dev/tokens', { body: { account: 'bench-admin', scopes: ['admin'] } })).body
-      .access_token;
-    const current = await call('GET', '/v1/admin/games/sample/versions/1.0.0', { token: admin });
-    const { gameId: _g, version: _v, updatedAt: _u, taskDefinition: _t, ...body } = current.body.configuration;
-    const pooled = await call('PUT', '/v1/admin/games/sample/versions/1.0.0', {
-      token: admin,
-      body: { ...body, standby: 1 },
-    });
-    if (pooled.status !== 200) throw new Error(`pooling the sample game answered ${pooled.status}`);
-    const zeroMq = await startZeroMqRoundTrips();
-    // The warm create's baseline: "a few milliseconds plus one round trip to the game", that
-    // round trip made of real processes (an idle relay and a game) and none of the platform.
-    const gameTrips = await startGameRoundTrips(sqs, {
-      sqsEndpoint: cloud.sqs.endpoint,
-      region: 'us-east-1',
-      calls: 'bench-create-game-calls',
-      answers: 'bench-create-game-answers',
-    });
-    const warmRuns = await (async () => {
-      try {
-        return await phase('create: rooms from the warm pool', rounds, async (progress) => {
-          const measured: number[] = [];
-          const echoes: number[] = [];
-          const writes: number[] = [];
-          const games: number[] = [];
-          const trips: number[] = [];
-          const zmq: number[] = [];
-          for (let i = 0; i < rounds; i++) {
-            // The pool keeper's run (a sweep's, locally) starts the standby server this round takes.
-            await keepPools();
-            const ready = await readyStandby({ ...sampleKey, region: cloud.config.region }, 1, 60_000);
-            if (ready.length === 0) throw new Error('no standby server became ready within 60 s');
-            await new Promise((resolve) => setTimeout(resolve, 300));
-            // The parts first, in the same quiet moment as the create.
-            echoes.push(await baselines.echo());
-            writes.push(await baselines.update());
-            games.push(await gameTrips.roundTrip());
-            trips.push(await sqsRoundTrip());
-            zmq.push(await zeroMq.roundTrip());
-            // Each round's room is another player's, as in a game's traffic: one player creating
-            // 20 rooms a minute is what the create rate limit is for, not what is measured here.
-            const player = await playerToken(call, `bench-player-${i}`);
-            const started = performance.now();
-            const response = await call('POST', '/v1/rooms', {
-              token: player,
-              body: { gameId: 'sample', version: '1.0.0' },
-            });
-            const took = performance.now() - started;
-            if (response.status !== 201)
-              throw new Error(`warm create answered ${response.status}: ${JSON.stringify(response.body)}`);
-            measured.push(took);
-            await cloud.fleet.stop(`local:${response.body.room.roomId as string}`, 'bench round done');
-            progress.add();
-          }
-          return { measured, echoes, writes, games, trips, zmq };
-        });
-      } finally {
-        zeroMq.close();
-        await gameTrips.close();
-      }
-    })();
-    const warmCreate = summarize(warmRuns.measured);
-    const warmParts = {
-      httpRoundTrip: summarize(warmRuns.echoes),
-      conditionalWrite: summarize(warmRuns.writes),
-      gameRoundTrip: summarize(warmRuns.games),
-      sqsRoundTrip: summarize(warmRuns.trips),
-      zeroMqRoundTrip: summarize(warmRuns.zmq),
+    const cold = await coldRounds(cloud, baselines, sqs, rounds);
+    const warm = await warmRounds(cloud, baselines, sqs, rounds);
+    const create = summarize(cold.map((r) => r.create));
+    const parts = {
+      sidecar: summarize(cold.map((r) => r.sidecar)),
+      game: gameAlone,
+      sqsRoundTrip: summarize(cold.map((r) => r.sqsTrip)),
+      conditionalWrite: summarize(cold.map((r) => r.update)),
     };
-    const warmSum = warmParts.httpRoundTrip.p50 + warmParts.conditionalWrite.p50 + warmParts.gameRoundTrip.p50;
-    const warmRatio = ratio(warmCreate.p50, warmSum);
-
-    const create = summarize(samples);
-    const gameAlone = summarize(baseline);
-    const sidecar = summarize(parts.sidecar);
-    const sqsRoundTrips = summarize(parts.sqsTrips);
-    const conditionalWrite = summarize(parts.updates);
-    const sumOfParts = sidecar.p50 + gameAlone.p50 + sqsRoundTrips.p50 + conditionalWrite.p50;
+    const sumOfParts = parts.sidecar.p50 + gameAlone.p50 + parts.sqsRoundTrip.p50 + parts.conditionalWrite.p50;
     return {
       scenario: 'create',
       rounds,
       create,
       gameAlone,
-      parts: { sidecar, game: gameAlone, sqsRoundTrip: sqsRoundTrips, conditionalWrite },
+      parts,
       sumOfPartsMs: sumOfParts,
       platformShareMs: create.p50 - gameAlone.p50,
       ratio: ratio(create.p50, sumOfParts),
       gameRatio: ratio(create.p50, gameAlone.p50),
-      warm: {
-        create: warmCreate,
-        parts: warmParts,
-        sumOfPartsMs: warmSum,
-        ratio: warmRatio,
-        target: warmCreateTarget,
-        meetsTarget: meets(warmRatio, warmCreateTarget),
-        beyondGameMs: warmCreate.p50 - warmParts.gameRoundTrip.p50,
-        speedup: ratio(create.p50, warmCreate.p50),
-      },
+      warm: warmResult(warm, create.p50),
     };
   } finally {
     sqs.destroy();
@@ -409,34 +366,80 @@ export async function benchCreateToReady(rounds: number): Promise<CreateToReadyR
   }
 }
 
-export function summarizeCreateToReady(result: CreateToReadyResult): ScenarioSummary {
+function coldLines(result: CreateToReadyResult): string[] {
+  const { parts } = result;
+  return [
+    `create-to-ready: ${result.rounds} rooms of the sample game, one after another (${discardedRounds} rounds before them discarded)`,
+    `  POST /v1/rooms → 201 (ready)   ${describeLatency(result.create)}   ${(1000 / result.create.mean).toFixed(1)} rooms/s one after another, errors 0 (any other answer stops the run)`,
+    `  parts, each alone (same run):`,
+    `    sidecar start → game launched ${describeLatency(parts.sidecar)}`,
+    `    game start → first ZeroMQ msg ${describeLatency(parts.game)}`,
+    `    SQS send + receive            ${describeLatency(parts.sqsRoundTrip)}`,
+    `    conditional UpdateItem        ${describeLatency(parts.conditionalWrite)}`,
+    `    sum of p50s                   ${formatMs(result.sumOfPartsMs)}`,
+    `  RATIO create p50 / sum of parts ${formatRatio(result.ratio)}   (create p50 / game alone ${formatRatio(result.gameRatio)}; the platform adds ${formatMs(result.platformShareMs)} to the game's own start)`,
+  ];
+}
+
+function warmLines(result: CreateToReadyResult): string[] {
+  const { warm } = result;
+  return [
+    `warm pool (standby: 1): ${result.rounds} rooms, each handed a ready standby server`,
+    `  POST /v1/rooms → 201 (ready)   ${describeLatency(warm.create)}`,
+    `  parts, each alone (same run): a few milliseconds plus one round trip to the game`,
+    `    loopback HTTP round trip      ${describeLatency(warm.parts.httpRoundTrip)}`,
+    `    2 conditional UpdateItems     ${describeLatency(warm.parts.conditionalWrites)}   (one after the other)`,
+    `    round trip to a game          ${describeLatency(warm.parts.gameRoundTrip)}`,
+    `      (SQS → idle relay process → ZeroMQ PAIR ipc → game process → SQS, long polls both ways)`,
+    `    sum of p50s                   ${formatMs(warm.sumOfPartsMs)}`,
+    `  for information, inside one process: SQS send + receive ${describeLatency(warm.parts.sqsRoundTrip)}`,
+    `                                       ZeroMQ request + answer ${describeLatency(warm.parts.zeroMqRoundTrip)}`,
+    `  RATIO warm create p50 / sum of parts ${formatRatio(warm.ratio)}   target ${describeTarget(warm.target)}: ${verdict(warm.meetsTarget)}`,
+    `  the platform adds ${formatMs(warm.beyondGameMs)} beyond the round trip to the game   (cold p50 / warm p50 ${formatRatio(warm.speedup)})`,
+  ];
+}
+
+function createCharts(result: CreateToReadyResult): BarChart[] {
   const { parts, warm } = result;
+  return [
+    {
+      id: 'create',
+      title: 'Create to ready vs its raw parts, each timed alone (p50, same run)',
+      unit: 'ms',
+      bars: [
+        { label: 'POST /v1/rooms → ready', value: result.create.p50, series: 'roomkeeper' },
+        { label: 'sum of the parts', value: result.sumOfPartsMs, series: 'baseline' },
+        { label: 'sidecar start → game launched', value: parts.sidecar.p50, series: 'baseline' },
+        { label: 'game start → first ZeroMQ message', value: parts.game.p50, series: 'baseline' },
+        { label: 'SQS send + receive', value: parts.sqsRoundTrip.p50, series: 'baseline' },
+        { label: 'conditional UpdateItem', value: parts.conditionalWrite.p50, series: 'baseline' },
+      ],
+    },
+    {
+      id: 'create-warm',
+      title: 'Create from the warm pool vs a few milliseconds plus one round trip to a game (p50, same run)',
+      unit: 'ms',
+      marker: {
+        label: `target: ${describeTarget(warm.target)} × sum of the parts`,
+        value: warm.target.value * warm.sumOfPartsMs,
+      },
+      bars: [
+        { label: 'POST /v1/rooms → ready (warm)', value: warm.create.p50, series: 'roomkeeper' },
+        { label: 'sum of the parts', value: warm.sumOfPartsMs, series: 'baseline' },
+        { label: 'loopback HTTP round trip', value: warm.parts.httpRoundTrip.p50, series: 'baseline' },
+        { label: '2 conditional UpdateItems', value: warm.parts.conditionalWrites.p50, series: 'baseline' },
+        { label: 'round trip to a game (SQS, relay, ZeroMQ)', value: warm.parts.gameRoundTrip.p50, series: 'baseline' },
+      ],
+    },
+  ];
+}
+
+export function summarizeCreateToReady(result: CreateToReadyResult): ScenarioSummary {
+  const { warm } = result;
   return {
     id: 'create',
     title: 'Spawn: create to ready',
-    lines: [
-      `create-to-ready: ${result.rounds} rooms of the sample game, one after another`,
-      `  POST /v1/rooms → 201 (ready)   ${describeLatency(result.create)}   ${(1000 / result.create.mean).toFixed(1)} rooms/s one after another, errors 0 (any other answer stops the run)`,
-      `  parts, each alone (same run):`,
-      `    sidecar start → game launched ${describeLatency(parts.sidecar)}`,
-      `    game start → first ZeroMQ msg ${describeLatency(parts.game)}`,
-      `    SQS send + receive            ${describeLatency(parts.sqsRoundTrip)}`,
-      `    conditional UpdateItem        ${describeLatency(parts.conditionalWrite)}`,
-      `    sum of p50s                   ${formatMs(result.sumOfPartsMs)}`,
-      `  RATIO create p50 / sum of parts ${formatRatio(result.ratio)}   (create p50 / game alone ${formatRatio(result.gameRatio)}; the platform adds ${formatMs(result.platformShareMs)} to the game's own start)`,
-      `warm pool (standby: 1): ${result.rounds} rooms, each handed a ready standby server`,
-      `  POST /v1/rooms → 201 (ready)   ${describeLatency(warm.create)}`,
-      `  parts, each alone (same run): a few milliseconds plus one round trip to the game`,
-      `    loopback HTTP round trip      ${describeLatency(warm.parts.httpRoundTrip)}`,
-      `    conditional UpdateItem        ${describeLatency(warm.parts.conditionalWrite)}`,
-      `    round trip to a game          ${describeLatency(warm.parts.gameRoundTrip)}`,
-      `      (SQS → idle relay process → ZeroMQ PAIR ipc → game process → SQS, long polls both ways)`,
-      `    sum of p50s                   ${formatMs(warm.sumOfPartsMs)}`,
-      `  for information, inside one process: SQS send + receive ${describeLatency(warm.parts.sqsRoundTrip)}`,
-      `                                       ZeroMQ request + answer ${describeLatency(warm.parts.zeroMqRoundTrip)}`,
-      `  RATIO warm create p50 / sum of parts ${formatRatio(warm.ratio)}   target ${describeTarget(warm.target)}: ${verdict(warm.meetsTarget)}`,
-      `  the platform adds ${formatMs(warm.beyondGameMs)} beyond the round trip to the game   (cold p50 / warm p50 ${formatRatio(warm.speedup)})`,
-    ],
+    lines: [...coldLines(result), ...warmLines(result)],
     rows: [
       {
         scenario: 'spawn: create to ready',
@@ -448,46 +451,12 @@ export function summarizeCreateToReady(result: CreateToReadyResult): ScenarioSum
       {
         scenario: 'spawn: create from the warm pool',
         figure: `p50 ${formatMs(warm.create.p50)}`,
-        baseline: `HTTP + UpdateItem + one round trip to a game ${formatMs(warm.sumOfPartsMs)}`,
+        baseline: `HTTP + 2 UpdateItems + one round trip to a game ${formatMs(warm.sumOfPartsMs)}`,
         ratio: warm.ratio,
         target: warm.target,
         reading: `lower is better; the platform adds ${formatMs(warm.beyondGameMs)} beyond the round trip to the game`,
       },
     ],
-    charts: [
-      {
-        id: 'create',
-        title: 'Create to ready vs its raw parts, each timed alone (p50, same run)',
-        unit: 'ms',
-        bars: [
-          { label: 'POST /v1/rooms → ready', value: result.create.p50, series: 'roomkeeper' },
-          { label: 'sum of the parts', value: result.sumOfPartsMs, series: 'baseline' },
-          { label: 'sidecar start → game launched', value: parts.sidecar.p50, series: 'baseline' },
-          { label: 'game start → first ZeroMQ message', value: parts.game.p50, series: 'baseline' },
-          { label: 'SQS send + receive', value: parts.sqsRoundTrip.p50, series: 'baseline' },
-          { label: 'conditional UpdateItem', value: parts.conditionalWrite.p50, series: 'baseline' },
-        ],
-      },
-      {
-        id: 'create-warm',
-        title: 'Create from the warm pool vs a few milliseconds plus one round trip to a game (p50, same run)',
-        unit: 'ms',
-        marker: {
-          label: `target: ${describeTarget(warm.target)} × sum of the parts`,
-          value: warm.target.value * warm.sumOfPartsMs,
-        },
-        bars: [
-          { label: 'POST /v1/rooms → ready (warm)', value: warm.create.p50, series: 'roomkeeper' },
-          { label: 'sum of the parts', value: warm.sumOfPartsMs, series: 'baseline' },
-          { label: 'loopback HTTP round trip', value: warm.parts.httpRoundTrip.p50, series: 'baseline' },
-          { label: 'conditional UpdateItem', value: warm.parts.conditionalWrite.p50, series: 'baseline' },
-          {
-            label: 'round trip to a game (SQS, relay, ZeroMQ)',
-            value: warm.parts.gameRoundTrip.p50,
-            series: 'baseline',
-          },
-        ],
-      },
-    ],
+    charts: createCharts(result),
   };
 }

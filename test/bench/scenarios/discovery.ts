@@ -2,7 +2,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../../core/infra/aws-clients';
 import { bucketOf } from '../../../core/matchmaking/bucket';
 import type { Room } from '../../../core/rooms/model';
-import { roomItem } from '../../../core/rooms/store';
+import { roomItem } from '../../../core/rooms/room-item';
 import { benchGame, type BenchPlatform } from '../bench-platform';
 import { forEachLimited, phase } from '../progress';
 import {
@@ -85,6 +85,52 @@ export function seededVersion(index: number): string {
   return index % 10 === 0 ? listedVersion : `1.0.0-other-${index % otherVersions}`;
 }
 
+/** `samples` fresh players each list the listed version's rooms, then find-or-create in their own. */
+async function measureDiscovery(platform: BenchPlatform, rooms: number, samples: number): Promise<DiscoverySize> {
+  const tokens = await platform.tokens(`discovery${rooms}`, samples);
+  const lists: number[] = [];
+  const finds: number[] = [];
+  const errorStatuses: Record<string, number> = {};
+  let errors = 0;
+  const record = (status: number, code: string | undefined) => {
+    errors++;
+    const key = `${status} ${code ?? ''}`.trim();
+    errorStatuses[key] = (errorStatuses[key] ?? 0) + 1;
+  };
+  await phase(`discovery: ${rooms} rooms, list and find-or-create`, samples, async (progress) => {
+    for (const [i, token] of tokens.entries()) {
+      const listStarted = performance.now();
+      const listed = await platform.call(
+        'GET',
+        `/v1/rooms?gameId=${benchGame.gameId}&version=${listedVersion}&limit=${listPage}`,
+        { token },
+      );
+      const listMs = performance.now() - listStarted;
+      if (listed.status === 200 && listed.body.rooms.length === listPage) lists.push(listMs);
+      else record(listed.status, listed.body?.error?.code ?? `${listed.body?.rooms?.length} rooms listed`);
+      const findStarted = performance.now();
+      const found = await platform.call('POST', '/v1/matchmaking/join', {
+        token,
+        body: { gameId: benchGame.gameId, version: findVersion },
+      });
+      const findMs = performance.now() - findStarted;
+      // The calls that created a room waited for its server: not discovery, left out.
+      if (found.status === 200) finds.push(findMs);
+      else if (found.status !== 201 && found.status !== 202) record(found.status, found.body?.error?.code);
+      if (i % 2 === 1) progress.add(2);
+    }
+  });
+  await platform.releaseRooms();
+  return {
+    rooms,
+    listedPartition: Math.ceil(rooms / 10),
+    list: summarize(lists),
+    findOrCreate: summarize(finds),
+    errors,
+    errorStatuses,
+  };
+}
+
 /**
  * Find-or-create and list latency with `small` rooms in the table, then with `large`:
  * the table grows, and so does the listed version's own partition (a tenth of all rooms),
@@ -124,56 +170,11 @@ export async function benchDiscovery(
     seeded = count;
   };
 
-  const measure = async (rooms: number): Promise<DiscoverySize> => {
-    const tokens = await platform.tokens(`discovery${rooms}`, options.samples);
-    const lists: number[] = [];
-    const finds: number[] = [];
-    const errorStatuses: Record<string, number> = {};
-    let errors = 0;
-    const record = (status: number, code: string | undefined) => {
-      errors++;
-      const key = `${status} ${code ?? ''}`.trim();
-      errorStatuses[key] = (errorStatuses[key] ?? 0) + 1;
-    };
-    await phase(`discovery: ${rooms} rooms, list and find-or-create`, options.samples, async (progress) => {
-      for (const [i, token] of tokens.entries()) {
-        const listStarted = performance.now();
-        const listed = await platform.call(
-          'GET',
-          `/v1/rooms?gameId=${benchGame.gameId}&version=${listedVersion}&limit=${listPage}`,
-          { token },
-        );
-        const listMs = performance.now() - listStarted;
-        if (listed.status === 200 && listed.body.rooms.length === listPage) lists.push(listMs);
-        else record(listed.status, listed.body?.error?.code ?? `${listed.body?.rooms?.length} rooms listed`);
-        const findStarted = performance.now();
-        const found = await platform.call('POST', '/v1/matchmaking/join', {
-          token,
-          body: { gameId: benchGame.gameId, version: findVersion },
-        });
-        const findMs = performance.now() - findStarted;
-        // The calls that created a room waited for its server: not discovery, left out.
-        if (found.status === 200) finds.push(findMs);
-        else if (found.status !== 201 && found.status !== 202) record(found.status, found.body?.error?.code);
-        if (i % 2 === 1) progress.add(2);
-      }
-    });
-    await platform.releaseRooms();
-    return {
-      rooms,
-      listedPartition: Math.ceil(rooms / 10),
-      list: summarize(lists),
-      findOrCreate: summarize(finds),
-      errors,
-      errorStatuses,
-    };
-  };
-
   try {
     await seedUpTo(options.small);
-    const small = await measure(options.small);
+    const small = await measureDiscovery(platform, options.small, options.samples);
     await seedUpTo(options.large);
-    const large = await measure(options.large);
+    const large = await measureDiscovery(platform, options.large, options.samples);
     const listRatio = ratio(large.list.p50, small.list.p50);
     const findRatio = ratio(large.findOrCreate.p50, small.findOrCreate.p50);
     return {

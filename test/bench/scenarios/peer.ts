@@ -8,7 +8,7 @@ import {
   type PeerStampede,
 } from '../peer/scenarios';
 import { describeLatency, formatMs, formatRatio, ratio } from '../stats';
-import type { HeadlineRow, ScenarioSummary } from '../summary';
+import type { BarChart, HeadlineRow, ScenarioSummary } from '../summary';
 import type { StampedeFigures } from './stampede';
 
 /** Roomkeeper's figures from the same run, which the peer's are divided into. */
@@ -168,24 +168,10 @@ export function peerComparisons(result: PeerResult): HeadlineRow[] {
   return rows;
 }
 
-export function summarizePeer(result: PeerResult): ScenarioSummary {
-  const lines = ['peer: Colyseus 0.18 (@colyseus/core + ws-transport), clients through @colyseus/sdk'];
-  for (const m of result.modes) {
-    lines.push(`  ${modeName(m)}`);
-    for (const h of m.hotRoom)
-      lines.push(
-        `    hot room ${String(h.players).padStart(3)} players      ${h.joinsPerSecond.toFixed(0)} seats/s (${h.seats} in ${(h.elapsedMs / 1000).toFixed(2)} s)   ${describeLatency(h.join)}   over-fill ${h.overfill} (server-side ${h.serverOverfill}, seats held ${h.clientOverfill})   errors ${h.errors}`,
-      );
-    lines.push(
-      `    sequential join            ${m.join.joinsPerSecond.toFixed(0)} joins/s   ${describeLatency(m.join.join)}   errors ${m.join.errors}`,
-      `    stampede ${m.stampede.players} players      ${m.stampede.roomsCreated} rooms (ideal ${m.stampede.idealRooms}), all placed in ${formatMs(m.stampede.timeToPlaceMs)} (${m.stampede.placedPerSecond.toFixed(0)} players/s)   ${describeLatency(m.stampede.place)}   over-fill ${m.stampede.overfill} (server-side ${m.stampede.serverOverfill}, seats held ${m.stampede.clientOverfill})   errors ${m.stampede.errors}`,
-    );
-  }
-  for (const skip of result.skipped ?? []) lines.push(`  ${modeName(skip)}: not measured: ${skip.reason}`);
-  const rows = peerComparisons(result);
-  for (const row of rows) lines.push(`  RATIO ${row.scenario}: ${formatRatio(row.ratio)} (${row.reading})`);
+/** Ours beside the peer's, for each figure this run has of ours. */
+function peerCharts(result: PeerResult): BarChart[] {
   const ours = result.ours;
-  const charts = [
+  return [
     ...(ours.hotRoomJoinsPerSecond
       ? Object.entries(ours.hotRoomJoinsPerSecond).map(([players, mine]) => ({
           id: `peer-hot-room-${players}`,
@@ -250,5 +236,23 @@ export function summarizePeer(result: PeerResult): ScenarioSummary {
         ]
       : []),
   ];
-  return { id: 'peer', title: 'Peer: Colyseus 0.18', lines, rows, charts };
+}
+
+export function summarizePeer(result: PeerResult): ScenarioSummary {
+  const lines = ['peer: Colyseus 0.18 (@colyseus/core + ws-transport), clients through @colyseus/sdk'];
+  for (const m of result.modes) {
+    lines.push(`  ${modeName(m)}`);
+    for (const h of m.hotRoom)
+      lines.push(
+        `    hot room ${String(h.players).padStart(3)} players      ${h.joinsPerSecond.toFixed(0)} seats/s (${h.seats} in ${(h.elapsedMs / 1000).toFixed(2)} s)   ${describeLatency(h.join)}   over-fill ${h.overfill} (server-side ${h.serverOverfill}, seats held ${h.clientOverfill})   errors ${h.errors}`,
+      );
+    lines.push(
+      `    sequential join            ${m.join.joinsPerSecond.toFixed(0)} joins/s   ${describeLatency(m.join.join)}   errors ${m.join.errors}`,
+      `    stampede ${m.stampede.players} players      ${m.stampede.roomsCreated} rooms (ideal ${m.stampede.idealRooms}), all placed in ${formatMs(m.stampede.timeToPlaceMs)} (${m.stampede.placedPerSecond.toFixed(0)} players/s)   ${describeLatency(m.stampede.place)}   over-fill ${m.stampede.overfill} (server-side ${m.stampede.serverOverfill}, seats held ${m.stampede.clientOverfill})   errors ${m.stampede.errors}`,
+    );
+  }
+  for (const skip of result.skipped ?? []) lines.push(`  ${modeName(skip)}: not measured: ${skip.reason}`);
+  const rows = peerComparisons(result);
+  for (const row of rows) lines.push(`  RATIO ${row.scenario}: ${formatRatio(row.ratio)} (${row.reading})`);
+  return { id: 'peer', title: 'Peer: Colyseus 0.18', lines, rows, charts: peerCharts(result) };
 }

@@ -75,6 +75,105 @@ export function judgeStampede(
 }
 
 /**
+ * What the platform says is in each room the stampede filled. A platform still busy with the
+ * stampede may ask to retry (503): the read is tried again.
+ */
+async function readRoomsBack(platform: BenchPlatform, tokenOfRoom: ReadonlyMap<string, string>) {
+  return phase('stampede: read rooms back', tokenOfRoom.size, async (progress) => {
+    const seen = new Map<string, { players: number; maxPlayers: number; members: number | undefined }>();
+    for (const [roomId, token] of tokenOfRoom) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          seen.set(roomId, await platform.occupancy({ roomId, creatorToken: token }));
+          break;
+        } catch (error) {
+          if (attempt >= 10) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      }
+      progress.add();
+    }
+    return seen;
+  });
+}
+
+/** What the stampede's players saw, filled in by each as it is placed. */
+interface Placing {
+  readonly seatsByRoom: Map<string, number>;
+  readonly tokenOfRoom: Map<string, string>;
+  readonly placeTimes: number[];
+  readonly errorStatuses: Record<string, number>;
+  readonly transportErrors: Record<string, number>;
+  readonly retryStatuses: Record<string, number>;
+  errors: number;
+  retries: number;
+  lastPlaced: number;
+}
+
+function newPlacing(): Placing {
+  return {
+    seatsByRoom: new Map(),
+    tokenOfRoom: new Map(),
+    placeTimes: [],
+    errorStatuses: {},
+    transportErrors: {},
+    retryStatuses: {},
+    errors: 0,
+    retries: 0,
+    lastPlaced: Number.NaN,
+  };
+}
+
+/** One player's find-or-create, tried again (as a client would) on a retryable answer or none. */
+async function placePlayer(
+  platform: BenchPlatform,
+  version: string,
+  token: string,
+  placing: Placing,
+  placed: () => void,
+): Promise<void> {
+  const mine = performance.now();
+  while (performance.now() - mine < playerDeadlineMs) {
+    let response;
+    try {
+      response = await platform.call('POST', '/v1/matchmaking/join', {
+        token,
+        body: { gameId: benchGame.gameId, version },
+      });
+    } catch (error) {
+      // No HTTP answer at all (the connection failed): counted, and tried again.
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const key = `no answer: ${cause?.code ?? cause?.message ?? (error as Error).message}`;
+      placing.transportErrors[key] = (placing.transportErrors[key] ?? 0) + 1;
+      placing.retries++;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      continue;
+    }
+    if (response.status === 200 || response.status === 201 || response.status === 202) {
+      const roomId = response.body.room.roomId as string;
+      placing.seatsByRoom.set(roomId, (placing.seatsByRoom.get(roomId) ?? 0) + 1);
+      placing.tokenOfRoom.set(roomId, token);
+      placing.lastPlaced = performance.now();
+      placing.placeTimes.push(placing.lastPlaced - mine);
+      placed();
+      return;
+    }
+    const status = `${response.status} ${response.body?.error?.code ?? ''}`.trim();
+    if (retryable.has(response.status)) {
+      placing.retries++;
+      placing.retryStatuses[status] = (placing.retryStatuses[status] ?? 0) + 1;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      continue;
+    }
+    placing.errors++;
+    placing.errorStatuses[status] = (placing.errorStatuses[status] ?? 0) + 1;
+    return;
+  }
+  placing.errors++;
+  placing.errorStatuses.deadline = (placing.errorStatuses.deadline ?? 0) + 1;
+}
+
+/**
  * `players` fresh accounts call find-or-create at the same moment for a game whose rooms
  * hold `roomSize`. Every room a player lands in was made by the stampede itself (a version
  * of the bench game no one else plays), so the rooms seen are the rooms created.
@@ -94,80 +193,16 @@ export async function benchStampede(
   });
   const baseline = await baselines.updateBurst(players);
 
-  const seatsByRoom = new Map<string, number>();
-  const tokenOfRoom = new Map<string, string>();
-  const placeTimes: number[] = [];
-  const errorStatuses: Record<string, number> = {};
-  const transportErrors: Record<string, number> = {};
-  const retryStatuses: Record<string, number> = {};
-  let errors = 0;
-  let retries = 0;
-  let lastPlaced = Number.NaN;
+  const placing = newPlacing();
   const started = performance.now();
   await phase(`stampede: ${players} players find-or-create`, players, async (progress) => {
-    await Promise.all(
-      tokens.map(async (token) => {
-        const mine = performance.now();
-        while (performance.now() - mine < playerDeadlineMs) {
-          let response;
-          try {
-            response = await platform.call('POST', '/v1/matchmaking/join', {
-              token,
-              body: { gameId: benchGame.gameId, version },
-            });
-          } catch (error) {
-            // No HTTP answer at all (the connection failed): counted, and tried again as a client would.
-            const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-            const key = `no answer: ${cause?.code ?? cause?.message ?? (error as Error).message}`;
-            transportErrors[key] = (transportErrors[key] ?? 0) + 1;
-            retries++;
-            await new Promise((resolve) => setTimeout(resolve, 100));
-            continue;
-          }
-          if (response.status === 200 || response.status === 201 || response.status === 202) {
-            const roomId = response.body.room.roomId as string;
-            seatsByRoom.set(roomId, (seatsByRoom.get(roomId) ?? 0) + 1);
-            tokenOfRoom.set(roomId, token);
-            lastPlaced = performance.now();
-            placeTimes.push(lastPlaced - mine);
-            progress.add();
-            return;
-          }
-          const status = `${response.status} ${response.body?.error?.code ?? ''}`.trim();
-          if (retryable.has(response.status)) {
-            retries++;
-            retryStatuses[status] = (retryStatuses[status] ?? 0) + 1;
-            await new Promise((resolve) => setTimeout(resolve, 100));
-            continue;
-          }
-          errors++;
-          errorStatuses[status] = (errorStatuses[status] ?? 0) + 1;
-          return;
-        }
-        errors++;
-        errorStatuses.deadline = (errorStatuses.deadline ?? 0) + 1;
-      }),
-    );
+    await Promise.all(tokens.map((token) => placePlayer(platform, version, token, placing, () => progress.add())));
   });
+  const { seatsByRoom, tokenOfRoom, placeTimes, errorStatuses, transportErrors, retryStatuses } = placing;
+  const { errors, retries, lastPlaced } = placing;
   const timeToPlaceMs = lastPlaced - started;
 
-  const readBack = await phase('stampede: read rooms back', seatsByRoom.size, async (progress) => {
-    const seen = new Map<string, { players: number; maxPlayers: number; members: number | undefined }>();
-    for (const [roomId, token] of tokenOfRoom) {
-      // A platform still busy with the stampede may ask to retry (503): the read is tried again.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          seen.set(roomId, await platform.occupancy({ roomId, creatorToken: token }));
-          break;
-        } catch (error) {
-          if (attempt >= 10) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 500));
-        }
-      }
-      progress.add();
-    }
-    return seen;
-  });
+  const readBack = await readRoomsBack(platform, tokenOfRoom);
   await platform.releaseRooms();
   const judged = judgeStampede(seatsByRoom, readBack, players, roomSize);
   return {

@@ -18,7 +18,8 @@ export function rateLimitsContract(subject: () => RateLimits): void {
       { state: 'Counted', sequence: 1 },
       { state: 'Counted', sequence: 2 },
       { state: 'Counted', sequence: 3 },
-      { state: 'Exhausted', retryAfterS: 30 },
+      // Nobody is admitted before the first admission leaves the window, to the millisecond.
+      { state: 'Exhausted', retryAfterS: 30, freeAtMs: after(60_000).getTime() },
     ]);
   });
 
@@ -30,7 +31,11 @@ export function rateLimitsContract(subject: () => RateLimits): void {
       await expect(rates.count(account, policy, after(ms))).resolves.toMatchObject({ state: 'Exhausted' });
     }
     await expect(rates.count(account, policy, after(60_000))).resolves.toEqual({ state: 'Counted', sequence: 4 });
-    await expect(rates.count(account, policy, after(60_500))).resolves.toEqual({ state: 'Exhausted', retryAfterS: 1 });
+    await expect(rates.count(account, policy, after(60_500))).resolves.toEqual({
+      state: 'Exhausted',
+      retryAfterS: 1,
+      freeAtMs: after(61_000).getTime(),
+    });
   });
 
   it('keeps separate logs per account, per action and per limit', async () => {

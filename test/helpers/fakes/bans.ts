@@ -1,5 +1,5 @@
 import type { Ban } from '../../../core/abuse/bans';
-import type { BanDirectory, Bans } from '../../../core/abuse/ban-store';
+import type { Bans } from '../../../core/abuse/ban-store';
 
 /**
  * `Bans` in memory, for unit tests. Like the table: one ban per account, `put` replaces,
@@ -8,11 +8,9 @@ import type { BanDirectory, Bans } from '../../../core/abuse/ban-store';
  */
 export class InMemoryBans implements Bans {
   private readonly items = new Map<string, Ban>();
-  private epoch = 0;
 
   async put(ban: Ban): Promise<void> {
     this.items.set(ban.account, structuredClone(ban));
-    this.epoch++;
   }
 
   async find(account: string): Promise<Ban | undefined> {
@@ -23,14 +21,6 @@ export class InMemoryBans implements Bans {
   async delete(account: string): Promise<Ban | undefined> {
     const ban = this.items.get(account);
     this.items.delete(account);
-    this.epoch++;
     return ban;
-  }
-
-  async directory(knownEpoch?: number): Promise<BanDirectory | 'unchanged'> {
-    if (knownEpoch === this.epoch) return 'unchanged';
-    const bans = new Map<string, { expiresAt?: string }>();
-    for (const ban of this.items.values()) bans.set(ban.account, ban.expiresAt ? { expiresAt: ban.expiresAt } : {});
-    return { epoch: this.epoch, bans };
   }
 }

@@ -12,7 +12,7 @@ export class InMemoryRateLimits implements RateLimits {
   async count(account: string, policy: RateLimitPolicy, now: Date): Promise<RateCountResult> {
     const key = JSON.stringify([account, policy.action, policy.limit]);
     const { decision, log } = admit(this.logs.get(key) ?? emptyRateLog, policy, now);
-    if (!decision.admit) return { state: 'Exhausted', retryAfterS: decision.retryAfterS };
+    if (!decision.admit) return { state: 'Exhausted', retryAfterS: decision.retryAfterS, freeAtMs: decision.freeAtMs };
     this.logs.set(key, log);
     return { state: 'Counted', sequence: log.n };
   }

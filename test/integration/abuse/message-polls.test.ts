@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MessageStore } from '../../../core/commands/message-store';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import { aRoom } from '../../helpers/factories';
 import { startTestApi, type TestApi } from '../../helpers/platform';
 
@@ -22,7 +22,7 @@ afterAll(() => api.close());
 /** A room of `owner` whose game has sent its owner one message. */
 async function roomWithMessage(owner: string): Promise<string> {
   const room = aRoom({ owner });
-  await new RoomStore(api.platform.db, api.platform.tableName).create(room);
+  await dynamoRoomStore(api.platform.db, api.platform.tableName).createWithMember(room);
   await new MessageStore(api.platform.db, api.platform.tableName).append(
     room.roomId,
     randomUUID(),

@@ -1,7 +1,8 @@
 import { queueUrlResolver } from '../../../core/infra/queue-urls';
 import { sqsAssignAnswers } from '../../../core/pool/assign';
+import { gameRequestId } from '../../../core/protocol/controller-messages';
 import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
-import { hashRegistrationKey } from '../../../core/reservations/keys';
+import { hashRegistrationKey } from '../../../core/rooms/registration-keys';
 import {
   acceptAll,
   accountOfKey,
@@ -96,7 +97,7 @@ describe('controller sidecar: platform answers', () => {
       await withGame({ answer: silentOnJoined, env: { PLATFORM_REPLY_TIMEOUT_S: '1' } }, async (run, game) => {
         expect(await game.call('inited', {})).toMatchObject({ result: { status: 'OK' } });
         const asked = Date.now();
-        const answer = await game.call('joined', { key: 'slow-key' });
+        const answer = await game.call('joined', { key: 'slow-key' }, 5_000, 'slow-1');
         const waited = Date.now() - asked;
         process.stdout.write(`platform timeout: expected 1000 ms, the game got -32004 after ${waited} ms\n`);
         expect(answer).toMatchObject({ error: { code: rpcErrorCodes.platformTimeout } });
@@ -106,6 +107,8 @@ describe('controller sidecar: platform answers', () => {
         const late = run.messages('rpc').find((m) => m.method === 'joined');
         // The platform hears the call was abandoned, in the room's group, with the key only as its hash.
         const abandoned = await run.until(() => run.messages('abandoned')[0], 3_000, 'the abandon notice');
+        // It names the game's request, as the joined did: the platform undoes only what that request confirmed.
+        expect(late?.gameRequest).toBe(gameRequestId('slow-1'));
         expect(abandoned).toEqual({
           type: 'abandoned',
           roomId: run.roomId,
@@ -113,6 +116,7 @@ describe('controller sidecar: platform answers', () => {
           correlationId: late?.correlationId,
           method: 'joined',
           keyHash: hashRegistrationKey('slow-key'),
+          gameRequest: gameRequestId('slow-1'),
         });
         const groups = run.received.filter((r) => r.message.type !== 'heartbeat').map((r) => r.groupId);
         expect(new Set(groups)).toEqual(new Set([run.roomId]));
@@ -126,6 +130,54 @@ describe('controller sidecar: platform answers', () => {
         expect(game.pending).toEqual([]);
         // Still working.
         expect(await game.call('left', { key: 'slow-key' })).toMatchObject({ result: { status: 'OK' } });
+      });
+    },
+  );
+
+  it.concurrent(
+    'forwards a joined the game sends twice with one id once, and answers both the same; the id with another key is -32600',
+    async () => {
+      const silentOnJoined: Answerer = (request) => (request.method === 'joined' ? undefined : acceptAll(request));
+      await withGame({ answer: silentOnJoined, env: { PLATFORM_REPLY_TIMEOUT_S: '10' } }, async (run, game) => {
+        expect(await game.call('inited', {})).toMatchObject({ result: { status: 'OK' } });
+        const frame = (key: string) => JSON.stringify({ jsonrpc: '2.0', id: 'dup', method: 'joined', params: { key } });
+        await game.send(frame('twice-key'));
+        await game.send(frame('twice-key'));
+        await game.send(frame('other-key'));
+        expect(await game.next((m) => (m as { id?: unknown }).id === 'dup')).toEqual({
+          jsonrpc: '2.0',
+          id: 'dup',
+          error: {
+            code: rpcErrorCodes.invalidRequest,
+            message: 'Invalid request: this id names another call still in flight.',
+          },
+        });
+        const forwarded = await run.until(
+          () => run.messages('rpc').find((m) => m.method === 'joined'),
+          3_000,
+          'joined',
+        );
+        expect(forwarded.gameRequest).toBe(gameRequestId('dup'));
+        await run.sendReply({
+          type: 'reply',
+          correlationId: forwarded.correlationId,
+          result: { access_token: 't', account: 'twice', info: {}, scopes: [] },
+        });
+        const isDup = (m: unknown) => (m as { id?: unknown }).id === 'dup';
+        const answers = [await game.next(isDup), await game.next(isDup)];
+        expect(answers.map((a) => JSON.stringify(a))).toEqual([
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 'dup',
+            result: { access_token: 't', account: 'twice', info: {}, scopes: [] },
+          }),
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 'dup',
+            result: { access_token: 't', account: 'twice', info: {}, scopes: [] },
+          }),
+        ]);
+        expect(run.messages('rpc').filter((m) => m.method === 'joined')).toHaveLength(1);
       });
     },
   );

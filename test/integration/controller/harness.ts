@@ -22,7 +22,7 @@ import {
   type ControllerRequest,
 } from '../../../core/protocol/controller-messages';
 import type { RpcError } from '../../../core/protocol/jsonrpc';
-import { hashRegistrationKey } from '../../../core/reservations/keys';
+import { hashRegistrationKey } from '../../../core/rooms/registration-keys';
 import {
   encodeRoomKey,
   openRequest,
@@ -510,9 +510,13 @@ export class TestGame {
     return this.socket.send(frame);
   }
 
-  /** Sends a request and returns the next message that answers its id. */
-  async call(method: string, params?: unknown, timeoutMs = 5_000): Promise<Record<string, unknown>> {
-    const id = `t-${this.nextId++}`;
+  /** Sends a request and returns the next message that answers its id (`id`: to repeat a request, as a retry does). */
+  async call(
+    method: string,
+    params?: unknown,
+    timeoutMs = 5_000,
+    id: string | number = `t-${this.nextId++}`,
+  ): Promise<Record<string, unknown>> {
     await this.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
     return this.next((m) => (m as { id?: unknown }).id === id, timeoutMs) as Promise<Record<string, unknown>>;
   }

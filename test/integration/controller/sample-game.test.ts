@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
 import { bundle } from '../../../containers/build';
 import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
-import { hashRegistrationKey } from '../../../core/reservations/keys';
+import { hashRegistrationKey } from '../../../core/rooms/registration-keys';
 import { freePort } from '../../../local/free-port';
 import { processTreeAlive } from '../../helpers/processes';
 import { acceptAll, closeHarness, expectNoLeftovers, sampleGame, withSidecar, type Answerer } from './harness';
@@ -137,6 +137,39 @@ describe('sample game behind the controller sidecar', () => {
         expect(await bob.closed).toEqual({ code: 1001, reason: 'SIGTERM' });
         expect(processTreeAlive(gamePid)).toBe(false);
         expect(run.messages('exited')).toEqual([expect.objectContaining({ reason: 'exited', exitCode: 0 })]);
+      },
+    );
+  });
+
+  it('calls a joined the platform did not answer in time (-32004) again with the same id, and the player gets in', async () => {
+    await bundle('sample-game');
+    const port = await freePort();
+    let joineds = 0;
+    const silentOnFirstJoined: Answerer = (request) => {
+      if (request.method !== 'joined') return acceptAll(request);
+      joineds += 1;
+      return joineds === 1 ? undefined : platform(request);
+    };
+    await withSidecar(
+      {
+        binary: sampleGame,
+        args: [],
+        answer: silentOnFirstJoined,
+        gameEnv: { SAMPLE_GAME_HOST: '127.0.0.1' },
+        env: { GAME_PORTS: String(port), PLATFORM_REPLY_TIMEOUT_S: '1' },
+      },
+      async (run) => {
+        await run.until(() => run.messages('rpc').find((m) => m.method === 'inited'), 5_000, 'inited');
+        const alice = await connect(port, 'alice-key');
+        expect(await alice.next('welcome', 10_000)).toMatchObject({ account: 'alice' });
+        const [first, retry, ...more] = run.messages('rpc').filter((m) => m.method === 'joined');
+        expect(more).toEqual([]);
+        // The same game request (its JSON-RPC id) in a new forward: the platform knows it as the first.
+        expect(first?.gameRequest).toEqual(expect.any(String));
+        expect(retry?.gameRequest).toBe(first?.gameRequest);
+        expect(retry?.correlationId).not.toBe(first?.correlationId);
+        expect(run.messages('abandoned')).toEqual([expect.objectContaining({ gameRequest: first?.gameRequest })]);
+        expect((await run.signal('SIGTERM')).code).toBe(0);
       },
     );
   });

@@ -2,7 +2,8 @@ import { NoHealthyHostError, SpawnFailedError } from '../../../core/gameservers/
 import { ServerSlotStore } from '../../../core/gameservers/server-slot-store';
 import type { SpawnRequest, Spawner } from '../../../core/gameservers/spawner';
 import { createRoom, type CreateRoomDependencies } from '../../../core/rooms/create';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { aConfiguration } from '../../helpers/session-factories';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
@@ -17,7 +18,7 @@ let slots: ServerSlotStore;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
-  rooms = new RoomStore(platform.db, platform.tableName);
+  rooms = dynamoRoomStore(platform.db, platform.tableName);
   slots = new ServerSlotStore(platform.db, platform.tableName);
 });
 afterAll(() => platform.close());

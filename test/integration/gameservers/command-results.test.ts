@@ -16,7 +16,8 @@ import { keys } from '../../../core/infra/keys';
 import type { ControllerRequest } from '../../../core/protocol/controller-messages';
 import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
 import { openReply, sealRequest, sidecarKeys } from '../../../core/protocol/sidecar-channel';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { platform as lambdaPlatform } from '../../../lambdas/dependencies';
 import { processControllerEvents } from '../../../lambdas/queue/controller-events';
 import { aRoom } from '../../helpers/factories';
@@ -35,7 +36,7 @@ const channel = new SidecarChannelDouble();
 
 beforeAll(async () => {
   platform = await startTestPlatform();
-  rooms = new RoomStore(platform.db, platform.tableName);
+  rooms = dynamoRoomStore(platform.db, platform.tableName);
   sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: emulatorEndpoints().sqs });
 });
 afterAll(async () => {
@@ -59,7 +60,7 @@ async function deliver(...messages: ControllerRequest[]) {
 /** A ready room of alice's with one command `sent` to it. */
 async function roomWithCommand(now = new Date()) {
   const room = aRoom({ commands: ['say'] });
-  await rooms.create(room);
+  await rooms.createWithMember(room);
   const record = newCommandRecord(
     { roomId: room.roomId, commandId: randomUUID(), account: 'alice', command: 'say', args: { text: 'hi' } },
     now,
@@ -96,7 +97,7 @@ describe('commandResult', () => {
   it("ignores another room's sidecar answering this room's command (it lands under its own room, where none exists)", async () => {
     const { room, record } = await roomWithCommand();
     const other = aRoom({ commands: ['say'] });
-    await rooms.create(other);
+    await rooms.createWithMember(other);
     await deliver(result(other.roomId, record.commandId, { result: { forged: true } }));
     expect(await lambdaPlatform().commands.find(room.roomId, record.commandId)).toMatchObject({ state: 'sent' });
     expect(await lambdaPlatform().commands.find(other.roomId, record.commandId)).toBeUndefined();
@@ -124,7 +125,7 @@ describe('commandResult', () => {
 
   it('ignores an answer for a command that does not exist, and one after the answer window', async () => {
     const room = aRoom();
-    await rooms.create(room);
+    await rooms.createWithMember(room);
     const unknown = randomUUID();
     await deliver(result(room.roomId, unknown, { result: 1 }));
     expect(await lambdaPlatform().commands.find(room.roomId, unknown)).toBeUndefined();
@@ -157,7 +158,7 @@ describe('message', () => {
 
   it('appends messages with increasing seqs; a redelivered message keeps its seq and is stored once', async () => {
     const room = aRoom();
-    await rooms.create(room);
+    await rooms.createWithMember(room);
     const first = message(room.roomId, { hp: 3 });
     await deliver(first);
     await deliver(first);
@@ -173,7 +174,7 @@ describe('message', () => {
 
   it('drops data that cannot be stored exactly, or is over 4 KiB', async () => {
     const room = aRoom();
-    await rooms.create(room);
+    await rooms.createWithMember(room);
     await deliver(
       message(room.roomId, { n: 2 ** 60 }),
       message(room.roomId, { text: 'x'.repeat(4096) }),
@@ -185,7 +186,7 @@ describe('message', () => {
 
   it('logs one warning per dropped message, naming the room and why, and stores nothing', async () => {
     const room = aRoom();
-    await rooms.create(room);
+    await rooms.createWithMember(room);
     const warnings: { message: unknown; attributes: unknown[] }[] = [];
     const p = lambdaPlatform();
     // Straight to the use case, with the consumer's stores and a log that records.
@@ -223,7 +224,7 @@ describe('message', () => {
 
   it(`keeps the last ${messageLogSize} messages`, async () => {
     const room = aRoom();
-    await rooms.create(room);
+    await rooms.createWithMember(room);
     const all = Array.from({ length: messageLogSize + 5 }, (_, i) => message(room.roomId, { i }));
     for (let i = 0; i < all.length; i += 10) await deliver(...all.slice(i, i + 10));
     const { messages, next } = await read(room.roomId);

@@ -6,19 +6,22 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { defaultPlatformIssuer, roomAudience } from '../../../core/auth/token-model';
 import { createPlatformTokenVerifier } from '../../../core/auth/tokens';
 import { createSqsClient } from '../../../core/infra/aws-clients';
 import {
   forwardedCall,
+  gameRequestId,
   type ControllerReply,
   type ControllerRequest,
 } from '../../../core/protocol/controller-messages';
 import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
-import { generateRegistrationKey, hashRegistrationKey } from '../../../core/reservations/keys';
+import { generateRegistrationKey, hashRegistrationKey } from '../../../core/rooms/registration-keys';
 import { SessionStore } from '../../../core/sessions/store';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import { Rooms } from '../../../core/rooms/rooms';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { ServerSlotStore } from '../../../core/gameservers/server-slot-store';
 import { keys } from '../../../core/infra/keys';
 import { queueDefinitions } from '../../../core/infra/queues';
@@ -42,7 +45,7 @@ let replyQueue: string;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
-  rooms = new RoomStore(platform.db, platform.tableName);
+  rooms = dynamoRoomStore(platform.db, platform.tableName);
   members = new SessionStore(platform.db, platform.tableName);
   sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: emulatorEndpoints().sqs });
   replyQueue = (await sqs.send(new CreateQueueCommand({ QueueName: `reply-${randomUUID()}` }))).QueueUrl ?? '';
@@ -101,20 +104,26 @@ async function replies(count: number): Promise<ControllerReply[]> {
   return got;
 }
 
-/** A game call as the room's sidecar forwards it (a registration key as its hash). */
+/**
+ * A game call as the room's sidecar forwards it (a registration key as its hash): by default a
+ * new game request (JSON-RPC id) and a new forward; `gameRequest` names the game's request
+ * when a test repeats it (the game's retry with the same id).
+ */
 const rpc = (
   roomId: string,
   method: 'inited' | 'joined' | 'left',
   params: unknown,
-  correlationId = randomUUID(),
+  gameRequest = gameRequestId(randomUUID()),
 ): ControllerRequest => ({
   type: 'rpc',
   roomId,
   sentAt: new Date().toISOString(),
-  correlationId,
+  correlationId: randomUUID(),
   replyTo: replyQueue,
-  ...forwardedCall(method, params),
+  ...forwardedCall(method, params, gameRequest),
 });
+
+const gameRequestOf = (m: ControllerRequest) => (m.type === 'rpc' && 'gameRequest' in m ? (m.gameRequest ?? '') : '');
 
 const inFuture = (s: number) => new Date(Date.now() + s * 1000).toISOString();
 
@@ -503,7 +512,7 @@ describe('exited and heartbeat', () => {
     await replies(1);
     // DynamoDB fails this one write (a stall, a throttle); the next heartbeat says the same, fresher.
     const failing = jest
-      .spyOn(RoomStore.prototype, 'recordHeartbeat')
+      .spyOn(Rooms.prototype, 'recordHeartbeat')
       .mockRejectedValueOnce(Object.assign(new Error('socket timed out'), { name: 'TimeoutError' }));
     try {
       const outcome = await deliver(
@@ -538,31 +547,111 @@ async function readyRoomWithReservation(expiresInS = 60) {
   return { room, key, expiresAt: (await members.find(room.roomId, 'alice'))?.expiresAt ?? '' };
 }
 
-const abandoned = (roomId: string, correlationId: string, key: string): ControllerRequest => ({
+/** The sidecar's notice that it stopped waiting for `joined`, the game's request it forwarded named. */
+const abandoned = (joined: ControllerRequest, key: string): ControllerRequest => ({
   type: 'abandoned',
-  roomId,
+  roomId: joined.roomId,
   sentAt: new Date().toISOString(),
-  correlationId,
+  correlationId: joined.type === 'rpc' ? joined.correlationId : '',
   method: 'joined',
   keyHash: hashRegistrationKey(key),
+  gameRequest: gameRequestOf(joined),
+});
+
+/** The room's item as stored: what "changes nothing" is judged on, change number included. */
+async function storedItem(roomId: string) {
+  const { Item } = await platform.db.send(
+    new GetCommand({ TableName: platform.tableName, Key: keys.room(roomId), ConsistentRead: true }),
+  );
+  return Item;
+}
+
+describe('a registration key is single use (issue 28)', () => {
+  it('answers the request that used the key again byte for byte: redelivered, or retried by the game with the same id', async () => {
+    const { room, key } = await readyRoomWithReservation();
+    const request = rpc(room.roomId, 'joined', { key });
+    const retry = rpc(room.roomId, 'joined', { key }, gameRequestOf(request));
+    await deliver(request);
+    await deliver(request);
+    await deliver(retry);
+    const [first, redelivered, retried] = await replies(3);
+    expect(resultOf(first)).toMatchObject({ account: 'alice', access_token: expect.any(String) });
+    expect(JSON.stringify(redelivered)).toBe(JSON.stringify(first));
+    expect(JSON.stringify(resultOf(retried))).toBe(JSON.stringify(resultOf(first)));
+  });
+
+  it('rejects any other request with a used key (-32001) and writes nothing: the same item, the same change number', async () => {
+    const { room, key } = await readyRoomWithReservation();
+    await deliver(rpc(room.roomId, 'joined', { key }));
+    const [welcomed] = await replies(1);
+    expect(resultOf(welcomed)).toMatchObject({ account: 'alice' });
+    const before = await storedItem(room.roomId);
+    // Someone who saw the key presents it to the game: the game's request is another one.
+    await deliver(rpc(room.roomId, 'joined', { key }));
+    const [taken] = await replies(1);
+    expect(errorOf(taken)).toEqual({ code: rpcErrorCodes.keyRejected, message: 'Registration key rejected (used).' });
+    const after = await storedItem(room.roomId);
+    expect(after?.changeNumber).toBe(before?.changeNumber);
+    expect(after).toEqual(before);
+  });
+
+  it('lets exactly one of two requests racing with one key in: the other gets -32001', async () => {
+    const { room, key } = await readyRoomWithReservation();
+    const [a, b] = [rpc(room.roomId, 'joined', { key }), rpc(room.roomId, 'joined', { key })];
+    await Promise.all([deliver(a), deliver(b)]);
+    const answers = await replies(2);
+    expect(answers.map((answer) => errorOf(answer)?.code ?? 'welcomed').sort()).toEqual([
+      rpcErrorCodes.keyRejected,
+      'welcomed',
+    ]);
+    const winner = answers.find((answer) => resultOf(answer)) as Extract<ControllerReply, { type: 'reply' }>;
+    const used = [a, b].find((m) => m.type === 'rpc' && m.correlationId === winner.correlationId);
+    expect(await members.find(room.roomId, 'alice')).toMatchObject({
+      state: 'active',
+      keyUsedBy: used && gameRequestOf(used),
+    });
+  });
+
+  it('rejects a key confirmed and then left, the request that used it included', async () => {
+    const { room, key } = await readyRoomWithReservation();
+    const request = rpc(room.roomId, 'joined', { key });
+    await deliver(request, rpc(room.roomId, 'left', { key }));
+    await replies(2);
+    await deliver(rpc(room.roomId, 'joined', { key }, gameRequestOf(request)), rpc(room.roomId, 'joined', { key }));
+    const answers = await replies(2);
+    expect(answers.map((answer) => errorOf(answer)?.code)).toEqual([
+      rpcErrorCodes.keyRejected,
+      rpcErrorCodes.keyRejected,
+    ]);
+    expect(await members.list(room.roomId)).toEqual([]);
+  });
+
+  it('serves a sidecar of the previous release (no game request): its forward is the request, so only a redelivery repeats', async () => {
+    const { room, key } = await readyRoomWithReservation();
+    const previous = (): ControllerRequest => {
+      const { gameRequest: _none, ...message } = rpc(room.roomId, 'joined', { key }) as Extract<
+        ControllerRequest,
+        { type: 'rpc'; method: 'joined' }
+      >;
+      return message;
+    };
+    const request = previous();
+    await deliver(request);
+    await deliver(request);
+    await deliver(previous());
+    const [first, redelivered, other] = await replies(3);
+    expect(JSON.stringify(redelivered)).toBe(JSON.stringify(first));
+    expect(errorOf(other)?.code).toBe(rpcErrorCodes.keyRejected);
+  });
 });
 
 describe('repeated joined (issue 8, point 5)', () => {
-  it('answers the same key again, with a new request id, with the identical first answer', async () => {
-    const { room, key } = await readyRoomWithReservation();
-    await deliver(rpc(room.roomId, 'joined', { key }));
-    await deliver(rpc(room.roomId, 'joined', { key }));
-    const [first, again] = await replies(2);
-    expect(resultOf(first)).toMatchObject({ account: 'alice', access_token: expect.any(String) });
-    expect(resultOf(again)).toEqual(resultOf(first));
-  });
-
   it.each(['sequential', 'parallel'] as const)(
-    '3× %s duplicates (one redelivery, two retries) → one active member, identical replies',
+    '3× %s duplicates (one redelivery, one retry with the same id) → one active member, identical replies',
     async (mode) => {
       const { room, key } = await readyRoomWithReservation();
       const first = rpc(room.roomId, 'joined', { key });
-      const requests = [first, first, rpc(room.roomId, 'joined', { key })];
+      const requests = [first, first, rpc(room.roomId, 'joined', { key }, gameRequestOf(first))];
       if (mode === 'sequential') for (const request of requests) await deliver(request);
       else await Promise.all(requests.map((request) => deliver(request)));
       const answers = await replies(3);
@@ -577,28 +666,28 @@ describe('repeated joined (issue 8, point 5)', () => {
   it("still rejects the key when another room's sidecar repeats it", async () => {
     const a = await readyRoomWithReservation();
     const b = await readyRoomWithReservation();
-    await deliver(rpc(a.room.roomId, 'joined', { key: a.key }));
-    await deliver(rpc(b.room.roomId, 'joined', { key: a.key }));
+    const request = rpc(a.room.roomId, 'joined', { key: a.key });
+    await deliver(request);
+    await deliver(rpc(b.room.roomId, 'joined', { key: a.key }, gameRequestOf(request)));
     const [, foreign] = await replies(2);
     expect(errorOf(foreign)?.code).toBe(rpcErrorCodes.keyRejected);
   });
 });
 
 describe('abandoned joined (issue 8, point 5)', () => {
-  it('turns a confirmation the game never saw back into the reservation; the retry then succeeds', async () => {
+  it('turns a confirmation the game never saw back into the reservation; the retry with the same id then succeeds', async () => {
     const { room, key, expiresAt } = await readyRoomWithReservation();
     const timedOut = rpc(room.roomId, 'joined', { key });
     // The platform applies the joined after the sidecar gave up on it.
-    await deliver(timedOut, abandoned(room.roomId, timedOut.type === 'rpc' ? timedOut.correlationId : '', key));
+    await deliver(timedOut, abandoned(timedOut, key));
     await replies(1);
     const reverted = await members.find(room.roomId, 'alice');
     expect(reverted).toMatchObject({ state: 'reserved', expiresAt });
     expect(reverted?.keyUsedBy).toBeUndefined();
     expect((await rooms.get(room.roomId)).players).toBe(1);
 
-    const retry = rpc(room.roomId, 'joined', { key });
-    await deliver(retry);
-    await deliver(rpc(room.roomId, 'joined', { key }));
+    await deliver(rpc(room.roomId, 'joined', { key }, gameRequestOf(timedOut)));
+    await deliver(rpc(room.roomId, 'joined', { key }, gameRequestOf(timedOut)));
     const [welcomed, repeated] = await replies(2);
     expect(resultOf(welcomed)).toMatchObject({ account: 'alice' });
     expect(resultOf(repeated)).toEqual(resultOf(welcomed));
@@ -608,7 +697,7 @@ describe('abandoned joined (issue 8, point 5)', () => {
   it('without a retry, the reverted reservation expires and frees the slot', async () => {
     const { room, key, expiresAt } = await readyRoomWithReservation(5);
     const timedOut = rpc(room.roomId, 'joined', { key });
-    await deliver(timedOut, abandoned(room.roomId, timedOut.type === 'rpc' ? timedOut.correlationId : '', key));
+    await deliver(timedOut, abandoned(timedOut, key));
     await replies(1);
     // Judged by the platform's clock at the original expiry: no timer, no sweeper needed.
     const afterExpiry = new Date(Date.parse(expiresAt) + 1);
@@ -622,22 +711,18 @@ describe('abandoned joined (issue 8, point 5)', () => {
     const { room, key } = await readyRoomWithReservation();
     const answered = rpc(room.roomId, 'joined', { key });
     const timedOut = rpc(room.roomId, 'joined', { key });
-    await deliver(
-      answered,
-      timedOut,
-      abandoned(room.roomId, timedOut.type === 'rpc' ? timedOut.correlationId : '', key),
-    );
+    await deliver(answered, timedOut, abandoned(timedOut, key));
     await replies(2);
     expect(await members.find(room.roomId, 'alice')).toMatchObject({
       state: 'active',
-      keyUsedBy: answered.type === 'rpc' ? answered.correlationId : '',
+      keyUsedBy: gameRequestOf(answered),
     });
   });
 
   it('changes nothing after left, and a redelivered abandon changes nothing twice', async () => {
     const { room, key } = await readyRoomWithReservation();
     const joined = rpc(room.roomId, 'joined', { key });
-    const abandon = abandoned(room.roomId, joined.type === 'rpc' ? joined.correlationId : '', key);
+    const abandon = abandoned(joined, key);
     await deliver(joined, abandon, abandon);
     await replies(1);
     expect(await members.find(room.roomId, 'alice')).toMatchObject({ state: 'reserved' });

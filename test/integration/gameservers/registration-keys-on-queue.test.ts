@@ -4,8 +4,9 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { createSqsClient } from '../../../core/infra/aws-clients';
 import { queueDefinitions } from '../../../core/infra/queues';
 import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
-import { generateRegistrationKey, hashRegistrationKey } from '../../../core/reservations/keys';
-import { RoomStore } from '../../../core/rooms/store';
+import { generateRegistrationKey, hashRegistrationKey } from '../../../core/rooms/registration-keys';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { SessionStore } from '../../../core/sessions/store';
 import { platform as lambdaPlatform } from '../../../lambdas/dependencies';
 import { processControllerEvents } from '../../../lambdas/queue/controller-events';
@@ -30,7 +31,7 @@ let members: SessionStore;
 beforeAll(async () => {
   platform = await startTestPlatform();
   sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: emulatorEndpoints().sqs });
-  rooms = new RoomStore(platform.db, platform.tableName);
+  rooms = dynamoRoomStore(platform.db, platform.tableName);
   members = new SessionStore(platform.db, platform.tableName);
 });
 afterAll(async () => {

@@ -5,9 +5,10 @@ import { createSqsClient } from '../../../core/infra/aws-clients';
 import { keys } from '../../../core/infra/keys';
 import { queueDefinitions } from '../../../core/infra/queues';
 import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
-import { generateRegistrationKey, hashRegistrationKey } from '../../../core/reservations/keys';
+import { generateRegistrationKey, hashRegistrationKey } from '../../../core/rooms/registration-keys';
 import { SessionStore } from '../../../core/sessions/store';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { platform as lambdaPlatform } from '../../../lambdas/dependencies';
 import { processControllerEvents } from '../../../lambdas/queue/controller-events';
 import { createQueues } from '../../../local/sqs-emulator';
@@ -37,7 +38,7 @@ let members: SessionStore;
 beforeAll(async () => {
   platform = await startTestPlatform();
   sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: emulatorEndpoints().sqs });
-  rooms = new RoomStore(platform.db, platform.tableName);
+  rooms = dynamoRoomStore(platform.db, platform.tableName);
   members = new SessionStore(platform.db, platform.tableName);
 });
 afterAll(async () => {
@@ -149,7 +150,7 @@ async function withRoomSidecar(
 }
 
 describe('sidecar → SQS → controller-events → DynamoDB', () => {
-  it('a joined the sidecar timed out but the platform applied late is undone; the retry gets one answer, repeats the same', async () => {
+  it('a joined the sidecar timed out but the platform applied late is undone; the retry (same id) gets one answer, repeats it byte for byte, and the key is refused to any other request', async () => {
     const { queueUrl } = await requestQueues();
     const { roomId, key, expiresAt } = await spawningRoom();
     let poller = consume(queueUrl);
@@ -158,7 +159,7 @@ describe('sidecar → SQS → controller-events → DynamoDB', () => {
         expect(await game.call('inited', {}, 15_000)).toMatchObject({ result: { status: 'OK' } });
         // The platform stalls: nothing consumes while the game waits for its joined.
         await poller.stop();
-        expect(await game.call('joined', { key }, 5_000)).toMatchObject({
+        expect(await game.call('joined', { key }, 5_000, 'join-1')).toMatchObject({
           error: { code: rpcErrorCodes.platformTimeout },
         });
         // It comes back and applies the joined, then the sidecar's abandon right behind it.
@@ -178,12 +179,19 @@ describe('sidecar → SQS → controller-events → DynamoDB', () => {
         expect(reverted).toMatchObject({ state: 'reserved', expiresAt });
         expect(reverted?.keyUsedBy).toBeUndefined();
 
-        const retry = await game.call('joined', { key }, 10_000);
+        // The game retries as the protocol says: the same request, so the same JSON-RPC id.
+        const retry = await game.call('joined', { key }, 10_000, 'join-1');
         expect(retry).toMatchObject({ result: { account: 'alice', scopes: ['play'] } });
-        const again = await game.call('joined', { key }, 10_000);
-        expect(again.result).toEqual(retry.result);
+        const again = await game.call('joined', { key }, 10_000, 'join-1');
+        expect(JSON.stringify(again)).toBe(JSON.stringify(retry));
         expect((await members.list(roomId)).map((m) => [m.account, m.state])).toEqual([['alice', 'active']]);
-        expect((await rooms.get(roomId)).players).toBe(1);
+        const before = await rooms.get(roomId);
+        expect(before.players).toBe(1);
+        // Someone who saw the key presents it: the game's request is another one.
+        expect(await game.call('joined', { key }, 10_000, 'join-2')).toMatchObject({
+          error: { code: rpcErrorCodes.keyRejected, message: 'Registration key rejected (used).' },
+        });
+        expect((await rooms.get(roomId)).changeNumber).toBe(before.changeNumber);
         // The key never travels or shows: only its hash is in the abandon.
         expect(run.stdout.join('\n')).not.toContain(key);
       });

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../../core/infra/keys';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import { aRoom } from '../../helpers/factories';
 import { startTestApi, type TestApi } from '../../helpers/platform';
 
@@ -171,9 +171,9 @@ describe('JSON bodies with odd shapes anywhere → 4xx, never 500', () => {
 
 describe('page tokens → 400 naming nextToken', () => {
   it('still pages through rooms with the tokens it issues', async () => {
-    const rooms = new RoomStore(api.platform.db, api.platform.tableName);
+    const rooms = dynamoRoomStore(api.platform.db, api.platform.tableName);
     const listed = [aRoom({ gameId: 'pager', region: 'us-east-1' }), aRoom({ gameId: 'pager', region: 'us-east-1' })];
-    for (const room of listed) await rooms.create(room);
+    for (const room of listed) await rooms.createWithMember(room);
     const seen: string[] = [];
     let nextToken: string | undefined;
     do {

@@ -3,7 +3,8 @@ import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, type SQS
 import { createSqsClient } from '../../../core/infra/aws-clients';
 import { systemClock, type Clock } from '../../../core/infra/clock';
 import { controllerReplySchema } from '../../../core/protocol/controller-messages';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { configurePlatform } from '../../../lambdas/dependencies';
 import { processControllerEvents } from '../../../lambdas/queue/controller-events';
 import { aRoom } from '../../helpers/factories';
@@ -33,7 +34,7 @@ const skippingClock: Clock = {
 beforeAll(async () => {
   api = await startTestApi({ REPLY_QUEUE_PREFIX: prefix, COMMAND_RATE_LIMIT_PER_MINUTE: '3' });
   configurePlatform({ clock: skippingClock });
-  rooms = new RoomStore(api.platform.db, api.platform.tableName);
+  rooms = dynamoRoomStore(api.platform.db, api.platform.tableName);
   sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: emulatorEndpoints().sqs });
   alice = await api.platform.token('alice');
 });
@@ -45,7 +46,7 @@ afterAll(async () => {
 /** A ready room of alice's whose sidecar's reply queue exists. */
 async function readyRoom() {
   const room = aRoom({ owner: 'alice', commands: ['say'], spawnDeadline: new Date(Date.now() + 60_000).toISOString() });
-  await rooms.create(room);
+  await rooms.createWithMember(room);
   const { QueueUrl = '' } = await sqs.send(new CreateQueueCommand({ QueueName: `${prefix}${room.roomId}` }));
   return { room, queueUrl: QueueUrl };
 }
@@ -101,7 +102,7 @@ describe('a command nobody answers in time, answered later', () => {
 
   it('answers 409 ROOM_NOT_READY when the sidecar is gone (no reply queue)', async () => {
     const room = aRoom({ owner: 'alice', commands: ['say'] });
-    await rooms.create(room);
+    await rooms.createWithMember(room);
     const sent = await api.call('POST', `/v1/rooms/${room.roomId}/commands`, {
       token: alice,
       body: { command: 'say', args: { text: 'anyone?' } },
@@ -113,7 +114,7 @@ describe('a command nobody answers in time, answered later', () => {
   it('rate-limits commands per account: 429 with Retry-After past COMMAND_RATE_LIMIT_PER_MINUTE', async () => {
     const bob = await api.platform.token('bob');
     const room = aRoom({ owner: 'alice', commands: ['say'] });
-    await rooms.create(room);
+    await rooms.createWithMember(room);
     const statuses: number[] = [];
     let limited;
     for (let i = 0; i < 4; i++) {
@@ -131,7 +132,7 @@ describe('a command nobody answers in time, answered later', () => {
 
   it('answers 400 for a command id that is not a uuid and 404 for an unknown one', async () => {
     const room = aRoom({ owner: 'alice' });
-    await rooms.create(room);
+    await rooms.createWithMember(room);
     const bad = await api.call('GET', `/v1/rooms/${room.roomId}/commands/nope`, { token: alice });
     expect([bad.status, bad.body.error.code]).toEqual([400, 'BAD_REQUEST']);
     const unknown = await api.call('GET', `/v1/rooms/${room.roomId}/commands/${randomUUID()}`, { token: alice });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../../core/infra/keys';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import { routes } from '../../../lambdas/http/routes';
 import { aRoom } from '../../helpers/factories';
 import { hostileBody, hostileObject, hostilePageToken, malformedSegment } from '../../helpers/hostile-json';
@@ -26,7 +26,7 @@ beforeAll(async () => {
   api = await startTestApi({ JOIN_RATE_LIMIT_PER_MINUTE: '10000', CREATE_RATE_LIMIT_PER_MINUTE: '10000' });
   tokens.player = await api.platform.token('fuzzer');
   tokens.admin = await api.platform.token('ops', ['admin']);
-  await new RoomStore(api.platform.db, api.platform.tableName).create(room);
+  await dynamoRoomStore(api.platform.db, api.platform.tableName).createWithMember(room);
   expect((await api.call('PUT', configurationPath, { token: tokens.admin, body: configuration })).status).toBe(200);
   const template = { gameId: 'arena', version: '1', constants: templateConstants };
   expect((await api.call('PUT', templatePath, { token: tokens.admin, body: template })).status).toBe(200);
@@ -226,7 +226,7 @@ describe('paths and queries', () => {
 
 describe('stored data', () => {
   it('is unchanged after the fuzzing: the room, the configuration, the template and the ban', async () => {
-    const stored = await new RoomStore(api.platform.db, api.platform.tableName).get(room.roomId);
+    const stored = await dynamoRoomStore(api.platform.db, api.platform.tableName).get(room.roomId);
     expect([stored.state, stored.players, stored.settings]).toEqual(['ready', 0, room.settings]);
     const got = await api.call('GET', configurationPath, { token: tokens.admin });
     expect(got.body.configuration).toMatchObject(configuration);

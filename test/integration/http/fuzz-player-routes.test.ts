@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import { routes } from '../../../lambdas/http/routes';
 import { startApiGateway, type LocalApiGateway } from '../../../local/api-gateway';
 import { httpHandlers } from '../../../local/http-handlers';
@@ -77,9 +77,9 @@ describe('fuzzing the player routes', () => {
   });
 
   it('join: arbitrary bodies and room ids never corrupt a stored room', async () => {
-    const rooms = new RoomStore(platform.db, platform.tableName);
+    const rooms = dynamoRoomStore(platform.db, platform.tableName);
     const room = aRoom({ state: 'ready', players: 0, maxPlayers: 3 });
-    await rooms.create(room);
+    await rooms.createWithMember(room);
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(fc.constant(room.roomId), fc.string({ maxLength: 80 }).map(encodeURIComponent), malformedSegment),

@@ -1,5 +1,5 @@
 import { createTokenSigner, generateSigningKeyPair } from '../../../core/auth/tokens';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import { routes } from '../../../lambdas/http/routes';
 import { startApiGateway, type LocalApiGateway } from '../../../local/api-gateway';
 import { httpHandlers } from '../../../local/http-handlers';
@@ -55,7 +55,7 @@ describe('GET /v1/rooms/{roomId}', () => {
 
   it('reads a stored room back through HTTP and DynamoDB', async () => {
     const room = aRoom({ players: 3 });
-    await new RoomStore(platform.db, platform.tableName).create(room);
+    await dynamoRoomStore(platform.db, platform.tableName).createWithMember(room);
     const response = await call('GET', `/v1/rooms/${room.roomId}`, { token: await platform.token('alice') });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({

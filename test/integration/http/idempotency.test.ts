@@ -1,8 +1,9 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { SpawnRequest, Spawner } from '../../../core/gameservers/spawner';
-import { hashRegistrationKey } from '../../../core/reservations/keys';
+import { hashRegistrationKey } from '../../../core/rooms/registration-keys';
 import { SessionStore } from '../../../core/sessions/store';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { shiftedClock } from '../../../core/infra/clock';
 import { configurePlatform } from '../../../lambdas/dependencies';
 import { aRoom } from '../../helpers/factories';
@@ -32,7 +33,7 @@ class RecordingSpawner implements Spawner {
 beforeAll(async () => {
   api = await startTestApi({ CREATE_WAIT_S: '0.3' });
   configurePlatform({ spawner: () => new RecordingSpawner(), clock: shiftedClock(() => offsetMs) });
-  rooms = new RoomStore(api.platform.db, api.platform.tableName);
+  rooms = dynamoRoomStore(api.platform.db, api.platform.tableName);
   members = new SessionStore(api.platform.db, api.platform.tableName);
   const admin = await api.platform.token('ops', ['admin']);
   const put = await api.call('PUT', '/v1/admin/games/arena/versions/1', {
@@ -77,7 +78,7 @@ async function readyRoom(maxPlayers = 8) {
     spawnDeadline: new Date(Date.now() + 3_600_000).toISOString(),
     placement: { taskId: 'local:test', host: '127.0.0.1', ports: [38999] },
   });
-  await rooms.create(room);
+  await rooms.createWithMember(room);
   return room;
 }
 

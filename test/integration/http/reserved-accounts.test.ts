@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { gameServerAccount } from '../../../core/auth/token-model';
 import { MessageStore } from '../../../core/commands/message-store';
 import { standbyOwner } from '../../../core/pool/warm-pool';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { defaultConstants } from '../../../core/sessions/model';
 import { aRoom } from '../../helpers/factories';
 import { startTestApi, type TestApi } from '../../helpers/platform';
@@ -18,7 +19,7 @@ let standbyRoomId: string;
 
 beforeAll(async () => {
   api = await startTestApi();
-  rooms = new RoomStore(api.platform.db, api.platform.tableName);
+  rooms = dynamoRoomStore(api.platform.db, api.platform.tableName);
   const room = aRoom({
     owner: standbyOwner,
     standby: true,

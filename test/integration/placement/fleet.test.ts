@@ -4,6 +4,7 @@ import { FleetConflictError, HostNotFoundError } from '../../../core/placement/e
 import { FleetStore } from '../../../core/placement/fleet-store';
 import { Placement } from '../../../core/placement/placement';
 import { RequestInvalidError } from '../../../core/errors';
+import { PlatformCache } from '../../../core/infra/platform-cache';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
 /**
@@ -19,7 +20,7 @@ const lease = (roomId: string) => ({ roomId, gameId: 'arena', version: '1', acqu
 
 beforeAll(async () => {
   platform = await startTestPlatform();
-  fleet = new FleetStore(platform.db, platform.tableName);
+  fleet = new FleetStore(platform.db, platform.tableName, new PlatformCache());
   slots = new ServerSlotStore(platform.db, platform.tableName);
   await fleet.putRegion({ name: 'eu-west-1', location: { lat: 53.35, lon: -6.26 }, default: false });
   await fleet.putRegion({ name: 'us-east-1', location: { lat: 38.9, lon: -77.4 }, default: true });
@@ -55,19 +56,24 @@ describe('FleetStore', () => {
     await fleet.deleteRegion('ap-1');
   });
 
-  it('serves recent regions from memory, seeing its own region writes at once and no other store’s', async () => {
-    const names = async (store: FleetStore) => (await store.recentRegions()).map((r) => r.name).sort();
-    const before = await names(fleet);
-    const other = new FleetStore(platform.db, platform.tableName);
-    // Another process's write (another Lambda instance) reaches this one within the bound, not at once.
+  it('serves recent regions from its process’s cache: its own region writes at once, another process’s within the bound', async () => {
+    // Not 0: lru-cache takes an entry started at 0 for one without a start, and never expires it.
+    let nowMs = 1_000;
+    const here = new FleetStore(platform.db, platform.tableName, new PlatformCache({ nowMs: () => nowMs }));
+    // Another process (another Lambda instance): a cache of its own.
+    const other = new FleetStore(platform.db, platform.tableName, new PlatformCache());
+    const names = async () => (await here.recentRegions()).map((r) => r.name).sort();
+    const before = await names();
     await other.putRegion({ name: 'recent-other-1', location: { lat: 0, lon: 0 }, default: false });
-    expect(await names(fleet)).toEqual(before);
-    await fleet.putRegion({ name: 'recent-own-1', location: { lat: 0, lon: 1 }, default: false });
-    expect(await names(fleet)).toEqual([...before, 'recent-other-1', 'recent-own-1'].sort());
+    expect(await names()).toEqual(before);
+    // The bound: a change an admin made anywhere reaches creates within 1 s.
+    nowMs += 1_001;
+    expect(await names()).toEqual([...before, 'recent-other-1'].sort());
+    await here.putRegion({ name: 'recent-own-1', location: { lat: 0, lon: 1 }, default: false });
+    expect(await names()).toEqual([...before, 'recent-other-1', 'recent-own-1'].sort());
     await other.deleteRegion('recent-other-1');
-    expect(await names(fleet)).toEqual([...before, 'recent-other-1', 'recent-own-1'].sort());
-    await fleet.deleteRegion('recent-own-1');
-    expect(await names(fleet)).toEqual(before);
+    await here.deleteRegion('recent-own-1');
+    expect(await names()).toEqual(before);
   });
 
   it('places exactly maxServers of 200 parallel servers on a host, and releases give them back', async () => {

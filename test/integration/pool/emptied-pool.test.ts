@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { GameServerConfiguration } from '../../../core/gameservers/configuration';
 import type { SpawnRequest, Spawner } from '../../../core/gameservers/spawner';
 import { PoolStore } from '../../../core/pool/pool-store';
-import { KnownReadyServers } from '../../../core/pool/ready-servers';
+import { PlatformCache } from '../../../core/infra/platform-cache';
 import { WarmPool } from '../../../core/pool/warm-pool';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { platform } from '../../../lambdas/dependencies';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
@@ -21,7 +22,7 @@ let rooms: RoomStore;
 beforeAll(async () => {
   test = await startTestPlatform();
   pool = new PoolStore(test.db, test.tableName);
-  rooms = new RoomStore(test.db, test.tableName);
+  rooms = dynamoRoomStore(test.db, test.tableName);
 });
 afterAll(() => test.close());
 
@@ -67,13 +68,7 @@ function warmPool(spawner: Spawner, newRoomId: () => string): WarmPool {
     assign: () => {
       throw new Error('no create here');
     },
-    readyServers: new KnownReadyServers({
-      read: (key) => pool.readyServers(key),
-      later: () => undefined,
-      nowMs: () => Date.now(),
-      pick: () => 0,
-    }),
-    later: (begin) => void begin(),
+    cache: new PlatformCache(),
   });
 }
 

@@ -2,9 +2,11 @@ import { NoHealthyHostError, SpawnTimeoutError } from '../../../core/gameservers
 import type { SpawnRequest, Spawner } from '../../../core/gameservers/spawner';
 import { SessionStore } from '../../../core/sessions/store';
 import { createRoom, type CreateRoomDependencies } from '../../../core/rooms/create';
+import { PlatformCache } from '../../../core/infra/platform-cache';
 import { joinRoom } from '../../../core/rooms/join';
 import { LiveRoomStore } from '../../../core/rooms/live-room-store';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { sweepRooms } from '../../../core/rooms/sweep';
 import { SweeperStateStore } from '../../../core/rooms/sweeper-state-store';
 import { aRoom } from '../../helpers/factories';
@@ -21,7 +23,7 @@ let members: SessionStore;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
-  rooms = new RoomStore(platform.db, platform.tableName);
+  rooms = dynamoRoomStore(platform.db, platform.tableName);
   members = new SessionStore(platform.db, platform.tableName);
 });
 afterAll(() => platform.close());
@@ -142,6 +144,7 @@ describe('the address players get (issue 10, point 1)', () => {
       { roomId: created.room.roomId, account: 'bob', scopes: [] },
       {
         sessions: members,
+        cache: new PlatformCache(),
         now: () => new Date(),
         sleep: async () => undefined,
         answerBy: new Date(),
@@ -167,12 +170,13 @@ describe('sweepRooms', () => {
       reservationTimeoutS: 1,
       lastHeartbeatAt: new Date().toISOString(),
     });
-    await rooms.create(room);
+    await rooms.createWithMember(room);
     const join = (account: string) =>
       joinRoom(
         { roomId: room.roomId, account, scopes: [] },
         {
           sessions: members,
+          cache: new PlatformCache(),
           now: () => new Date(),
           sleep: async () => undefined,
           answerBy: new Date(),

@@ -1,17 +1,22 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { BanStore } from '../../../core/abuse/ban-store';
+import { AbuseGuard } from '../../../core/abuse/guard';
+import { RateLimitStore } from '../../../core/abuse/rate-limit-store';
+import { PlatformCache } from '../../../core/infra/platform-cache';
 import { JoinRateLimitedError } from '../../../core/abuse/errors';
 import { joinRoom, type JoinRoomDependencies } from '../../../core/rooms/join';
-import { RoomStore } from '../../../core/rooms/store';
-import { RoomConstantsCache } from '../../../core/sessions/room-cache';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { SessionStore } from '../../../core/sessions/store';
 import { aRoom } from '../../helpers/factories';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
 /**
- * Issue 9: a join whose account checks refuse it (rate limited, banned) holds its slot for the
- * moment between its claim and its undo. A legitimate join racing it for the last slot must
- * not be told ROOM_FULL while that slot is about to come free. Real DynamoDB Local, real
- * concurrency: the refused join's checks answer 300 ms after its claim was written.
+ * A join's account checks run beside its claim (core/rooms/join.ts), so a join they refuse
+ * holds its slot for one round trip before the claim is undone. An account refused by its full
+ * rate log is remembered as refused until the log can admit again: hammering a room's last
+ * slot claims it at most once per process per window, never on every attempt. Real DynamoDB
+ * Local, real stores, one AbuseGuard per "process".
  */
 let platform: TestPlatform;
 let rooms: RoomStore;
@@ -19,7 +24,7 @@ let sessions: SessionStore;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
-  rooms = new RoomStore(platform.db, platform.tableName);
+  rooms = dynamoRoomStore(platform.db, platform.tableName);
   sessions = new SessionStore(platform.db, platform.tableName);
 });
 afterAll(() => platform.close());
@@ -32,66 +37,88 @@ async function roomWithOneFreeSlot(): Promise<string> {
     spawnDeadline: new Date(Date.now() + 60_000).toISOString(),
     placement: { taskId: 'local:test', host: '127.0.0.1', ports: [38999] },
   });
-  await rooms.create(room);
+  await rooms.createWithMember(room);
   return room.roomId;
 }
 
-function deps(admit: JoinRoomDependencies['admit']): JoinRoomDependencies {
-  return {
-    sessions,
-    cache: new RoomConstantsCache(),
-    now: () => new Date(),
-    sleep: (ms) => delay(ms),
-    answerBy: new Date(Date.now() + 5_000),
-    heartbeatTimeoutS: 3_600,
-    admit,
-  };
+/** One process: its own cache and guard on the shared table, joins limited to 1 a minute. */
+function lambdaProcess() {
+  const cache = new PlatformCache();
+  const guard = new AbuseGuard({
+    bans: new BanStore(platform.db, platform.tableName),
+    rates: new RateLimitStore(platform.db, platform.tableName, cache),
+    limits: { joinsPerMinute: 1, createsPerMinute: 1 },
+    cache,
+  });
+  return { cache, guard };
 }
 
-describe('a join refused by its account checks never makes another join ROOM_FULL', () => {
-  it('the legitimate racer for the last slot gets it once the refused claim is undone', async () => {
+/** The session store, counting the claims each account sends. */
+function countingSessions() {
+  const claims = new Map<string, number>();
+  const counted: JoinRoomDependencies['sessions'] = {
+    read: (roomId) => sessions.read(roomId),
+    claim: (roomId, spec, now) => {
+      claims.set(spec.account, (claims.get(spec.account) ?? 0) + 1);
+      return sessions.claim(roomId, spec, now);
+    },
+    reclaimAndClaim: (roomId, spec, now) => sessions.reclaimAndClaim(roomId, spec, now),
+    reissueKey: (roomId, change) => sessions.reissueKey(roomId, change),
+    undoClaim: (roomId, undo) => sessions.undoClaim(roomId, undo),
+  };
+  return { counted, claims };
+}
+
+function join(
+  roomId: string,
+  account: string,
+  process: ReturnType<typeof lambdaProcess>,
+  store: JoinRoomDependencies['sessions'] = sessions,
+): Promise<unknown> {
+  const now = new Date();
+  return joinRoom(
+    { roomId, account, scopes: [] },
+    {
+      sessions: store,
+      cache: process.cache,
+      now: () => new Date(),
+      sleep: (ms) => delay(ms),
+      answerBy: new Date(now.getTime() + 5_000),
+      heartbeatTimeoutS: 3_600,
+      accountChecks: process.guard.checks('join', account, now),
+    },
+  ).then(
+    (result) => (result.reservation.key.length > 0 ? 'joined' : result),
+    (error: unknown) => error,
+  );
+}
+
+describe('a join refused by its account checks holds a slot once per process per window, not per attempt', () => {
+  it('an account past its limit hammering the last slot claims it once in each process; then a legitimate join gets it', async () => {
     const roomId = await roomWithOneFreeSlot();
-    const refusal = new JoinRateLimitedError('mallory', { action: 'join', limit: 20, windowS: 60, retryAfterS: 30 });
-    const mallory = joinRoom(
-      { roomId, account: 'mallory', scopes: [] },
-      deps(async () => {
-        await delay(300);
-        throw refusal;
-      }),
-    ).then(
-      () => 'joined',
-      (error: unknown) => error,
-    );
-    // Mallory's claim is written long before her checks answer.
-    for (let i = 0; i < 50 && (await sessions.read(roomId))?.doc.members.mallory === undefined; i++) await delay(10);
-    expect((await sessions.read(roomId))?.doc.members.mallory).toBeDefined();
+    const processes = [lambdaProcess(), lambdaProcess()];
+    // Mallory spends her one join of the minute elsewhere.
+    await processes[0]!.guard.assertJoinAllowed('mallory', new Date());
+    const { counted, claims } = countingSessions();
 
-    const alice = await joinRoom(
-      { roomId, account: 'alice', scopes: [] },
-      deps(() => Promise.resolve()),
-    ).then(
-      (result) => result.reservation.key.length > 0,
-      (error: unknown) => error,
-    );
+    const outcomes: unknown[] = [];
+    for (let i = 0; i < 20; i++) outcomes.push(await join(roomId, 'mallory', processes[i % 2]!, counted));
 
-    expect(await mallory).toBe(refusal);
-    expect(alice).toBe(true);
+    process.stdout.write(
+      `20 joins of a rate-limited account over 2 processes: ${claims.get('mallory') ?? 0} claims written (expected 2, one per process)\n`,
+    );
+    expect(outcomes.every((o) => o instanceof JoinRateLimitedError)).toBe(true);
+    expect(claims.get('mallory')).toBe(2);
+    expect(await join(roomId, 'alice', processes[0]!)).toBe('joined');
     const after = await sessions.read(roomId);
     expect(Object.keys(after?.doc.members ?? {})).toEqual(['alice']);
     expect(after?.room.players).toBe(1);
   });
 
-  it('still answers ROOM_FULL when the member holding the last slot passed its checks', async () => {
+  it('answers ROOM_FULL at once when the member holding the last slot passed its checks', async () => {
     const roomId = await roomWithOneFreeSlot();
-    await joinRoom(
-      { roomId, account: 'bob', scopes: [] },
-      deps(() => undefined),
-    );
-    const carol = await joinRoom(
-      { roomId, account: 'carol', scopes: [] },
-      deps(() => undefined),
-    ).catch((error: unknown) => error);
-    // Not a 503 after waiting out the deadline: a member that passed its checks is final.
-    expect(carol).toMatchObject({ code: 'ROOM_FULL' });
+    const serving = lambdaProcess();
+    expect(await join(roomId, 'bob', serving)).toBe('joined');
+    expect(await join(roomId, 'carol', serving)).toMatchObject({ code: 'ROOM_FULL' });
   });
 });

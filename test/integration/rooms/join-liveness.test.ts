@@ -1,5 +1,6 @@
 import { SessionStore } from '../../../core/sessions/store';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { SweeperStateStore } from '../../../core/rooms/sweeper-state-store';
 import { routes } from '../../../lambdas/http/routes';
 import { startApiGateway, type LocalApiGateway } from '../../../local/api-gateway';
@@ -25,7 +26,7 @@ beforeAll(async () => {
   platform = await startTestPlatform({ HEARTBEAT_TIMEOUT_S: '10' });
   gateway = await startApiGateway({ routes, handlers: httpHandlers, port: 0 });
   call = jsonClient(gateway.url);
-  rooms = new RoomStore(platform.db, platform.tableName);
+  rooms = dynamoRoomStore(platform.db, platform.tableName);
   members = new SessionStore(platform.db, platform.tableName);
   pipeline = new SweeperStateStore(platform.db, platform.tableName);
 });
@@ -48,7 +49,7 @@ async function readyRoom(heartbeatAgoS: number) {
     placement: { taskId: 'local:test', host: '127.0.0.1', ports: [38999] },
     lastHeartbeatAt: new Date(Date.now() - heartbeatAgoS * 1000).toISOString(),
   });
-  await rooms.create(room);
+  await rooms.createWithMember(room);
   return room;
 }
 

@@ -1,5 +1,6 @@
 import { SessionStore } from '../../../core/sessions/store';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { routes } from '../../../lambdas/http/routes';
 import { startApiGateway, type LocalApiGateway } from '../../../local/api-gateway';
 import { httpHandlers } from '../../../local/http-handlers';
@@ -21,7 +22,7 @@ beforeAll(async () => {
   platform = await startTestPlatform();
   gateway = await startApiGateway({ routes, handlers: httpHandlers, port: 0 });
   call = jsonClient(gateway.url);
-  rooms = new RoomStore(platform.db, platform.tableName);
+  rooms = dynamoRoomStore(platform.db, platform.tableName);
   members = new SessionStore(platform.db, platform.tableName);
 });
 afterAll(async () => {
@@ -45,7 +46,7 @@ async function readyRoom(maxPlayers: number, overrides: Parameters<typeof aRoom>
     placement: { taskId: 'local:test', host: '127.0.0.1', ports: [38999] },
     ...overrides,
   });
-  await rooms.create(room);
+  await rooms.createWithMember(room);
   return room;
 }
 

@@ -9,8 +9,9 @@ import {
   type ControllerRequest,
 } from '../../../core/protocol/controller-messages';
 import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
-import { hashRegistrationKey } from '../../../core/reservations/keys';
-import { RoomStore } from '../../../core/rooms/store';
+import { hashRegistrationKey } from '../../../core/rooms/registration-keys';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { itemBytes, roomItemBudget } from '../../../core/sessions/item-budget';
 import { SessionStore } from '../../../core/sessions/store';
 import { processControllerEvents } from '../../../lambdas/queue/controller-events';
@@ -35,7 +36,7 @@ const queues: string[] = [];
 
 beforeAll(async () => {
   api = await startTestApi({ JOIN_RATE_LIMIT_PER_MINUTE: '10000', HEARTBEAT_TIMEOUT_S: '600' });
-  rooms = new RoomStore(api.platform.db, api.platform.tableName);
+  rooms = dynamoRoomStore(api.platform.db, api.platform.tableName);
   sessions = new SessionStore(api.platform.db, api.platform.tableName);
   sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: emulatorEndpoints().sqs });
 });
@@ -122,7 +123,7 @@ describe('one room under 2,000 join/leave cycles and 96 players with many scopes
       spawnDeadline: new Date(now.getTime() + 60_000).toISOString(),
       placement: { taskId: 'local:test', host: '127.0.0.1', ports: [38999] },
     });
-    await rooms.create(room);
+    await rooms.createWithMember(room);
     const cycleReplies = await replyQueue();
     const game = sidecarOf(room.roomId, cycleReplies);
     const statuses = new Map<number, number>();
@@ -235,7 +236,7 @@ describe('what one member may store', () => {
       spawnDeadline: new Date(now.getTime() + 60_000).toISOString(),
       placement: { taskId: 'local:test', host: '127.0.0.1', ports: [38999] },
     });
-    await rooms.create(room);
+    await rooms.createWithMember(room);
     return room;
   }
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../../core/infra/keys';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { SessionStore } from '../../../core/sessions/store';
 import { aRoom } from '../../helpers/factories';
 import { startTestApi, type TestApi } from '../../helpers/platform';
@@ -17,7 +18,7 @@ let sessions: SessionStore;
 
 beforeAll(async () => {
   api = await startTestApi({ JOIN_RATE_LIMIT_PER_MINUTE: '10000' });
-  rooms = new RoomStore(api.platform.db, api.platform.tableName);
+  rooms = dynamoRoomStore(api.platform.db, api.platform.tableName);
   sessions = new SessionStore(api.platform.db, api.platform.tableName);
 });
 afterAll(async () => api.close());
@@ -55,7 +56,7 @@ async function readyRoom(maxPlayers: number) {
     spawnDeadline: new Date(now.getTime() + 60_000).toISOString(),
     placement: { taskId: 'local:test', host: '127.0.0.1', ports: [38999] },
   });
-  await rooms.create(room);
+  await rooms.createWithMember(room);
   return room;
 }
 

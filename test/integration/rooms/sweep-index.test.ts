@@ -4,7 +4,8 @@ import { createDocumentClient } from '../../../core/infra/aws-clients';
 import { keys, liveRoomShard } from '../../../core/infra/keys';
 import { LiveRoomStore } from '../../../core/rooms/live-room-store';
 import type { Room } from '../../../core/rooms/model';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { sweepRooms } from '../../../core/rooms/sweep';
 import { SweeperStateStore } from '../../../core/rooms/sweeper-state-store';
 import { SessionStore } from '../../../core/sessions/store';
@@ -54,18 +55,18 @@ async function writeUnrelated(count: number): Promise<void> {
 
 describe('the sweeper on its index', () => {
   it('fails the due rooms among many ended rooms and unrelated items, reading only live rooms and scanning nothing', async () => {
-    const rooms = new RoomStore(platform.db, platform.tableName);
+    const rooms = dynamoRoomStore(platform.db, platform.tableName);
     // 150 ended rooms (still stored: TTL collects them later) and 300 items of other kinds.
     for (let i = 0; i < 150; i++) {
       const ended = aRoom({ state: 'spawning', createdAt: secondsAgo(3600) });
-      await rooms.create(ended);
+      await rooms.createWithMember(ended);
       await rooms.markFailed(ended.roomId, 'spawn-failed', now);
     }
     await writeUnrelated(300);
     const spawnLate = placed(aRoom({ state: 'spawning', spawnDeadline: secondsAgo(30) }));
     const silent = placed(aRoom({ state: 'ready', lastHeartbeatAt: secondsAgo(60) }));
     const healthy = placed(aRoom({ state: 'ready', lastHeartbeatAt: secondsAgo(1) }));
-    for (const room of [spawnLate, silent, healthy]) await rooms.create(room);
+    for (const room of [spawnLate, silent, healthy]) await rooms.createWithMember(room);
     const memory = new SweeperStateStore(platform.db, platform.tableName);
     await memory.write({ lastSweepAt: secondsAgo(5) });
     const stopped: string[] = [];
@@ -81,7 +82,7 @@ describe('the sweeper on its index', () => {
       {
         members: new SessionStore(db, platform.tableName),
         live: new LiveRoomStore(db, platform.tableName),
-        rooms: new RoomStore(db, platform.tableName),
+        rooms: dynamoRoomStore(db, platform.tableName),
         spawner,
         memory,
         backlog: async () => 0,
@@ -113,9 +114,9 @@ describe('the sweeper on its index', () => {
     'takes a room it %s out of the index, and gives it the configured TTL while GET still reads it',
     async (_verb, end) => {
       const retentionS = 3_600;
-      const rooms = new RoomStore(platform.db, platform.tableName, undefined, retentionS);
+      const rooms = dynamoRoomStore(platform.db, platform.tableName, { endedRetentionS: retentionS });
       const room = aRoom({ state: 'ready' });
-      await rooms.create(room);
+      await rooms.createWithMember(room);
       const shard = keys.sweepIndex(liveRoomShard(room.roomId));
       const indexed = async () => {
         const { Items = [] } = await platform.db.send(

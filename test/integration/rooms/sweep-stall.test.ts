@@ -12,7 +12,8 @@ import { createSqsClient } from '../../../core/infra/aws-clients';
 import { queueBacklog } from '../../../core/infra/queue-backlog';
 import { SessionStore } from '../../../core/sessions/store';
 import { LiveRoomStore } from '../../../core/rooms/live-room-store';
-import { RoomStore } from '../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { sweepRooms, type SweepResult } from '../../../core/rooms/sweep';
 import { SweeperStateStore } from '../../../core/rooms/sweeper-state-store';
 import { aRoom } from '../../helpers/factories';
@@ -35,7 +36,7 @@ const policy = testSweepPolicy;
 // A table and a queue per test: the sweeper's memory and the live rooms are the world it judges.
 beforeEach(async () => {
   platform = await startTestPlatform();
-  rooms = new RoomStore(platform.db, platform.tableName);
+  rooms = dynamoRoomStore(platform.db, platform.tableName);
   sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: emulatorEndpoints().sqs });
   const created = await sqs.send(
     new CreateQueueCommand({
@@ -117,7 +118,7 @@ async function readyRooms(count: number, at: Date): Promise<string[]> {
       lastHeartbeatAt: at.toISOString(),
       placement: { taskId: `task-${i}`, host: '127.0.0.1', ports: [39000 + i] },
     });
-    await rooms.create(room);
+    await rooms.createWithMember(room);
     ids.push(room.roomId);
   }
   return ids;

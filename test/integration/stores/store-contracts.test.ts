@@ -1,14 +1,17 @@
 import { BanStore } from '../../../core/abuse/ban-store';
 import { RateLimitStore } from '../../../core/abuse/rate-limit-store';
 import { GameConfigurationStore } from '../../../core/gameservers/configuration-store';
+import { PlatformCache } from '../../../core/infra/platform-cache';
 import { RoomListStore } from '../../../core/rooms/list-store';
 import { LiveRoomStore } from '../../../core/rooms/live-room-store';
-import { RoomStore } from '../../../core/rooms/store';
+import { DynamoRoomItems, dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import { Rooms } from '../../../core/rooms/rooms';
 import { bansContract } from '../../helpers/contracts/bans';
-import { gameConfigurationsContract } from '../../helpers/contracts/game-configurations';
+import { aConfiguration, gameConfigurationsContract } from '../../helpers/contracts/game-configurations';
 import { liveRoomsContract } from '../../helpers/contracts/live-rooms';
 import { rateLimitsContract } from '../../helpers/contracts/rate-limits';
 import { roomListingContract } from '../../helpers/contracts/room-listing';
+import { roomStoreContract, roomStoreContractRetentionS } from '../../helpers/contracts/room-store';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
 /** The same contracts the in-memory fakes keep (test/unit/helpers/fakes), on DynamoDB Local. */
@@ -20,13 +23,23 @@ afterAll(async () => {
   await platform.close();
 });
 
+describe('Rooms on DynamoRoomItems', () => {
+  roomStoreContract(() => {
+    const items = new DynamoRoomItems(platform.db, platform.tableName);
+    return {
+      rooms: new Rooms(items, { endedRetentionS: roomStoreContractRetentionS }),
+      item: (roomId) => items.get(roomId),
+    };
+  });
+});
+
 describe('RoomListStore', () => {
   roomListingContract(() => {
-    const rooms = new RoomStore(platform.db, platform.tableName);
+    const rooms = dynamoRoomStore(platform.db, platform.tableName);
     return {
       listing: new RoomListStore(platform.db, platform.tableName),
       seed: async (list) => {
-        for (const room of list) await rooms.create(room);
+        for (const room of list) await rooms.createWithMember(room);
       },
       end: async (roomId) => {
         const change = await rooms.markFailed(roomId, 'sidecar-lost', new Date());
@@ -38,7 +51,7 @@ describe('RoomListStore', () => {
 
 describe('LiveRoomStore', () => {
   liveRoomsContract(() => {
-    const rooms = new RoomStore(platform.db, platform.tableName);
+    const rooms = dynamoRoomStore(platform.db, platform.tableName);
     return {
       live: new LiveRoomStore(platform.db, platform.tableName),
       seed: async (list) => {
@@ -61,7 +74,25 @@ describe('LiveRoomStore', () => {
 });
 
 describe('GameConfigurationStore', () => {
-  gameConfigurationsContract(() => new GameConfigurationStore(platform.db, platform.tableName));
+  gameConfigurationsContract(() => new GameConfigurationStore(platform.db, platform.tableName, new PlatformCache()));
+
+  it('serves recent reads from its process’s cache: another process’s change within the bound, its own at once', async () => {
+    // Not 0: lru-cache takes an entry started at 0 for one without a start, and never expires it.
+    let nowMs = 1_000;
+    const here = new GameConfigurationStore(platform.db, platform.tableName, new PlatformCache({ nowMs: () => nowMs }));
+    // Another process (another Lambda instance): a cache of its own.
+    const other = new GameConfigurationStore(platform.db, platform.tableName, new PlatformCache());
+    const first = aConfiguration({ maxPlayers: 4 });
+    await here.put(first);
+    await expect(here.recent(first.gameId, first.version)).resolves.toEqual(first);
+    await other.put({ ...first, maxPlayers: 8 });
+    await expect(here.recent(first.gameId, first.version)).resolves.toEqual(first);
+    // The bound: a change an admin made anywhere reaches creates within 1 s.
+    nowMs += 1_001;
+    await expect(here.recent(first.gameId, first.version)).resolves.toMatchObject({ maxPlayers: 8 });
+    await here.put({ ...first, maxPlayers: 2 });
+    await expect(here.recent(first.gameId, first.version)).resolves.toMatchObject({ maxPlayers: 2 });
+  });
 });
 
 describe('BanStore', () => {

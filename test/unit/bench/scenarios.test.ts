@@ -1,5 +1,5 @@
 import { keys } from '../../../core/infra/keys';
-import { roomItem, roomOf } from '../../../core/rooms/store';
+import { roomItem, roomOf } from '../../../core/rooms/room-item';
 import { seededRoom, seededVersion } from '../../bench/scenarios/discovery';
 import { residentMb } from '../../bench/scenarios/footprint';
 import { judgeStampede } from '../../bench/scenarios/stampede';

@@ -1,4 +1,4 @@
-import { templateParamsSchema } from '../../../../core/sessions/template-schema';
+import { templateParamsSchema } from '../../../../core/templates/template-schema';
 import { platform } from '../../../dependencies';
 import { httpHandler } from '../../middleware';
 

@@ -1,5 +1,5 @@
-import { putTemplate } from '../../../../core/sessions/put-template';
-import { templateBodySchema, templateParamsSchema } from '../../../../core/sessions/template-schema';
+import { putTemplate } from '../../../../core/templates/put-template';
+import { templateBodySchema, templateParamsSchema } from '../../../../core/templates/template-schema';
 import { platform } from '../../../dependencies';
 import { httpHandler } from '../../middleware';
 

@@ -97,12 +97,13 @@ describe('ChatRoom', () => {
     expect(alice.messages.filter((m) => m.type === 'chat')).toHaveLength(1);
   });
 
-  it('keeps one connection per account: the same key again replaces the older one without freeing the slot', async () => {
-    const slots = authority({ k1: 'alice' });
+  it('keeps one connection per account: a new key of the same account replaces the older connection without freeing the slot', async () => {
+    // A key is single use: a player who reconnects has joined again through the API, same slot, new key.
+    const slots = authority({ k1: 'alice', k2: 'alice' });
     const room = await start(slots);
     const first = player('k1');
     await first.waitFor('welcome');
-    const second = player('k1');
+    const second = player('k2');
     await second.waitFor('welcome');
     expect(await first.closed).toBe(closeCodes.replaced);
     expect(room.accounts).toEqual(['alice']);

@@ -1,6 +1,5 @@
 import { AbuseGuard } from '../../../../core/abuse/guard';
-import { BanSnapshot } from '../../../../core/abuse/ban-snapshot';
-import type { BanDirectory, Bans } from '../../../../core/abuse/ban-store';
+import type { Bans } from '../../../../core/abuse/ban-store';
 import type { Ban } from '../../../../core/abuse/bans';
 import {
   AccountBannedError,
@@ -11,9 +10,8 @@ import {
 } from '../../../../core/abuse/errors';
 import type { RateCountResult, RateLimits } from '../../../../core/abuse/rate-limit-store';
 import type { RateLimitPolicy } from '../../../../core/abuse/rate-limit';
-import { leasedPermits, PermitLeases } from '../../../../core/abuse/permit-leases';
+import { cachedKinds, PlatformCache } from '../../../../core/infra/platform-cache';
 import { InMemoryBans } from '../../../helpers/fakes/bans';
-import { InMemoryLeaseStore } from '../../../helpers/fakes/permit-leases';
 import { InMemoryRateLimits } from '../../../helpers/fakes/rate-limits';
 
 const now = new Date('2026-01-01T12:00:30.000Z');
@@ -21,15 +19,8 @@ const now = new Date('2026-01-01T12:00:30.000Z');
 /** Stores that answer what the case says and record what they were asked. */
 function guardWith(options: { ban?: Ban; count?: RateCountResult } = {}) {
   const counted: { account: string; policy: RateLimitPolicy }[] = [];
-  let listed = options.ban;
-  let epoch = 0;
   const bans = {
     find: jest.fn(async () => options.ban),
-    directory: jest.fn(async (): Promise<BanDirectory> => {
-      const all = new Map<string, { expiresAt?: string }>();
-      if (listed) all.set(listed.account, listed.expiresAt ? { expiresAt: listed.expiresAt } : {});
-      return { epoch, bans: all };
-    }),
     put: jest.fn(async () => undefined),
     delete: jest.fn(async () => options.ban),
   };
@@ -43,14 +34,16 @@ function guardWith(options: { ban?: Ban; count?: RateCountResult } = {}) {
     bans: bans satisfies Bans,
     rates: rates satisfies RateLimits,
     limits: { joinsPerMinute: 20, createsPerMinute: 10 },
+    cache: new PlatformCache(),
   });
-  /** Another process places a ban: the directory lists it from now on. */
-  const banElsewhere = (placed: Ban) => {
-    listed = placed;
-    epoch++;
-  };
-  return { guard, bans, counted, banElsewhere };
+  return { guard, bans, counted };
 }
+
+const exhausted = (retryAfterS: number): RateCountResult => ({
+  state: 'Exhausted',
+  retryAfterS,
+  freeAtMs: now.getTime() + retryAfterS * 1000,
+});
 
 const ban = (expiresAt?: string): Ban => ({
   account: 'mallory',
@@ -73,7 +66,7 @@ describe('AbuseGuard.assertJoinAllowed / assertCreateAllowed', () => {
     ['assertJoinAllowed', JoinRateLimitedError, 'join'],
     ['assertCreateAllowed', CreateRateLimitedError, 'create'],
   ] as const)('%s throws %p: 429 RATE_LIMITED with Retry-After', async (method, type, action) => {
-    const { guard } = guardWith({ count: { state: 'Exhausted', retryAfterS: 30 } });
+    const { guard } = guardWith({ count: exhausted(30) });
     const error = await guard[method]('alice', now).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(type);
     expect(error).toMatchObject({
@@ -102,36 +95,6 @@ describe('AbuseGuard.assertJoinAllowed / assertCreateAllowed', () => {
     expect(counted).toEqual([]);
   });
 
-  it("refuses a create with 403 BANNED, counting nothing, when the process's older snapshot knew the ban", async () => {
-    const { guard, counted } = guardWith({ ban: ban() });
-    await expect(guard.assertNotBanned('mallory', now)).rejects.toBeInstanceOf(AccountBannedError);
-    // Two seconds on, the snapshot is too old to answer but still knows the ban.
-    const later = new Date(now.getTime() + 2_000);
-    await expect(guard.assertCreateAllowed('mallory', later)).rejects.toBeInstanceOf(AccountBannedError);
-    expect(counted).toEqual([]);
-  });
-
-  it('counts a create while the stale snapshot refreshes, and refuses one banned meanwhile elsewhere', async () => {
-    const { guard, bans, counted, banElsewhere } = guardWith();
-    let release: () => void = () => undefined;
-    const refreshed = new Promise<void>((resolve) => (release = resolve));
-    bans.directory.mockImplementationOnce(async () => {
-      await refreshed;
-      return { epoch: 0, bans: new Map() };
-    });
-    const first = guard.assertCreateAllowed('alice', now);
-    // Counted before the refresh it runs beside has answered.
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(counted).toHaveLength(1);
-    release();
-    await expect(first).resolves.toBeUndefined();
-
-    banElsewhere(ban());
-    const later = new Date(now.getTime() + 2_000);
-    const error = await guard.assertCreateAllowed('mallory', later).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(AccountBannedError);
-  });
-
   it('lets an expired ban through (TTL may not have collected it yet)', async () => {
     const { guard, counted } = guardWith({ ban: ban('2026-01-01T12:00:30.000Z') });
     await expect(guard.assertCreateAllowed('mallory', now)).resolves.toBeUndefined();
@@ -147,7 +110,7 @@ describe('AbuseGuard.assertMessagePollAllowed', () => {
   });
 
   it('throws MessagePollRateLimitedError: 429 RATE_LIMITED with Retry-After, naming message polls', async () => {
-    const { guard } = guardWith({ count: { state: 'Exhausted', retryAfterS: 12 } });
+    const { guard } = guardWith({ count: exhausted(12) });
     const error = await guard.assertMessagePollAllowed('alice', now).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MessagePollRateLimitedError);
     expect(error).toMatchObject({
@@ -195,227 +158,107 @@ describe('AbuseGuard bans', () => {
   });
 });
 
-describe('the ban snapshot (issue 9: no sequential round trip on the hot path)', () => {
-  it('reads the ban directory at most once per second for every account, so a ban placed by another process takes effect within 1 s', async () => {
-    const { guard, bans, banElsewhere } = guardWith();
-    await guard.assertNotBanned('mallory', now);
-    await guard.assertNotBanned('mallory', new Date(now.getTime() + 499));
-    await guard.assertNotBanned('someone-else', new Date(now.getTime() + 499));
-    expect(bans.directory).toHaveBeenCalledTimes(1);
-    expect(bans.find).not.toHaveBeenCalled();
-    banElsewhere(ban());
-    await expect(guard.assertNotBanned('mallory', new Date(now.getTime() + 1_000))).rejects.toBeInstanceOf(
-      AccountBannedError,
-    );
-  });
-
-  it('a ban placed through this guard takes effect at once, and so does lifting it', async () => {
-    const { guard, bans } = guardWith();
-    await guard.assertNotBanned('mallory', now);
-    await guard.ban({ account: 'mallory' }, 'ops', now);
-    await expect(guard.assertNotBanned('mallory', now)).rejects.toBeInstanceOf(AccountBannedError);
-    bans.delete.mockResolvedValue(ban());
-    await guard.liftBan('mallory', 'ops', now);
-    await expect(guard.assertNotBanned('mallory', now)).resolves.toBeUndefined();
-  });
-});
-
-describe('AbuseGuard.admitCreate: create permit leases', () => {
-  const limits = { joinsPerMinute: 20, createsPerMinute: 10 };
-  const createPolicy: RateLimitPolicy = { action: 'create', limit: 10, windowS: 60 };
-
-  /** One process's guard; processes given the same stores share the table, as Lambdas do. */
-  function guardProcess(
-    stores = { bans: new InMemoryBans(), rates: new InMemoryRateLimits(), leases: new InMemoryLeaseStore() },
-  ) {
-    const directory = jest.spyOn(stores.bans, 'directory');
-    const count = jest.spyOn(stores.rates, 'count');
-    const guard = new AbuseGuard({
-      bans: stores.bans,
-      rates: stores.rates,
-      limits,
-      createLeases: new PermitLeases(stores.leases, createPolicy),
-    });
-    /** Requests this process made of the stores so far. */
-    const requests = () =>
-      directory.mock.calls.length +
-      count.mock.calls.length +
-      stores.leases.requests.filter((r) => r.policy === createPolicy).length;
-    return { guard, stores, count, requests };
-  }
-
-  /** What a create handler gets: admitted, or the error, whether decided at once or later. */
-  async function admitCreate(guard: AbuseGuard, account: string, at: Date): Promise<'admitted' | unknown> {
-    try {
-      await guard.admitCreate(account, at);
-      return 'admitted';
-    } catch (error) {
-      return error;
-    }
-  }
-
-  const at = (ms: number) => new Date(now.getTime() + ms);
-
-  it('admits a warm create from memory, with no request and no promise, while a lease admits the account', async () => {
-    const { guard, count, requests } = guardProcess();
-    // Another account's create reads the bans and takes this process's leases.
-    await guard.assertCreateAllowed('bob', now);
-    const warm = requests();
-
-    expect(leasedPermits(10)).toBe(2);
-    expect(guard.admitCreate('alice', at(100))).toBeUndefined();
-    expect(guard.admitCreate('alice', at(200))).toBeUndefined();
-    expect(requests()).toBe(warm);
-
-    // Alice's leased permits are spent: the third goes to her log, the log's share of the limit.
-    const third = guard.admitCreate('alice', at(300));
-    expect(third).toBeInstanceOf(Promise);
-    await expect(third).resolves.toBeUndefined();
-    expect(count).toHaveBeenLastCalledWith('alice', { action: 'create', limit: 8, windowS: 60 }, at(300));
-  });
-
-  it('refuses a banned account synchronously, spending nothing of its allowance', async () => {
-    const { guard, stores, count, requests } = guardProcess();
-    await stores.bans.put(ban());
-    await guard.assertCreateAllowed('bob', now);
-    const warm = requests();
-
-    expect(() => guard.admitCreate('mallory', at(100))).toThrow(AccountBannedError);
-    expect(requests()).toBe(warm);
-    // Its leased permits are still whole: once unbanned here, both admit from memory.
-    await guard.liftBan('mallory', 'ops', at(100));
-    expect(guard.admitCreate('mallory', at(200))).toBeUndefined();
-    expect(guard.admitCreate('mallory', at(300))).toBeUndefined();
-    expect(count.mock.calls.filter(([account]) => account === 'mallory')).toEqual([]);
-  });
-
-  it('falls back to the promise when the ban snapshot is stale, and it refuses a ban placed meanwhile elsewhere', async () => {
-    const shared = { bans: new InMemoryBans(), rates: new InMemoryRateLimits(), leases: new InMemoryLeaseStore() };
-    const { guard } = guardProcess(shared);
-    await guard.assertCreateAllowed('bob', now);
-
-    const stale = guard.admitCreate('alice', at(2_000));
-    expect(stale).toBeInstanceOf(Promise);
-    await expect(stale).resolves.toBeUndefined();
-
-    // Another process (the admin API's Lambda) bans mallory: this one learns it from its refresh.
-    await shared.bans.put(ban());
-    const refused = guard.admitCreate('mallory', at(4_000));
-    expect(refused).toBeInstanceOf(Promise);
-    await expect(refused).rejects.toBeInstanceOf(AccountBannedError);
-  });
-
-  it('falls back to the promise before this process holds its leases', async () => {
-    const { guard } = guardProcess();
-    await guard.assertNotBanned('bob', now);
-    const first = guard.admitCreate('alice', at(100));
-    expect(first).toBeInstanceOf(Promise);
-    await expect(first).resolves.toBeUndefined();
-    expect(guard.admitCreate('alice', at(200))).toBeUndefined();
-  });
-
-  it('admits 10 creates of one account in 60 s across the leased and logged shares, and refuses the 11th stating the whole limit', async () => {
-    const { guard } = guardProcess();
-    await guard.assertCreateAllowed('bob', now);
-    const outcomes = [];
-    for (let i = 1; i <= 15; i++) outcomes.push(await admitCreate(guard, 'alice', at(i * 1_000)));
-
-    expect(outcomes.slice(0, 10)).toEqual(Array.from({ length: 10 }, () => 'admitted'));
-    expect(outcomes[10]).toBeInstanceOf(CreateRateLimitedError);
-    expect(outcomes[10]).toMatchObject({
-      code: 'RATE_LIMITED',
-      status: 429,
-      details: { action: 'create', limit: 10, windowS: 60 },
-    });
-    expect(outcomes.slice(11).every((o) => o instanceof CreateRateLimitedError)).toBe(true);
-    // Once the first create has left the window, one more is admitted.
-    expect(await admitCreate(guard, 'alice', at(61_000))).toBe('admitted');
-  });
-
-  it('never admits more than the limit in any 60 s span to one account served by two processes sharing the stores', async () => {
-    const shared = { bans: new InMemoryBans(), rates: new InMemoryRateLimits(), leases: new InMemoryLeaseStore() };
-    const processes = [guardProcess(shared), guardProcess(shared)];
-    const admitted: number[] = [];
-    // Five minutes, a create every 500 ms, alternating between the processes.
-    for (let t = 0; t < 5 * 60_000; t += 500) {
-      const serving = processes[(t / 500) % 2]!;
-      if ((await admitCreate(serving.guard, 'alice', at(t))) === 'admitted') admitted.push(t);
-    }
-    const busiest = Math.max(...admitted.map((from) => admitted.filter((t) => t >= from && t < from + 60_000).length));
-    expect(busiest).toBe(10);
-    expect(admitted.length).toBeGreaterThanOrEqual(5 * 8);
-  });
-});
-
-describe('AbuseGuard.keepBansFresh', () => {
-  beforeEach(() => jest.useFakeTimers({ now }));
-  afterEach(() => jest.useRealTimers());
-
-  it('refreshes the ban snapshot at once and every 500 ms until aborted, so a create after a quiet spell needs no read', async () => {
-    const bans = new InMemoryBans();
-    const directory = jest.spyOn(bans, 'directory');
+describe('AbuseGuard ban reads (PlatformCache kind `ban`, ≤ 1 s stale)', () => {
+  /** One process: its own cache on a clock the test moves; `bans` may be shared with other processes. */
+  function process(bans: Bans = new InMemoryBans(), rates: RateLimits = new InMemoryRateLimits()) {
+    let clockMs = 1_000;
     const guard = new AbuseGuard({
       bans,
-      rates: new InMemoryRateLimits(),
+      rates,
       limits: { joinsPerMinute: 20, createsPerMinute: 10 },
+      cache: new PlatformCache({ nowMs: () => clockMs }),
     });
-    const stop = new AbortController();
-    guard.keepBansFresh({ now: () => new Date(), signal: stop.signal });
+    return { guard, advance: (ms: number) => (clockMs += ms) };
+  }
 
-    await jest.advanceTimersByTimeAsync(0);
-    expect(directory).toHaveBeenCalledTimes(1);
-    await jest.advanceTimersByTimeAsync(10_000);
-    expect(directory).toHaveBeenCalledTimes(21);
-    // A ban placed elsewhere is seen without any request asking for it.
-    await bans.put(ban());
-    await jest.advanceTimersByTimeAsync(500);
-    expect(() => guard.admitCreate('mallory', new Date())).toThrow(AccountBannedError);
+  it('reads an account’s ban at most once per second, so a ban placed by another process takes effect within 1 s', async () => {
+    const bans = new InMemoryBans();
+    const find = jest.spyOn(bans, 'find');
+    const here = process(bans);
+    const admin = process(bans);
+    await here.guard.assertNotBanned('mallory', now);
+    await admin.guard.ban({ account: 'mallory' }, 'ops', now);
+    here.advance(cachedKinds.ban.ttlMs);
+    await expect(here.guard.assertNotBanned('mallory', now)).resolves.toBeUndefined();
+    expect(find).toHaveBeenCalledTimes(1);
+    here.advance(1);
+    await expect(here.guard.assertNotBanned('mallory', now)).rejects.toBeInstanceOf(AccountBannedError);
+    expect(find).toHaveBeenCalledTimes(2);
+  });
 
-    stop.abort();
-    await jest.advanceTimersByTimeAsync(10_000);
-    expect(directory).toHaveBeenCalledTimes(22);
+  it('a ban placed or lifted through this process takes effect here at once', async () => {
+    const here = process();
+    await here.guard.assertNotBanned('mallory', now);
+    await here.guard.ban({ account: 'mallory' }, 'ops', now);
+    await expect(here.guard.assertNotBanned('mallory', now)).rejects.toBeInstanceOf(AccountBannedError);
+    await here.guard.liftBan('mallory', 'ops', now);
+    await expect(here.guard.assertNotBanned('mallory', now)).resolves.toBeUndefined();
+  });
+
+  it('`known` refuses an account whose ban this process read, with no request; not one it has not read', async () => {
+    const bans = new InMemoryBans();
+    const rates = new InMemoryRateLimits();
+    await bans.put({ account: 'mallory', createdAt: now.toISOString(), createdBy: 'ops' });
+    const find = jest.spyOn(bans, 'find');
+    const count = jest.spyOn(rates, 'count');
+    const here = process(bans, rates);
+    await expect(here.guard.checks('join', 'mallory', now).known()).resolves.toBeUndefined();
+    await expect(here.guard.checks('join', 'mallory', now).decide()).rejects.toBeInstanceOf(AccountBannedError);
+    const [finds, counts] = [find.mock.calls.length, count.mock.calls.length];
+    await expect(here.guard.checks('create', 'mallory', now).known()).rejects.toBeInstanceOf(AccountBannedError);
+    expect([find.mock.calls.length, count.mock.calls.length]).toEqual([finds, counts]);
   });
 });
 
-describe('BanSnapshot.keepFresh', () => {
-  beforeEach(() => jest.useFakeTimers({ now }));
-  afterEach(() => jest.useRealTimers());
+describe('AbuseGuard.checks: a full log is refused from memory until it can admit again', () => {
+  const at = (ms: number) => new Date(now.getTime() + ms);
 
-  it('keeps refreshing through failed reads, reporting each run of failures once', async () => {
-    const bans = new InMemoryBans();
-    const failure = new Error('ProvisionedThroughputExceededException');
-    const directory = jest
-      .spyOn(bans, 'directory')
-      .mockRejectedValueOnce(failure)
-      .mockRejectedValueOnce(failure)
-      .mockRejectedValueOnce(failure);
-    const snapshot = new BanSnapshot(bans);
-    const reportFailure = jest.fn();
-    const stop = new AbortController();
-    snapshot.keepFresh({ now: () => new Date(), signal: stop.signal, intervalMs: 200, reportFailure });
+  function process(rates: RateLimits) {
+    return new AbuseGuard({
+      bans: new InMemoryBans(),
+      rates,
+      limits: { joinsPerMinute: 20, createsPerMinute: 3 },
+      cache: new PlatformCache(),
+    });
+  }
 
-    await jest.advanceTimersByTimeAsync(400);
-    expect(directory).toHaveBeenCalledTimes(3);
-    expect(snapshot.peek('alice', new Date())).toEqual({ state: 'stale', knownBanned: false });
-    expect(reportFailure).toHaveBeenCalledTimes(1);
-    expect(reportFailure).toHaveBeenCalledWith(failure);
+  async function attempt(guard: AbuseGuard, account: string, when: Date): Promise<string> {
+    const checks = guard.checks('create', account, when);
+    try {
+      await checks.known();
+    } catch (error) {
+      return `known ${(error as CreateRateLimitedError).retryAfterS} s`;
+    }
+    return checks.decide().then(
+      () => 'admitted',
+      (error: unknown) => `log ${(error as CreateRateLimitedError).retryAfterS} s`,
+    );
+  }
 
-    await jest.advanceTimersByTimeAsync(200);
-    expect(snapshot.peek('alice', new Date())).toEqual({ state: 'fresh', ban: undefined });
-
-    directory.mockRejectedValueOnce(failure);
-    await jest.advanceTimersByTimeAsync(200);
-    expect(reportFailure).toHaveBeenCalledTimes(2);
-    stop.abort();
-    await jest.advanceTimersByTimeAsync(1_000);
-    expect(directory).toHaveBeenCalledTimes(5);
+  it('counts in the log until it refuses once, then refuses with no request until the oldest admission leaves the window, to the millisecond', async () => {
+    const rates = new InMemoryRateLimits();
+    const count = jest.spyOn(rates, 'count');
+    const guard = process(rates);
+    const outcomes = [];
+    for (const ms of [0, 10_000, 20_000, 30_000, 40_000, 59_999]) outcomes.push(await attempt(guard, 'alice', at(ms)));
+    expect(outcomes).toEqual(['admitted', 'admitted', 'admitted', 'log 30 s', 'known 20 s', 'known 1 s']);
+    expect(count).toHaveBeenCalledTimes(4);
+    // The first admission leaves the window at 60 s exactly: the log decides again, and admits.
+    expect(await attempt(guard, 'alice', at(60_000))).toBe('admitted');
+    expect(count).toHaveBeenCalledTimes(5);
+    // Another account, and the same account's joins, are not refused by alice's creates.
+    expect(await attempt(guard, 'bob', at(40_000))).toBe('admitted');
+    await expect(guard.checks('join', 'alice', at(40_000)).known()).resolves.toBeUndefined();
   });
 
-  it('does nothing when started already aborted', async () => {
-    const bans = new InMemoryBans();
-    const directory = jest.spyOn(bans, 'directory');
-    new BanSnapshot(bans).keepFresh({ now: () => new Date(), signal: AbortSignal.abort() });
-    await jest.advanceTimersByTimeAsync(1_000);
-    expect(directory).not.toHaveBeenCalled();
+  it('writes the log beside the ban read: the count is sent before the ban read answers', async () => {
+    const { guard, bans, counted } = guardWith();
+    let answer: (ban: undefined) => void = () => undefined;
+    bans.find.mockImplementationOnce(() => new Promise((resolve) => (answer = resolve)));
+    const decided = guard.checks('join', 'alice', now).decide();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(counted).toHaveLength(1);
+    answer(undefined);
+    await expect(decided).resolves.toBeUndefined();
   });
 });

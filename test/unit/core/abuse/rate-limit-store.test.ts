@@ -86,7 +86,7 @@ describe('RateLimitStore.count', () => {
   it('refuses without another write when the returned log shows the window full; Retry-After from that slot', async () => {
     dbMock.on(UpdateCommand).rejects(conditionFailed({ n: 40, s0: nowMs - 44_500 }));
     const result = await new RateLimitStore(client, 'table').count('carol', policy, now);
-    expect(result).toEqual({ state: 'Exhausted', retryAfterS: 16 });
+    expect(result).toEqual({ state: 'Exhausted', retryAfterS: 16, freeAtMs: nowMs - 44_500 + 60_000 });
     expect(inputs()).toHaveLength(1);
   });
 
@@ -122,16 +122,18 @@ describe('RateLimitStore.count', () => {
     expect(inputs()).toHaveLength(5);
   });
 
-  it.each(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded'])(
-    'answers %s (after the SDK gave up retrying) as Contention: back off 1 s, never a 500',
-    async (name) => {
-      dbMock.on(UpdateCommand).rejects(awsError(name));
-      expect(await new RateLimitStore(client, 'table').count('alice', policy, now)).toMatchObject({
-        state: 'Contention',
-        retryAfterS: 1,
-      });
-    },
-  );
+  it.each([
+    'ThrottlingException',
+    'ProvisionedThroughputExceededException',
+    'RequestLimitExceeded',
+    'TransactionConflictException',
+  ])('answers %s (after the SDK gave up retrying) as Contention: back off 1 s, never a 500', async (name) => {
+    dbMock.on(UpdateCommand).rejects(awsError(name));
+    expect(await new RateLimitStore(client, 'table').count('alice', policy, now)).toMatchObject({
+      state: 'Contention',
+      retryAfterS: 1,
+    });
+  });
 
   it('lets an unknown failure through as the bug it is', async () => {
     dbMock.on(UpdateCommand).rejects(awsError('ResourceNotFoundException'));

@@ -34,9 +34,9 @@ describe('decide', () => {
   it.each([
     ['an empty slot', undefined, 30_000, { admit: true, slot: 7 }],
     ['a slot exactly one window old', 0, 60_000, { admit: true, slot: 7 }],
-    ['a slot one millisecond inside the window', 1, 60_000, { admit: false, retryAfterS: 1 }],
-    ['a slot admitted half a window ago', 30_000, 60_000, { admit: false, retryAfterS: 30 }],
-    ['a slot admitted just now', 59_999, 60_000, { admit: false, retryAfterS: 60 }],
+    ['a slot one millisecond inside the window', 1, 60_000, { admit: false, retryAfterS: 1, freeAtMs: t0 + 60_001 }],
+    ['a slot admitted half a window ago', 30_000, 60_000, { admit: false, retryAfterS: 30, freeAtMs: t0 + 90_000 }],
+    ['a slot admitted just now', 59_999, 60_000, { admit: false, retryAfterS: 60, freeAtMs: t0 + 119_999 }],
   ])('%s → %p', (_name, slotMs, nowMs, expected) => {
     const gate = { n: 27, slotAdmittedAtMs: slotMs === undefined ? undefined : t0 + slotMs };
     expect(decide(gate, policy, at(nowMs))).toEqual(expected);

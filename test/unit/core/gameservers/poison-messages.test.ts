@@ -1,5 +1,5 @@
 import { giveUpOnMessage, isLastDelivery } from '../../../../core/gameservers/poison-messages';
-import type { RoomStore } from '../../../../core/rooms/store';
+import type { RoomStore } from '../../../../core/rooms/room-store';
 
 describe('isLastDelivery', () => {
   it.each([

@@ -3,7 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { EcsSpawner } from '../../../../core/gameservers/ecs-spawner';
 import { NoHealthyHostError, SpawnFailedError } from '../../../../core/gameservers/errors';
 import type { SpawnRequest, Spawner } from '../../../../core/gameservers/spawner';
-import { isThrottling, runTaskBackoff, ThrottledSpawner } from '../../../../core/gameservers/throttled-spawner';
+import { runTaskBackoff, ThrottledSpawner } from '../../../../core/gameservers/throttled-spawner';
 import { ManualClock } from '../../../../core/infra/clock';
 import { sidecarKeys } from '../../../../core/protocol/sidecar-channel';
 import type { Placement } from '../../../../core/rooms/model';
@@ -72,15 +72,21 @@ async function drive<T>(promise: Promise<T>, clock: ManualClock): Promise<T> {
   return done;
 }
 
-describe('isThrottling', () => {
-  it('knows ECS throttling by name, through SpawnFailedError causes, and by HTTP 429', () => {
-    expect(isThrottling(throttled())).toBe(true);
-    expect(isThrottling(new SpawnFailedError('ECS refused', { cause: throttled() }))).toBe(true);
-    expect(isThrottling(Object.assign(new Error('slow down'), { $metadata: { httpStatusCode: 429 } }))).toBe(true);
-    expect(isThrottling(new SpawnFailedError('ECS refused', { cause: new Error('AccessDeniedException') }))).toBe(
-      false,
-    );
-    expect(isThrottling('ThrottlingException')).toBe(false);
+describe('ThrottledSpawner: what is throttling (core/infra/dependency-errors.ts)', () => {
+  it('retries ECS throttling wrapped in a SpawnFailedError and an HTTP 429, never an access denial', async () => {
+    const clock = new ManualClock(start);
+    const wrapped = new SpawnFailedError('ECS refused', { cause: throttled() });
+    const tooMany = Object.assign(new Error('slow down'), { $metadata: { httpStatusCode: 429 } });
+    const { inner, calls } = scripted([wrapped, tooMany, placement], clock);
+    const spawner = new ThrottledSpawner(inner, { clock });
+    await expect(drive(spawner.spawn({ ...request, startBy: at(30_000) }), clock)).resolves.toEqual(placement);
+    expect(calls).toHaveLength(3);
+
+    const denied = new SpawnFailedError('ECS refused', { cause: new Error('AccessDeniedException') });
+    const refusing = scripted([denied], clock);
+    const strict = new ThrottledSpawner(refusing.inner, { clock });
+    await expect(drive(strict.spawn({ ...request, startBy: at(60_000) }), clock)).rejects.toBe(denied);
+    expect(refusing.calls).toHaveLength(1);
   });
 });
 

@@ -7,7 +7,6 @@ import {
   writeContentionBackoff,
   type Clock,
 } from '../../../../core/infra/clock';
-import { contentionBackoffMs } from '../../../../core/infra/dependency-errors';
 
 const start = new Date('2026-01-01T00:00:00.000Z');
 /** Resolves `promise`'s state as far as the microtask queue allows, without waiting for time. */
@@ -98,10 +97,10 @@ describe('jitteredBackoffMs', () => {
     expect(jitteredBackoffMs(-2, policy, () => 1 - Number.EPSILON)).toBe(5);
   });
 
-  it('keeps the pauses join and contended writes used before: 5 ms and 20 ms first ceilings, 2.56 s at most', () => {
+  it('gives join 5 ms and contended writes 20 ms as first ceilings, 2.56 s at most', () => {
     expect(jitteredBackoffMs(0, joinContentionBackoff, () => 1 - Number.EPSILON)).toBe(5);
-    expect(contentionBackoffMs(1, () => 1 - Number.EPSILON)).toBe(20);
-    expect(contentionBackoffMs(30, () => 1 - Number.EPSILON)).toBe(writeContentionBackoff.capMs);
+    expect(jitteredBackoffMs(1, writeContentionBackoff, () => 1 - Number.EPSILON)).toBe(20);
+    expect(jitteredBackoffMs(30, writeContentionBackoff, () => 1 - Number.EPSILON)).toBe(writeContentionBackoff.capMs);
     expect(writeContentionBackoff.capMs).toBe(2_560);
   });
 });

@@ -68,6 +68,12 @@ describe('classifyDependencyError', () => {
     ],
     ['RequestLimitExceeded', new RequestLimitExceeded({ message: 'limit', ...metadata }), 'throttled', 1],
     [
+      'an HTTP 429 of a service with a name of its own',
+      Object.assign(new Error('slow down'), { name: 'SlowerPlease', $metadata: { httpStatusCode: 429 } }),
+      'throttled',
+      1,
+    ],
+    [
       'an SQS throttling error',
       new SQSServiceException({ name: 'RequestThrottled', $fault: 'client', message: 'throttled', ...metadata }),
       'throttled',

@@ -2,7 +2,7 @@ import type { GameServerConfiguration } from '../../../../core/gameservers/confi
 import { SpawnFailedError, SpawnTimeoutError } from '../../../../core/gameservers/errors';
 import { countMetric, forceMetrics, spawnMetrics } from '../../../../core/infra/metrics';
 import { createRoom } from '../../../../core/rooms/create';
-import type { RoomStore, TransitionResult } from '../../../../core/rooms/store';
+import type { RoomStore, TransitionResult } from '../../../../core/rooms/room-store';
 import { sweepRooms } from '../../../../core/rooms/sweep';
 import { aRoom } from '../../../helpers/factories';
 import { InMemoryLiveRooms } from '../../../helpers/fakes/live-rooms';

@@ -1,13 +1,14 @@
-import { findOrCreate, racerPause, type FindOrCreateDependencies } from '../../../../core/matchmaking/find-or-create';
+import { jitteredBackoffMs } from '../../../../core/infra/clock';
+import { findOrCreate, racerBackoff, type FindOrCreateDependencies } from '../../../../core/matchmaking/find-or-create';
 import type { FillingRoomStore } from '../../../../core/matchmaking/store';
 import { aRoom } from '../../../helpers/factories';
 
-describe('racerPause', () => {
-  it('stays under a cap that doubles from 10 ms to 250 ms, and is never 0', () => {
-    expect([0, 1, 2, 3, 4, 5, 9].map((wait) => racerPause(wait, () => 0.999999))).toEqual([
-      9, 19, 39, 79, 159, 249, 249,
+describe('racerBackoff', () => {
+  it('stays under a ceiling that doubles from 10 ms to 250 ms, and is never 0', () => {
+    expect([0, 1, 2, 3, 4, 5, 9].map((wait) => jitteredBackoffMs(wait, racerBackoff, () => 0.999999))).toEqual([
+      10, 20, 40, 80, 160, 250, 250,
     ]);
-    expect(racerPause(0, () => 0)).toBe(1);
+    expect(jitteredBackoffMs(0, racerBackoff, () => 0)).toBe(1);
   });
 });
 

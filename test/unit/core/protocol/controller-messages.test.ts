@@ -1,6 +1,11 @@
-import { controllerRequestSchema, forwardedCall, forwardedParams } from '../../../../core/protocol/controller-messages';
+import {
+  controllerRequestSchema,
+  forwardedCall,
+  forwardedParams,
+  gameRequestId,
+} from '../../../../core/protocol/controller-messages';
 import { storedHashOfKey } from '../../../../core/sessions/document';
-import { generateRegistrationKey, hashRegistrationKey } from '../../../../core/reservations/keys';
+import { generateRegistrationKey, hashRegistrationKey } from '../../../../core/rooms/registration-keys';
 
 const key = 'y3l1GmZx0Kc8e5m3QbXoJg2dH6rT9vA1sWqLpN4uEiY';
 const envelope = {
@@ -48,12 +53,41 @@ describe('controller-messages', () => {
     });
   });
 
+  describe("gameRequestId: the game's request a forwarded joined or left is", () => {
+    it('is the same for the same JSON-RPC id and differs for any other, 7 and "7" included', () => {
+      const ids = [7, '7', 8, 't-1', 't-01', '', 0, -1];
+      expect(new Set(ids.map(gameRequestId)).size).toBe(ids.length);
+      expect(gameRequestId('t-1')).toBe(gameRequestId('t-1'));
+    });
+
+    it.each(['joined', 'left'])(
+      'travels with %s; a message without one (the previous release) is still read',
+      (method) => {
+        const params = { keyHash: hashRegistrationKey(key) };
+        const current = controllerRequestSchema.safeParse({
+          ...envelope,
+          method,
+          params,
+          gameRequest: gameRequestId(1),
+        });
+        expect(current.success && current.data).toMatchObject({ gameRequest: gameRequestId(1) });
+        expect(request(method, params).success).toBe(true);
+        const forged = controllerRequestSchema.safeParse({ ...envelope, method, params, gameRequest: 'x'.repeat(200) });
+        expect(forged.success).toBe(false);
+      },
+    );
+  });
+
   describe('forwardedCall', () => {
     it.each(['joined', 'left'] as const)(
       'replaces the key of %s by its SHA-256 and keeps the other params',
       (method) => {
-        const call = forwardedCall(method, { key, extend_scopes: 'chat' });
-        expect(call).toEqual({ method, params: { keyHash: hashRegistrationKey(key), extend_scopes: 'chat' } });
+        const call = forwardedCall(method, { key, extend_scopes: 'chat' }, gameRequestId(3));
+        expect(call).toEqual({
+          method,
+          params: { keyHash: hashRegistrationKey(key), extend_scopes: 'chat' },
+          gameRequest: gameRequestId(3),
+        });
         expect(request(method, call.params).success).toBe(true);
         expect(forwardedParams[method].safeParse(call.params).success).toBe(true);
       },

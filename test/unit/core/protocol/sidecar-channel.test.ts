@@ -4,7 +4,6 @@ import {
   encodeRoomKey,
   openReply,
   openRequest,
-  rememberedSidecarKeys,
   sealReply,
   sealRequest,
   SidecarChannelError,
@@ -26,18 +25,6 @@ describe('sidecar-channel', () => {
       expect(sidecar).toEqual(a);
       expect(a.macKey.equals(a.replyKey)).toBe(false);
       expect(a.macKey.equals(a.roomKey)).toBe(false);
-    });
-
-    it('remembers the last rooms derived, and derives the same keys again once one is forgotten', () => {
-      const keysFor = rememberedSidecarKeys(secret, 2);
-      const a = keysFor('room-a');
-      expect(keysFor('room-a')).toBe(a);
-      expect(a).toEqual(sidecarKeys(secret, 'room-a'));
-      keysFor('room-b');
-      keysFor('room-c');
-      const again = keysFor('room-a');
-      expect(again).not.toBe(a);
-      expect(again).toEqual(a);
     });
 
     it.each([[''], ['short'], ['!'.repeat(43)], [`${'A'.repeat(43)}x`]])('refuses %j as a room key', (text) => {

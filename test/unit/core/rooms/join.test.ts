@@ -1,7 +1,7 @@
 import { DependencyUnavailableError } from '../../../../core/errors';
-import { joinRoom, SharedRoomReads, type JoinRoomDependencies } from '../../../../core/rooms/join';
+import { joinRoom, type JoinRoomDependencies } from '../../../../core/rooms/join';
 import { RoomFullError, RoomNotJoinableError } from '../../../../core/rooms/join-errors';
-import { RoomConstantsCache } from '../../../../core/sessions/room-cache';
+import { PlatformCache } from '../../../../core/infra/platform-cache';
 import type { ClaimResult, SessionRead } from '../../../../core/sessions/store';
 import { aRoom } from '../../../helpers/factories';
 
@@ -21,7 +21,6 @@ function fakeSessions(claims: ClaimResult[]) {
     undoClaim: async (_roomId, undo) => {
       undone.push(undo);
     },
-    settleClaim: async () => undefined,
   };
   return { sessions, undone, claimCalls: () => calls };
 }
@@ -33,7 +32,7 @@ function deps(
   let clock = t0.getTime();
   return {
     sessions,
-    cache: new RoomConstantsCache(),
+    cache: new PlatformCache(),
     now: () => new Date(clock),
     // Each pause moves the clock: a test of the deadline, not of time.
     sleep: async (ms) => {
@@ -44,6 +43,9 @@ function deps(
     ...extra,
   };
 }
+
+/** Account checks that know nothing from memory and refuse once asked. */
+const refusing = (refusal: Error) => ({ known: async () => undefined, decide: () => Promise.reject(refusal) });
 
 const claimed: ClaimResult = { state: 'Claimed', roomState: 'ready', players: 1, changeNumber: 2 };
 const command = { roomId: room.roomId, account: 'alice', scopes: [] };
@@ -102,7 +104,7 @@ describe('joinRoom', () => {
   it('undoes exactly its own claim (member and key) when the account checks refuse, and answers their error', async () => {
     const fake = fakeSessions([claimed]);
     const refusal = new Error('rate limited');
-    const error = await joinRoom(command, deps(fake.sessions, { admit: () => Promise.reject(refusal) })).catch(
+    const error = await joinRoom(command, deps(fake.sessions, { accountChecks: refusing(refusal) })).catch(
       (e: unknown) => e,
     );
     expect(error).toBe(refusal);
@@ -112,9 +114,7 @@ describe('joinRoom', () => {
   it("prefers the account checks' refusal over the room's (a banned player learns they are banned)", async () => {
     const fake = fakeSessions([{ state: 'Full' }]);
     const refusal = new Error('banned');
-    await expect(joinRoom(command, deps(fake.sessions, { admit: () => Promise.reject(refusal) }))).rejects.toBe(
-      refusal,
-    );
+    await expect(joinRoom(command, deps(fake.sessions, { accountChecks: refusing(refusal) }))).rejects.toBe(refusal);
     expect(fake.undone).toEqual([]);
   });
 
@@ -126,6 +126,19 @@ describe('joinRoom', () => {
     await joinRoom(command, shared);
     await joinRoom({ ...command, account: 'bob' }, shared);
     expect(reads).toHaveBeenCalledTimes(1);
+  });
+
+  it('refuses from memory before claiming when the account checks already know the refusal', async () => {
+    const fake = fakeSessions([claimed]);
+    const refusal = new Error('rate limited until the oldest admission leaves the window');
+    const decide = jest.fn(async () => undefined);
+    const error = await joinRoom(
+      command,
+      deps(fake.sessions, { accountChecks: { known: () => Promise.reject(refusal), decide } }),
+    ).catch((e: unknown) => e);
+    expect(error).toBe(refusal);
+    expect(fake.claimCalls()).toBe(0);
+    expect(decide).not.toHaveBeenCalled();
   });
 
   it('shares the reads of a spawning room among its waiters: a stampede does not multiply them', async () => {
@@ -140,11 +153,11 @@ describe('joinRoom', () => {
       reclaimAndClaim: async () => ({ state: 'Full' }),
       reissueKey: async () => 'Reissued',
       undoClaim: async () => undefined,
-      settleClaim: async () => undefined,
     };
     const shared: JoinRoomDependencies = {
       sessions,
-      cache: new RoomConstantsCache(),
+      // The cache runs on the test's clock: a shared read lasts 50 ms of it.
+      cache: new PlatformCache({ nowMs: () => clock }),
       now: () => new Date(clock),
       // Every waiter's pause moves the one clock a little: they wake close together, as in a stampede.
       sleep: async () => {
@@ -153,7 +166,6 @@ describe('joinRoom', () => {
       },
       answerBy: new Date(t0.getTime() + 60_000),
       heartbeatTimeoutS: 10,
-      spawningReads: new SharedRoomReads(50),
     };
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, i) => joinRoom({ roomId: spawning.roomId, account: `p${i}`, scopes: [] }, shared)),

@@ -1,7 +1,7 @@
 import type { SpawnRequest, Spawner } from '../../../../core/gameservers/spawner';
 import type { SweeperMemory } from '../../../../core/rooms/heartbeat-evidence';
 import type { Room, RoomFailureReason } from '../../../../core/rooms/model';
-import type { TransitionResult } from '../../../../core/rooms/store';
+import type { TransitionResult } from '../../../../core/rooms/room-store';
 import { sweepRooms, type SweepDependencies } from '../../../../core/rooms/sweep';
 import type { SessionRead } from '../../../../core/sessions/store';
 import { aRoom } from '../../../helpers/factories';

@@ -1,12 +1,12 @@
 import { GameConfigurationNotFoundError } from '../../../../core/gameservers/errors';
-import { TemplateConfigurationNotFoundError, TemplateNotFoundError } from '../../../../core/sessions/errors';
+import { TemplateConfigurationNotFoundError, TemplateNotFoundError } from '../../../../core/templates/errors';
 import {
   configurationRefOf,
   resolveCreateRequest,
   resolveCreateSession,
   type CreateSessionRequest,
 } from '../../../../core/sessions/create-resolution';
-import { InMemoryTemplateStore } from '../../../../core/sessions/template-store';
+import { InMemoryTemplateStore } from '../../../../core/templates/template-store';
 import { aConfiguration, aPeerHostedTemplate, aTemplate, configurationsOf } from '../../../helpers/session-factories';
 
 const arena = aConfiguration({ gameId: 'arena', version: '1.0.0', maxPlayers: 16, reservationTimeoutS: 45 });

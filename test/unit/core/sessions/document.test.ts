@@ -15,7 +15,7 @@ import {
   timeoutOf,
 } from '../../../../core/sessions/document';
 import { defaultConstants, type SessionTimeouts } from '../../../../core/sessions/model';
-import { hashRegistrationKey } from '../../../../core/reservations/keys';
+import { hashRegistrationKey } from '../../../../core/rooms/registration-keys';
 
 const t0 = Date.parse('2026-01-01T00:00:00.000Z');
 const timeouts: SessionTimeouts = { reservedMs: 30_000, readyMs: 10_000, inactiveMs: 0, sessionEmptyMs: null };

@@ -1,6 +1,6 @@
 import { grantableScopes } from '../../../../core/auth/token-model';
 import { roomSettingsSchema, maxSettingsBytes } from '../../../../core/rooms/schema';
-import { firstMembers, roomItem } from '../../../../core/rooms/store';
+import { firstMembers, roomItem } from '../../../../core/rooms/room-item';
 import {
   goneKeptMs,
   newReservation,
@@ -105,7 +105,6 @@ describe('preConfirmation: the copy joined keeps in b', () => {
       k: 'h',
       c: ['play'],
       q: { a: 1 },
-      v: t0,
     };
     expect(preConfirmation(reservation)).toEqual({ s: 0, t: t0, e: t0 + 30_000, p: 30_000 });
   });

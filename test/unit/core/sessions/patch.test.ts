@@ -1,10 +1,10 @@
 import { RoomNotFoundError } from '../../../../core/rooms/errors';
 import type { StoredMember } from '../../../../core/sessions/document';
 import { SessionMembersOnlyError, SessionPreconditionFailedError } from '../../../../core/sessions/errors';
-import type { UpdateSpec } from '../../../../core/sessions/join-conditions';
 import { patchOwnMember, patchRoomProperties, readSessionAs } from '../../../../core/sessions/patch';
-import { memberUpdate, patchClauses, roomPropertiesUpdate } from '../../../../core/sessions/patch-conditions';
-import type { SessionWriteResult, SessionWrites } from '../../../../core/sessions/patch-store';
+import { memberUpdate, roomPropertiesUpdate } from '../../../../core/sessions/patch-conditions';
+import { applyChange, holds } from '../../../../core/rooms/room-expression';
+import type { RoomStore, RoomWrite, SessionWriteResult } from '../../../../core/rooms/room-store';
 import type { SessionRead } from '../../../../core/sessions/store';
 import { aRoom } from '../../../helpers/factories';
 
@@ -12,17 +12,17 @@ const now = new Date('2026-01-01T00:01:00.000Z');
 const alice: StoredMember = { s: 0, t: now.getTime() - 10 };
 
 /** A session in memory whose writes answer as scripted: the use case's judgement is under test. */
-class ScriptedWrites implements SessionWrites {
-  readonly sent: UpdateSpec[] = [];
+class ScriptedWrites implements Pick<RoomStore, 'writeSession' | 'endSession'> {
+  readonly sent: RoomWrite[] = [];
   readonly ended: number[] = [];
   constructor(private readonly answers: SessionWriteResult[]) {}
-  async update(_roomId: string, spec: UpdateSpec): Promise<SessionWriteResult> {
-    this.sent.push(spec);
+  async writeSession(_roomId: string, write: RoomWrite): Promise<SessionWriteResult> {
+    this.sent.push(write);
     const answer = this.answers.shift();
     if (!answer) throw new Error('no more scripted answers');
     return answer;
   }
-  async end(_roomId: string, changeNumber: number): Promise<boolean> {
+  async endSession(_roomId: string, changeNumber: number): Promise<boolean> {
     this.ended.push(changeNumber);
     return true;
   }
@@ -45,45 +45,51 @@ const readOf = (changeNumber: number, members: Record<string, StoredMember> = { 
 });
 const deps = (read: SessionRead | undefined, writes: ScriptedWrites) => ({
   sessions: { read: async () => read },
-  writes,
+  rooms: writes,
   now: () => now,
 });
 
 describe('the PATCH conditions', () => {
+  const stored = {
+    changeNumber: 7,
+    players: 2,
+    properties: { joinability: 'open', custom: { a: 1 } },
+    members: { alice: { s: 0, t: 5 }, bob: { s: 0, t: 3, e: 4, k: 'h' } },
+  };
+  const base = {
+    account: 'alice',
+    memberT: 5,
+    ifMatch: 7,
+    expired: [{ account: 'bob', member: { s: 0, t: 3, e: 4 }, keyHash: 'h' }],
+    now,
+  };
+
   it('hold If-Match inside the write, with the writer as read and every removed member unchanged', () => {
-    const spec = roomPropertiesUpdate(
-      {
-        account: 'alice',
-        memberT: 5,
-        ifMatch: 7,
-        expired: [{ account: 'bob', member: { s: 0, t: 3, e: 4 }, keyHash: 'h' }],
-        nowIso: now.toISOString(),
-      },
-      { joinability: 'closed' },
-      true,
-    );
-    expect(spec.ConditionExpression.split(' AND ')).toEqual([
-      patchClauses.writerUnchanged,
-      patchClauses.changeNumberMatches,
-      '#members.#x0.t = :t0',
-      '#members.#x0.k = :k0',
-      patchClauses.propertiesExist,
-    ]);
-    expect(spec.ExpressionAttributeValues).toMatchObject({ ':ifMatch': 7, ':t': 5, ':n': 1, ':joinability': 'closed' });
-    expect(spec.UpdateExpression).toBe(
-      'SET #cn = #cn + :one, #updatedAt = :now, #players = #players - :n, #props.#joinability = :joinability REMOVE #members.#x0',
-    );
+    const write = roomPropertiesUpdate(base, { joinability: 'closed' }, true);
+    expect(holds(write.condition!, stored)).toBe(true);
+    for (const moved of [
+      { ...stored, changeNumber: 8 },
+      { ...stored, members: { ...stored.members, alice: { s: 1, t: 6 } } },
+      { ...stored, members: { ...stored.members, bob: { s: 0, t: 3, e: 4, k: 'other' } } },
+    ]) {
+      expect(holds(write.condition!, moved)).toBe(false);
+    }
+    expect(applyChange(stored, write.change)).toEqual({
+      changeNumber: 7,
+      players: 1,
+      properties: { joinability: 'closed', custom: { a: 1 } },
+      members: { alice: { s: 0, t: 5 } },
+    });
   });
 
   it("write only the member's own entry", () => {
-    const spec = memberUpdate(
-      { account: 'alice', memberT: 5, expired: [], nowIso: now.toISOString() },
-      { member: { s: 1, t: 9, e: 19 }, custom: { x: 1 } },
+    const write = memberUpdate({ ...base, expired: [] }, { member: { s: 1, t: 9, e: 19 }, custom: { x: 1 } });
+    const written = applyChange(
+      { ...stored, members: { ...stored.members, alice: { s: 0, t: 5, p: 3 } } },
+      write.change,
     );
-    expect(spec.UpdateExpression).toBe(
-      'SET #cn = #cn + :one, #updatedAt = :now, #members.#a.s = :s, #members.#a.t = :newT, #members.#a.e = :e, #members.#a.q = :q REMOVE #members.#a.p, #members.#a.b',
-    );
-    expect(spec.ExpressionAttributeNames['#a']).toBe('alice');
+    expect(written.members).toEqual({ alice: { s: 1, t: 9, e: 19, q: { x: 1 } }, bob: stored.members.bob });
+    expect(written.properties).toEqual(stored.properties);
   });
 });
 

@@ -3,16 +3,29 @@ import { gameConfigurationsContract } from '../../../helpers/contracts/game-conf
 import { liveRoomsContract } from '../../../helpers/contracts/live-rooms';
 import { rateLimitsContract } from '../../../helpers/contracts/rate-limits';
 import { roomListingContract } from '../../../helpers/contracts/room-listing';
+import { roomStoreContract, roomStoreContractRetentionS } from '../../../helpers/contracts/room-store';
 import { InMemoryBans } from '../../../helpers/fakes/bans';
 import { InMemoryGameConfigurations } from '../../../helpers/fakes/game-configurations';
 import { InMemoryLiveRooms } from '../../../helpers/fakes/live-rooms';
 import { InMemoryRateLimits } from '../../../helpers/fakes/rate-limits';
 import { InMemoryRoomListing } from '../../../helpers/fakes/room-listing';
+import { MemoryRoomItems } from '../../../helpers/fakes/rooms';
+import { Rooms } from '../../../../core/rooms/rooms';
 
 /**
  * The in-memory fakes keep the same contracts as the stores (test/integration/stores runs
  * them on DynamoDB Local), so a unit test built on a fake pins the store's real rules.
  */
+describe('Rooms on MemoryRoomItems', () => {
+  roomStoreContract(() => {
+    const items = new MemoryRoomItems();
+    return {
+      rooms: new Rooms(items, { endedRetentionS: roomStoreContractRetentionS }),
+      item: (roomId) => items.get(roomId),
+    };
+  });
+});
+
 describe('InMemoryRoomListing', () => {
   roomListingContract(() => {
     const listing = new InMemoryRoomListing();

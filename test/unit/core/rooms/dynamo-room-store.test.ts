@@ -8,7 +8,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DependencyUnavailableError } from '../../../../core/errors';
 import { RoomAlreadyExistsError } from '../../../../core/rooms/errors';
-import { RoomStore } from '../../../../core/rooms/store';
+import { dynamoRoomStore } from '../../../../core/rooms/dynamo-room-store';
 import { aRoom } from '../../../helpers/factories';
 
 /**
@@ -18,13 +18,11 @@ import { aRoom } from '../../../helpers/factories';
  */
 const dbMock = mockClient(DynamoDBDocumentClient);
 const sleeps: number[] = [];
-const store = new RoomStore(
-  DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
-  'table',
-  async (ms) => {
+const store = dynamoRoomStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })), 'table', {
+  sleep: async (ms) => {
     sleeps.push(ms);
   },
-);
+});
 
 const throttled = () =>
   new ProvisionedThroughputExceededException({ message: 'throughput exceeded', $metadata: { httpStatusCode: 400 } });
@@ -39,7 +37,7 @@ beforeEach(() => {
   sleeps.length = 0;
 });
 
-describe('RoomStore.createWithMember', () => {
+describe('dynamoRoomStore: createWithMember', () => {
   it('writes the room and its creator as one session document with a not-exists condition', async () => {
     dbMock.on(PutCommand).resolves({});
     const room = aRoom({ roomId: 'r1', players: 1, state: 'spawning', serverScopes: ['play'] });
@@ -80,7 +78,7 @@ describe('RoomStore.createWithMember', () => {
   it('answers a failed condition as "already exists"', async () => {
     dbMock.on(PutCommand).rejects(conditionFailed());
 
-    await expect(store.create(aRoom())).rejects.toBeInstanceOf(RoomAlreadyExistsError);
+    await expect(store.createWithMember(aRoom())).rejects.toBeInstanceOf(RoomAlreadyExistsError);
     expect(dbMock.commandCalls(PutCommand)).toHaveLength(1);
   });
 
@@ -92,7 +90,7 @@ describe('RoomStore.createWithMember', () => {
       Item: marshall({ pk: 'ROOM#r2', sk: 'ROOM', roomId: 'r2', owner: room.owner, createdAt: room.createdAt }),
     });
     dbMock.on(PutCommand).rejects(own);
-    await expect(store.create(room)).resolves.toBeUndefined();
+    await expect(store.createWithMember(room)).resolves.toBeUndefined();
 
     const someoneElses = new ConditionalCheckFailedException({
       message: 'The conditional request failed',
@@ -100,13 +98,13 @@ describe('RoomStore.createWithMember', () => {
       Item: marshall({ pk: 'ROOM#r2', sk: 'ROOM', roomId: 'r2', owner: 'mallory', createdAt: room.createdAt }),
     });
     dbMock.on(PutCommand).rejects(someoneElses);
-    await expect(store.create(room)).rejects.toBeInstanceOf(RoomAlreadyExistsError);
+    await expect(store.createWithMember(room)).rejects.toBeInstanceOf(RoomAlreadyExistsError);
   });
 
   it('retries a throttled write and succeeds without calling it "already exists"', async () => {
     dbMock.on(PutCommand).rejectsOnce(throttled()).rejectsOnce(throttled()).resolves({});
 
-    await expect(store.create(aRoom())).resolves.toBeUndefined();
+    await expect(store.createWithMember(aRoom())).resolves.toBeUndefined();
     expect(dbMock.commandCalls(PutCommand)).toHaveLength(3);
     expect(sleeps).toHaveLength(2);
   });
@@ -114,7 +112,7 @@ describe('RoomStore.createWithMember', () => {
   it('answers 503 UNAVAILABLE (never 400 "already exists") when throttling outlasts the retries', async () => {
     dbMock.on(PutCommand).rejects(throttled());
 
-    const failure = await store.create(aRoom()).catch((error: unknown) => error);
+    const failure = await store.createWithMember(aRoom()).catch((error: unknown) => error);
 
     expect(failure).toBeInstanceOf(DependencyUnavailableError);
     expect(failure).not.toBeInstanceOf(RoomAlreadyExistsError);
@@ -126,7 +124,7 @@ describe('RoomStore.createWithMember', () => {
   it('answers UNAVAILABLE when DynamoDB cannot be reached', async () => {
     dbMock.on(PutCommand).rejects(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
 
-    await expect(store.create(aRoom())).rejects.toBeInstanceOf(DependencyUnavailableError);
+    await expect(store.createWithMember(aRoom())).rejects.toBeInstanceOf(DependencyUnavailableError);
     expect(dbMock.commandCalls(PutCommand)).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { gameIdSchema, gameVersionSchema } from '../gameservers/schema';
-import { sessionConstantsCustomSchema } from './custom-schema';
-import { maxSessionMembers, sessionVisibilities } from './model';
+import { sessionConstantsCustomSchema } from '../sessions/custom-schema';
+import { maxSessionMembers, sessionVisibilities } from '../sessions/model';
 
 /** Template names travel in URL paths: short and URL-safe. */
 export const templateNameSchema = z

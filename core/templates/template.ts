@@ -1,6 +1,6 @@
 import { RequestInvalidError } from '../errors';
 import type { GameServerConfiguration } from '../gameservers/configuration';
-import type { SessionConstants, SessionTimeout, SessionTimeouts } from './model';
+import type { SessionConstants, SessionTimeout, SessionTimeouts } from '../sessions/model';
 import type { TemplateBody } from './template-schema';
 
 /**
@@ -53,9 +53,9 @@ export function assertTemplateFitsConfiguration(
 }
 
 /**
- * The constants of a configuration-based room created without a template, so every room
- * created the old way is a session too: the configuration's (or the request's) player count,
- * open to all, the creator's reservation timing as before, nothing else timed.
+ * The constants of a configuration-based room created without a template, so every room is
+ * a session: the configuration's (or the request's) player count, open to all, a reservation
+ * lasting the configuration's `reservationTimeoutS`, nothing else timed.
  *
  * @example
  * defaultTemplateConstants({ maxPlayers: 8, reservationTimeoutS: 30 })

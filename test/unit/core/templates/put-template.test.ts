@@ -1,7 +1,7 @@
 import { GameConfigurationNotFoundError } from '../../../../core/gameservers/errors';
-import { TemplateConfigurationNotFoundError, TemplateNotFoundError } from '../../../../core/sessions/errors';
-import { putTemplate } from '../../../../core/sessions/put-template';
-import { InMemoryTemplateStore } from '../../../../core/sessions/template-store';
+import { TemplateConfigurationNotFoundError, TemplateNotFoundError } from '../../../../core/templates/errors';
+import { putTemplate } from '../../../../core/templates/put-template';
+import { InMemoryTemplateStore } from '../../../../core/templates/template-store';
 import { aConfiguration, configurationsOf } from '../../../helpers/session-factories';
 
 const now = new Date('2026-03-01T12:00:00.000Z');

@@ -1,4 +1,4 @@
-import { templateBodySchema, templateNameSchema } from '../../../../core/sessions/template-schema';
+import { templateBodySchema, templateNameSchema } from '../../../../core/templates/template-schema';
 
 const constants = { maxMembers: 4, visibility: 'open' };
 

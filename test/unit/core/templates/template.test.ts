@@ -3,7 +3,7 @@ import {
   constantsFromTemplate,
   defaultTemplateConstants,
   templateFromBody,
-} from '../../../../core/sessions/template';
+} from '../../../../core/templates/template';
 import { aConfiguration, aPeerHostedTemplate, aTemplate } from '../../../helpers/session-factories';
 
 describe('defaultTemplateConstants', () => {

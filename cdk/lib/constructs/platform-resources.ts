@@ -1,0 +1,41 @@
+import { Aws } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { FunctionNeed } from '../../../core/infra/function-needs';
+import type { QueueId } from '../../../core/infra/queues';
+import type { CostBoundSettings } from './cost-bounds';
+import type { GameServerFleet } from './game-server-fleet';
+import type { AuthSettings, ProjectFunction } from './project-function';
+import type { ProjectQueue } from './project-queue';
+
+/** What every part of the stack builds its functions against: the resources they share. */
+export interface PlatformResources {
+  readonly table: dynamodb.TableV2;
+  readonly queues: Readonly<Record<QueueId, ProjectQueue>>;
+  readonly fleet: GameServerFleet;
+  /** Name prefix of the reply queues controller sidecars create (`roomkeeper-prod-reply-`). */
+  readonly replyQueuePrefix: string;
+  /** The Ed25519 private JWK that signs platform-issued tokens. */
+  readonly tokenSigningKey: secretsmanager.ISecret;
+  readonly auth: AuthSettings;
+  readonly costBounds?: CostBoundSettings;
+  readonly logRetention: logs.RetentionDays;
+}
+
+/** Binds what a function declares beside its entry (core/infra/function-needs.ts). */
+export function bindNeeds(fn: ProjectFunction, needs: readonly FunctionNeed[], platform: PlatformResources): void {
+  const { fleet, replyQueuePrefix } = platform;
+  if (needs.includes('spawn')) {
+    fn.bindFleet(fleet, 'run')
+      .bindQueue(platform.queues.controllerRequests, 'url')
+      .bindReplyQueues(replyQueuePrefix, 'name')
+      .bindRoomRegion(Aws.REGION)
+      .bindSidecarCredentials(fleet);
+  }
+  if (needs.includes('stopServers') && !needs.includes('spawn')) fn.bindFleet(fleet, 'stop');
+  if (needs.includes('sidecarCredentials') && !needs.includes('spawn')) fn.bindSidecarCredentials(fleet);
+  if (needs.includes('signTokens')) fn.bindTokenSigningKey(platform.tokenSigningKey);
+  if (needs.includes('sendCommands')) fn.bindReplyQueues(replyQueuePrefix, 'send');
+  if (needs.includes('takeStandby')) fn.bindReplyQueues(replyQueuePrefix, 'assign');
+}

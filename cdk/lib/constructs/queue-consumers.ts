@@ -1,0 +1,41 @@
+import { Duration } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { defaultConsumerTimeoutS, type QueueId } from '../../../core/infra/queues';
+import { bindCostBounds } from './cost-bounds';
+import { bindNeeds, type PlatformResources } from './platform-resources';
+import { ProjectFunction } from './project-function';
+import type { ProjectQueue } from './project-queue';
+import { StackPart } from './stack-part';
+
+/**
+ * One consumer per queue (the `consumer` of its definition), fed by an event source mapping;
+ * it replies to the per-task reply queues the sidecars own.
+ */
+export class QueueConsumers extends StackPart {
+  readonly consumers: Readonly<Record<QueueId, ProjectFunction>>;
+
+  constructor(scope: Construct, id: string, platform: PlatformResources) {
+    super(scope, id);
+    const consumers = {} as Record<QueueId, ProjectFunction>;
+    for (const [queueId, queue] of Object.entries(platform.queues) as [QueueId, ProjectQueue][]) {
+      consumers[queueId] = new ProjectFunction(this, `Consumer-${queueId}`, {
+        entry: queue.definition.consumer,
+        description: `Consumes ${queue.queue.node.path}`,
+        timeout: Duration.seconds(queue.definition.consumerTimeoutS ?? defaultConsumerTimeoutS),
+        ...(queue.definition.reservedConcurrency !== undefined
+          ? { reservedConcurrentExecutions: queue.definition.reservedConcurrency }
+          : {}),
+        logRetention: platform.logRetention,
+      })
+        .bindTable(platform.table, 'readWrite')
+        .bindQueue(queue, 'consume')
+        .bindReplyQueues(platform.replyQueuePrefix)
+        .bindAuth(platform.auth);
+      bindNeeds(consumers[queueId], queue.definition.needs ?? [], platform);
+    }
+    // `inited` makes a room ready only with the address players reach: the task's public IPv4.
+    consumers.controllerRequests.bindServerLookup(platform.fleet);
+    for (const fn of Object.values(consumers)) bindCostBounds(fn, platform.costBounds);
+    this.consumers = consumers;
+  }
+}

@@ -1,0 +1,36 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { PlatformTokenVerifier, TokenSigner } from '../auth/tokens';
+import type { RoomMessages } from '../commands/message-store';
+import type { Commands } from '../commands/store';
+import type { ServerSlots } from '../gameservers/server-slot-store';
+import type { ServerLocator } from '../gameservers/server-address';
+import type { PoolStore } from '../pool/pool-store';
+import type { ControllerReply, SidecarCredentials } from '../protocol/controller-messages';
+import type { RoomStore } from '../rooms/room-store';
+import type { SessionStore } from '../sessions/store';
+
+/** What applying a sidecar's message needs: the room's one store and the ports around it. */
+export interface ControllerEventDependencies {
+  readonly rooms: RoomStore;
+  /** Members live in the room's session document. */
+  readonly members: Pick<SessionStore, 'read' | 'confirm' | 'abandon' | 'leave'>;
+  readonly signToken: TokenSigner;
+  /** Verifies a platform-minted token for one audience (a game server's own, for `extend_token`). */
+  readonly verifyServerToken: PlatformTokenVerifier;
+  readonly reply: (replyTo: string, reply: ControllerReply) => Promise<void>;
+  /** Fresh AWS credentials scoped to one room's queues; absent where sidecars need none (local). */
+  readonly sidecarCredentials?: (roomId: string) => Promise<SidecarCredentials>;
+  /** The address players reach, for a room whose spawner did not know it (deployed: the task's public IP). */
+  readonly locateServer: ServerLocator;
+  readonly now: () => Date;
+  /** Running-server caps: a server that exited gives its slot back at once (docs/cost-bounds.md). */
+  readonly slots?: Pick<ServerSlots, 'release'>;
+  /** The warm pool: a standby server's `inited` makes it ready to be taken, or its game unpoolable. */
+  readonly pool?: Pick<PoolStore, 'markReady' | 'markUnsupported' | 'remove'>;
+  /** Owners' commands: the game's answers are recorded on them (core/commands/relay.ts). */
+  readonly commands: Pick<Commands, 'recordOutcome'>;
+  /** Each room's log of game → owner messages. */
+  readonly messages: Pick<RoomMessages, 'append'>;
+  /** For what is dropped without an answer to anyone (a message the platform cannot store). */
+  readonly log: Pick<Logger, 'warn'>;
+}

@@ -1,0 +1,81 @@
+import { absent, allOf, anyOf, equals, exists, oneOf, type Condition } from './room-expression';
+
+/**
+ * Every condition a write to a room item may hold, by name, each defined once. The DynamoDB
+ * store compiles them into its ConditionExpression; the in-memory store evaluates the same
+ * definitions on its stored item (core/rooms/room-expression.ts).
+ */
+export const roomConditions = {
+  /** The room item is there: an UpdateItem would otherwise create a stray item. */
+  roomExists: exists('pk'),
+  /** Spawning or ready: it can still be joined, made ready, failed or heard from. */
+  roomIsLive: oneOf(['state'], ['spawning', 'ready']),
+  roomIsSpawning: equals(['state'], 'spawning'),
+  roomIsReady: equals(['state'], 'ready'),
+  /** A spawning room past its deadline is failed by whoever sees it, never made ready. */
+  spawnDeadlineAhead: (now: Date): Condition => ({
+    kind: 'compare',
+    op: '>',
+    path: ['spawnDeadline'],
+    to: { value: now.toISOString() },
+  }),
+  /** No write touched the room since the read that judged it (its change number then). */
+  unchangedSince: (changeNumber: number): Condition => equals(['changeNumber'], changeNumber),
+  /** A free slot: fewer players than the room holds (`players` counts every stored member). */
+  hasFreeSlot: { kind: 'compare', op: '<', path: ['players'], to: { path: ['maxPlayers'] } } as Condition,
+  /** Fewer players than `cap` (a claim that frees slots in the same write counts them in). */
+  playersBelow: (cap: number): Condition => ({ kind: 'compare', op: '<', path: ['players'], to: { value: cap } }),
+  /** At least `n` players: a write removing `n` members never takes the count below zero. */
+  playersAtLeast: (n: number): Condition => ({ kind: 'compare', op: '>=', path: ['players'], to: { value: n } }),
+  memberAbsent: (account: string): Condition => absent('members', account),
+  /** The member has no stored expiry, or it lies after `now` (epoch ms). */
+  memberNotExpired: (account: string, now: number): Condition =>
+    anyOf(absent('members', account, 'e'), {
+      kind: 'compare',
+      op: '>',
+      path: ['members', account, 'e'],
+      to: { value: now },
+    }),
+  /** The member is still in the state it was read in (its state clock `t` is unchanged). */
+  memberUnchanged: (account: string, t: number): Condition => equals(['members', account, 't'], t),
+  /** The member still holds the key the caller presents (its stored hash). */
+  keyMatches: (account: string, keyHash: string): Condition => equals(['members', account, 'k'], keyHash),
+  memberHoldsNoKey: (account: string): Condition => absent('members', account, 'k'),
+  /** No request has used the member's current key (keys are single use). */
+  keyUnused: (account: string): Condition => absent('members', account, 'u'),
+  /** The member's current key was used by exactly this request. */
+  keyUsedBy: (account: string, requestId: string): Condition => equals(['members', account, 'u'], requestId),
+  /** The tombstone of this key hash is still in `gone`. */
+  tombstoneStored: (keyHash: string): Condition => exists('gone', keyHash),
+  /** `gone` holds at most `n` tombstones. */
+  tombstonesAtMost: (n: number): Condition => ({ kind: 'sizeAtMost', path: ['gone'], max: n }),
+  /** A standby server's room: nobody's yet, to be handed over to one create. */
+  roomIsStandby: equals(['standby'], true),
+  /**
+   * Spawning rooms have no server to hear from yet; a ready room without a heartbeat is no
+   * evidence; otherwise the last heartbeat is at or after `since` (ISO).
+   */
+  serverHeardFrom: (since: string): Condition =>
+    anyOf(equals(['state'], 'spawning'), absent('lastHeartbeatAt'), {
+      kind: 'compare',
+      op: '>=',
+      path: ['lastHeartbeatAt'],
+      to: { value: since },
+    }),
+  /** Anyone may join: no joinability stored (rooms made before sessions), or `open`. */
+  joinabilityOpen: anyOf(absent('properties', 'joinability'), equals(['properties', 'joinability'], 'open')),
+  /** Whether the room stores a `properties` map (rooms made before sessions do not). */
+  propertiesStored: exists('properties'),
+  propertiesAbsent: absent('properties'),
+} as const;
+
+/**
+ * An expired member, removed by a write only while it is exactly as it was read: same state
+ * clock and, if it held one, same key.
+ */
+export function memberAsRead(member: { account: string; member: { t: number }; keyHash?: string }): Condition {
+  const unchanged = roomConditions.memberUnchanged(member.account, member.member.t);
+  return member.keyHash === undefined
+    ? unchanged
+    : allOf(unchanged, roomConditions.keyMatches(member.account, member.keyHash));
+}

@@ -1,0 +1,220 @@
+import type { DocMember, SessionDocument, StoredMember } from '../sessions/document';
+import type { Member, NewMember } from './member';
+import type { Placement, Room, RoomFailureReason, RoomSettings } from './model';
+import type { Change, Condition, Item } from './room-expression';
+
+/** A room as one consistent read sees it: the room fields and its members. */
+export interface SessionRead {
+  readonly room: Room;
+  readonly doc: SessionDocument;
+}
+
+/** A join's claim (core/sessions/join-conditions.ts builds its write). */
+export interface ClaimSpec {
+  readonly account: string;
+  readonly keyHash: string;
+  readonly member: StoredMember;
+  /** A ready room must have been heard from at or after this instant (ISO); undefined: not checked. */
+  readonly heartbeatSince?: string;
+}
+
+/** What a successful claim hands back (only what it updated): enough to answer without a read. */
+export interface Claimed {
+  readonly state: 'Claimed';
+  readonly roomState: Room['state'];
+  readonly players: number;
+  readonly changeNumber: number;
+}
+
+/** Why a claim's condition failed, told apart from the item as it stood (`ALL_OLD`). */
+export type ClaimFailure =
+  | { readonly state: 'NotFound' }
+  | { readonly state: 'NotJoinable'; readonly reason: string }
+  /** Ready, but its server has not been heard from since the claim's heartbeat cutoff. */
+  | { readonly state: 'Silent' }
+  | { readonly state: 'AlreadyMember'; readonly member: StoredMember; readonly keyHash?: string }
+  /** No free slot, but these members' time ran out: remove them and claim in one write. */
+  | { readonly state: 'Reclaim'; readonly expired: DocMember[] }
+  | { readonly state: 'Full' }
+  /** The item shows nothing in the way (cannot happen with ALL_OLD; retried if it does). */
+  | { readonly state: 'Retry' };
+
+export type ClaimResult = Claimed | ClaimFailure | { readonly state: 'Contention'; readonly cause: unknown };
+
+export type ConfirmResult =
+  | { readonly state: 'Confirmed'; readonly member: Member }
+  /** The request that used the key, delivered again: answer as then. */
+  | { readonly state: 'AlreadyConfirmed'; readonly member: Member }
+  | { readonly state: 'Rejected'; readonly reason: 'unknown-key' | 'expired' | 'used' };
+
+export type AbandonResult = 'Reverted' | 'NothingToUndo';
+export type LeaveResult = { readonly state: 'Left' } | { readonly state: 'Rejected' };
+
+/** What a create makes of the standby room it takes: everything that is the creator's. */
+export interface HandOver {
+  readonly owner: string;
+  readonly settings: Room['settings'];
+  readonly maxPlayers: number;
+  /** The create's instant: the room's lifetime and the creator's reservation count from it. */
+  readonly createdAt: string;
+  readonly template: Room['template'];
+  readonly constants: NonNullable<Room['constants']>;
+  readonly properties: NonNullable<Room['properties']>;
+  readonly members: Readonly<Record<string, StoredMember>>;
+}
+
+/** Where a room is offered: the index keys `keys.roomIndexes` makes of it (core/infra/keys.ts). */
+export interface RoomListing {
+  readonly gameId: string;
+  readonly version: string;
+  readonly region: string;
+  readonly createdAt: string;
+  readonly roomId: string;
+  readonly bucket?: string;
+  readonly standby?: true;
+}
+
+/** Outcome of a conditional state change: the room as written, or as it stood in the way. */
+export type TransitionResult =
+  { readonly applied: true; readonly room: Room } | { readonly applied: false; readonly room?: Room };
+
+/** A session write (PATCH): applied (the document as it now is), or refused (as it stood). */
+export type SessionWriteResult =
+  { readonly applied: true; readonly read: SessionRead } | { readonly applied: false; readonly current?: SessionRead };
+
+/**
+ * One conditional write to a room, as a use case asks for it: the conditions it needs (named
+ * in core/rooms/room-conditions.ts) and what it changes. The store adds what every write
+ * does: the room must exist, the change number goes up by one, `updatedAt` becomes `now`,
+ * and a write that `ends` the room sets its `ttl` and takes it out of every index.
+ */
+export interface RoomWrite {
+  readonly condition?: Condition;
+  readonly change: Change;
+  readonly now: Date;
+  /** The room is failed or closed by this write: no lookup may offer it again. */
+  readonly ends?: boolean;
+  /** A heartbeat: nothing a reader compares changes, so no change number and no `updatedAt`. */
+  readonly quiet?: boolean;
+  /** The room is offered (again) where this listing says: its index keys are written. */
+  readonly lists?: RoomListing;
+  /** Index partitions the room leaves (a taken standby server leaves gsi1's `STANDBY#…`). */
+  readonly unlists?: readonly RoomIndex[];
+}
+
+/** The table's indexes a room may be listed in (core/infra/keys.ts). */
+export type RoomIndex = 'gsi1' | 'gsi2' | 'gsi3';
+
+/**
+ * THE writer of `ROOM#` items (the room aggregate: the room and its session document). Use
+ * cases take this port; `dynamoRoomStore` (core/rooms/dynamo-room-store.ts) runs it on the
+ * table, the unit tests' fake (test/helpers/fakes/rooms.ts) in a Map, and both pass the same
+ * contract (test/helpers/contracts/room-store.ts).
+ */
+export interface RoomStore {
+  /**
+   * Writes a new room, with its creator's reservation in it, in one conditional put.
+   *
+   * @throws RoomAlreadyExistsError, SessionDocumentFullError, SessionMemberTooLargeError
+   */
+  createWithMember(room: Room, member?: NewMember): Promise<void>;
+  /** Strongly consistent. @throws RoomNotFoundError */
+  get(roomId: string): Promise<Room>;
+  find(roomId: string): Promise<Room | undefined>;
+  /** Where the server runs. Any state: a fast server may call `inited` before the spawner returns. */
+  recordPlacement(roomId: string, placement: Placement, now: Date): Promise<TransitionResult>;
+  /** roomIsSpawning AND spawnDeadlineAhead → ready, with the address players reach. */
+  markReady(
+    roomId: string,
+    change: { settings?: RoomSettings; initedBy: string; address: string; now: Date },
+  ): Promise<TransitionResult>;
+  /** roomIsLive → failed (ends the room). */
+  markFailed(roomId: string, reason: RoomFailureReason, now: Date): Promise<TransitionResult>;
+  /** roomIsReady (AND unchangedSince, if given) → closed (ends the room). */
+  markClosed(roomId: string, now: Date, unchangedSince?: { changeNumber: number }): Promise<TransitionResult>;
+  /** roomIsLive: keeps a live room from being swept; never revives a dead one. */
+  recordHeartbeat(roomId: string, now: Date): Promise<TransitionResult>;
+  /** A session PATCH (core/sessions/patch-conditions.ts builds it); the whole document back. */
+  writeSession(roomId: string, write: RoomWrite): Promise<SessionWriteResult>;
+  /** Deletes a session that is over, IF it is still unchangedSince this change number. */
+  endSession(roomId: string, changeNumber: number): Promise<boolean>;
+
+  // --- members (the session document) ---------------------------------------------------
+
+  /** One strongly consistent read of the room and its whole document. */
+  read(roomId: string): Promise<SessionRead | undefined>;
+  listMembers(roomId: string): Promise<Member[]>;
+  findMember(roomId: string, account: string): Promise<Member | undefined>;
+  /**
+   * The join's one request: its claim, answered with only what it updated; a refusal is told
+   * apart on the item as it stood (no read). Busy DynamoDB answers `Contention` (retried by
+   * the join within its deadline). `now`: epoch ms.
+   *
+   * @throws SessionMemberTooLargeError, SessionDocumentFullError
+   */
+  claim(roomId: string, spec: ClaimSpec, now: number): Promise<ClaimResult>;
+  /** Removes exactly these expired members and claims, in one write. */
+  reclaimAndClaim(
+    roomId: string,
+    spec: ClaimSpec & { expired: readonly DocMember[]; maxPlayers: number },
+    now: number,
+  ): Promise<ClaimResult>;
+  /** A member joining again keeps its slot with a fresh key (core/rooms/member-writes.ts). */
+  reissueKey(
+    roomId: string,
+    change: { account: string; member: StoredMember; oldKeyHash?: string; newKeyHash: string; now: number },
+  ): Promise<'Reissued' | 'Gone'>;
+  /** Undoes a claim the account checks refused after it was written; anything that changed since wins. */
+  undoClaim(
+    roomId: string,
+    undo: { account: string; keyHash: string; previousKeyHash?: string; reissued: boolean },
+    now?: Date,
+  ): Promise<void>;
+  /**
+   * Frees the slots of members whose time ran out before `now` (lazy expiry: no timer, no
+   * TTL), each only while it is as it was read. How many it freed. `read`: one already in hand.
+   */
+  reclaimExpired(roomId: string, now: Date, read?: SessionRead): Promise<number>;
+  /**
+   * `joined`: the key's member reserved → active, once. Only the request that used the key,
+   * delivered again, gets the first answer back; any other request is rejected and writes nothing.
+   */
+  confirm(read: SessionRead, keyHashHex: string, requestId: string, now: Date): Promise<ConfirmResult>;
+  /** Undoes the confirmation `requestId` made with this key (the game never got its answer). */
+  abandon(roomId: string, keyHashHex: string, requestId: string, now?: Date): Promise<AbandonResult>;
+  /** Frees the key holder's slot at once (the game's `left`). A redelivery gets the same answer. */
+  leave(roomId: string, keyHashHex: string, requestId: string, now: Date): Promise<LeaveResult>;
+  /** The player's own cancel or leave (`DELETE …/members/me`): only ever their own slot. */
+  leaveAsPlayer(roomId: string, account: string, now: Date): Promise<boolean>;
+
+  // --- the warm pool ----------------------------------------------------------------------
+
+  /**
+   * Hands the standby server `roomId` over to a create: roomIsStandby AND roomIsReady → the
+   * creator's room, listed where `listing` says and out of the standby index, answered with
+   * its whole document. Undefined when it ended, or another create took it, since it was read.
+   */
+  handOver(roomId: string, listing: Omit<RoomListing, 'roomId' | 'createdAt' | 'standby'>, handOver: HandOver): Promise<SessionRead | undefined>;
+}
+
+/** Outcome of one conditional write of a room item. */
+export type ItemWriteResult =
+  { readonly applied: true; readonly item: Item } | { readonly applied: false; readonly item?: Item };
+
+/**
+ * Where room items are kept: the table, or a Map. Only core/rooms/rooms.ts calls it, so every
+ * write goes through the one place that adds the change number, `updatedAt` and the index
+ * removal.
+ */
+export interface RoomItems {
+  /** Strongly consistent. */
+  get(roomId: string): Promise<Item | undefined>;
+  /** Writes a new room item unless one exists under its key: undefined, or the item in the way. */
+  putNew(item: Item): Promise<Item | undefined>;
+  /**
+   * `answer`: `all`, the whole item after the write; `updated`, only the attributes it wrote
+   * (`UPDATED_NEW`: the join's small answer). A refusal always hands back the item in the way.
+   */
+  update(roomId: string, condition: Condition, change: Change, answer?: 'all' | 'updated'): Promise<ItemWriteResult>;
+  delete(roomId: string, condition: Condition): Promise<boolean>;
+}

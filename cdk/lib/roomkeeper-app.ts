@@ -10,7 +10,7 @@ import { RoomkeeperStack, type RoomkeeperStackProps } from './roomkeeper-stack';
  * With Cognito, `authAudience` is the app client id: access tokens carry it as `client_id`
  * (no `aud`), ID tokens as `aud`; the authorizer and the handlers accept both alike.
  */
-export const authPlaceholders = {
+const authPlaceholders = {
   authIssuer: 'https://auth.roomkeeper.invalid/',
   authAudience: 'roomkeeper-api',
   authJwksUrl: 'https://auth.roomkeeper.invalid/.well-known/jwks.json',

@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../core/infra/aws-clients';
-import { claimUpdate } from '../../core/sessions/join-conditions';
+import { keys } from '../../core/infra/keys';
+import { dynamoRoomStore } from '../../core/rooms/dynamo-room-store';
+import type { StoredMember } from '../../core/sessions/document';
 import { benchClient } from './http-client';
 import { perSecond } from './stats';
 
@@ -16,8 +17,8 @@ import { perSecond } from './stats';
  * - one HTTP round trip to a plain node:http echo server on loopback, through the same
  *   fetch-based client the bench's players use.
  *
- * The counter lives in its own small table so nothing of the platform (sweeper, lists)
- * ever reads it.
+ * The counter and the rooms the claim alone fills live in tables of their own, so nothing of
+ * the platform (sweeper, lists) ever reads them.
  */
 export interface Baselines {
   /** One conditional UpdateItem; resolves with its latency in ms. */
@@ -33,12 +34,12 @@ export interface Baselines {
   updateBurst(clients: number): Promise<{ readonly elapsedMs: number; readonly errors: number }>;
   /**
    * The join's own write with nothing around it: `clients` concurrent callers send the claim
-   * the platform sends (`claimUpdate`, `UPDATED_NEW`, `ALL_OLD` on failure) straight to
-   * DynamoDB Local, filling `rooms` session documents of `roomSize` one after another, as the
-   * hot room's players do through the API. What no API in front of it can beat on this
-   * machine: the hot room's ceiling.
+   * through the platform's own room store (`dynamoRoomStore(…).claim`, the very request a join
+   * sends) straight to DynamoDB Local, filling `rooms` copies of `template` (a ready room's
+   * item as the platform stored it) one after another, as the hot room's players do through
+   * the API. What no API in front of it can beat on this machine: the hot room's ceiling.
    */
-  documentFill(clients: number, rooms: number, roomSize: number, onClaim?: () => void): Promise<RateSample>;
+  documentFill(clients: number, template: StoredRoom, rooms: number, onClaim?: () => void): Promise<RateSample>;
   close(): Promise<void>;
 }
 
@@ -51,21 +52,10 @@ export interface RateSample {
 }
 
 const tableName = 'bench-baseline';
+/** Keyed as the platform's table (`keys.room`), without its indexes. */
+const roomsTableName = 'bench-baseline-rooms';
 const counterKey = { pk: 'counter' };
 let documentFills = 0;
-
-/** A ready room as the platform stores it, held by its creator (scopes `play`, as the bench's players). */
-function roomDocument(pk: string, roomSize: number, now: number) {
-  return {
-    pk,
-    state: 'ready',
-    players: 1,
-    maxPlayers: roomSize,
-    changeNumber: 1,
-    reservationTimeoutS: 3_600,
-    members: { 'bench-creator': { s: 0, t: now, c: ['play'], k: 'k'.repeat(22) } },
-  };
-}
 
 /** The update the baselines time: a conditional ADD on a small item, which always succeeds. */
 function conditionalAdd(db: DynamoDBDocumentClient) {
@@ -121,52 +111,67 @@ async function updateRate(
   return { clients, operations, errors, elapsedMs, perSecond: perSecond(operations, elapsedMs) };
 }
 
-/** `Baselines.documentFill`: the platform's claim, sent straight to DynamoDB Local. */
+/** A room's item as the platform stored it (`BenchPlatform.storedRoom`). */
+export type StoredRoom = Record<string, unknown>;
+
+/** Copies of `template` under fresh room ids, heard from now, in the rooms table. */
+async function copiesOf(db: DynamoDBDocumentClient, template: StoredRoom, rooms: number): Promise<string[]> {
+  const ids = Array.from({ length: rooms }, () => `bench-fill-${documentFills++}`);
+  const now = new Date().toISOString();
+  for (const roomId of ids)
+    await db.send(
+      new PutCommand({
+        TableName: roomsTableName,
+        Item: {
+          ...template,
+          ...keys.room(roomId),
+          roomId,
+          ...('lastHeartbeatAt' in template ? { lastHeartbeatAt: now } : {}),
+        },
+      }),
+    );
+  return ids;
+}
+
+/** `Baselines.documentFill`. */
 async function documentFill(
   db: DynamoDBDocumentClient,
-  shape: { readonly clients: number; readonly rooms: number; readonly roomSize: number },
+  shape: { readonly clients: number; readonly template: StoredRoom; readonly rooms: number },
   onClaim?: () => void,
 ): Promise<RateSample> {
-  const { clients, rooms, roomSize } = shape;
+  const store = dynamoRoomStore(db, roomsTableName);
+  const ids = await copiesOf(db, shape.template, shape.rooms);
+  // The member a join writes: a reservation of the same room, as its creator's was written.
+  const [creator = {}] = Object.values((shape.template.members ?? {}) as Record<string, Record<string, unknown>>);
+  const { k: creatorKey, ...member } = creator;
   let operations = 0;
   let errors = 0;
-  const now = Date.now();
-  const pks = Array.from({ length: rooms }, () => `room-${documentFills++}`);
-  for (const pk of pks) await db.send(new PutCommand({ TableName: tableName, Item: roomDocument(pk, roomSize, now) }));
   let current = 0;
   let account = 0;
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (current < rooms) {
+    Array.from({ length: shape.clients }, async () => {
+      while (current < ids.length) {
         const r = current;
+        const now = Date.now();
         const spec = {
           account: `bench-fill-${account++}`,
-          keyHash: 'k'.repeat(22),
-          member: { s: 0, t: Date.now(), c: ['play'] },
+          keyHash: 'k'.repeat(String(creatorKey ?? '').length || 22),
+          member: { ...member, t: now } as unknown as StoredMember,
+          heartbeatSince: new Date(now - 60_000).toISOString(),
         };
-        try {
-          await db.send(
-            new UpdateCommand({
-              TableName: tableName,
-              Key: { pk: pks[r] },
-              ...claimUpdate(spec),
-              ReturnValues: 'UPDATED_NEW',
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            }),
-          );
+        const claimed = await store.claim(ids[r] as string, spec, now).catch(() => undefined);
+        if (claimed?.state === 'Claimed') {
           operations++;
           onClaim?.();
-        } catch (error) {
-          if (error instanceof ConditionalCheckFailedException) {
-            if (current === r) current++;
-          } else errors++;
-        }
+        } else if (claimed?.state === 'Full') {
+          if (current === r) current++;
+        } else errors++;
       }
     }),
   );
   const elapsedMs = performance.now() - started;
-  return { clients, operations, errors, elapsedMs, perSecond: perSecond(operations, elapsedMs) };
+  return { clients: shape.clients, operations, errors, elapsedMs, perSecond: perSecond(operations, elapsedMs) };
 }
 
 export async function startBaselines(dynamodbEndpoint: string): Promise<Baselines> {
@@ -176,6 +181,20 @@ export async function startBaselines(dynamodbEndpoint: string): Promise<Baseline
       TableName: tableName,
       AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
       KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+  await db.send(
+    new CreateTableCommand({
+      TableName: roomsTableName,
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
       BillingMode: 'PAY_PER_REQUEST',
     }),
   );
@@ -197,12 +216,13 @@ export async function startBaselines(dynamodbEndpoint: string): Promise<Baseline
       await Promise.all(Array.from({ length: clients }, () => conditionalAdd(db).catch(() => void errors++)));
       return { elapsedMs: performance.now() - started, errors };
     },
-    documentFill: (clients, rooms, roomSize, onClaim) => documentFill(db, { clients, rooms, roomSize }, onClaim),
+    documentFill: (clients, template, rooms, onClaim) => documentFill(db, { clients, template, rooms }, onClaim),
     close: async () => {
       const closed = new Promise<void>((resolve) => echo.server.close(() => resolve()));
       echo.server.closeAllConnections();
       await closed;
-      await db.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+      for (const TableName of [tableName, roomsTableName])
+        await db.send(new DeleteTableCommand({ TableName })).catch(() => undefined);
       db.destroy();
     },
   };

@@ -6,6 +6,7 @@ import { keys } from '../../core/infra/keys';
 import { platform } from '../../lambdas/dependencies';
 import { startLocalCloud, type LocalCloud } from '../../local/cloud';
 import { benchClient, type BenchCall } from './http-client';
+import type { StoredRoom } from './baselines';
 import { itemSize } from './capacity';
 import { forEachLimited } from './progress';
 import { RequestCounter } from './request-counter';
@@ -30,6 +31,8 @@ export interface BenchPlatform {
   configureVersion(version: string, maxPlayers: number, standby?: number): Promise<void>;
   /** A ready room of `roomSize` slots, created by its own account (which holds one slot). */
   createRoom(): Promise<BenchRoom>;
+  /** The room's item as the platform stored it, read strongly consistent. */
+  storedRoom(room: BenchRoom): Promise<StoredRoom>;
   /** What the platform says is in the room, read back after a run. */
   occupancy(room: BenchRoom): Promise<Occupancy>;
   /** Stops every game server started so far (rooms already measured). */
@@ -147,6 +150,12 @@ export async function startBenchPlatform(): Promise<BenchPlatform> {
         if (response.status !== 201)
           throw new Error(`create answered ${response.status}: ${JSON.stringify(response.body)}`);
         return { roomId: response.body.room.roomId as string, creatorToken };
+      },
+      storedRoom: async (room) => {
+        const read = new GetCommand({ TableName: cloud.tableName, Key: keys.room(room.roomId), ConsistentRead: true });
+        const { Item } = await db.send(read);
+        if (!Item) throw new Error(`room ${room.roomId} has no item`);
+        return Item;
       },
       occupancy: occupancyReader(call, db, cloud.tableName),
       releaseRooms: () => cloud.fleet.stopAll('bench rooms measured'),

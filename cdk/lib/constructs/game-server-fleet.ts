@@ -55,7 +55,7 @@ export const controllerDockerfile = 'containers/controller/Dockerfile';
  * reads a `.dockerignore` at the context root, so without these patterns synthesis would
  * stage the whole repository (node_modules included) as the image's context.
  */
-export function dockerIgnorePatterns(dockerfile: string): string[] {
+function dockerIgnorePatterns(dockerfile: string): string[] {
   return fs
     .readFileSync(path.join(repoRoot, `${dockerfile}.dockerignore`), 'utf8')
     .split('\n')

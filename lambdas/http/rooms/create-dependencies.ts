@@ -15,7 +15,7 @@ export interface CreateWiring {
   readonly placement: PlacementRequest;
   /**
    * Matchmaking's create: the bucket's room id, chosen before the create. Such a create
-   * starts cold (a standby server's room has its own id).
+   * starts cold (a standby server's room has its own id); `POST /v1/rooms` adds the warm pool.
    */
   readonly roomId?: string;
   /** The region ranking the caller started beside its first reads, for this configuration. */
@@ -41,7 +41,6 @@ export function createRoomDependencies(p: Platform, wiring: CreateWiring): Creat
     spawnQueueBy: new Date(startedMs + runTaskQueueMs),
     costs: p.costs,
     placement: { placer: p.placement, request: wiring.placement },
-    ...(roomId === undefined ? { warmPool: p.warmPool } : {}),
     ...(wiring.ranking ? { prefetched: { ranking: wiring.ranking } } : {}),
   };
 }

@@ -67,15 +67,19 @@ export const handler = httpHandler(
         region: p.config.roomRegion,
         session: stored,
       },
-      createRoomDependencies(p, {
-        configuration,
-        startedMs: started,
-        placement,
-        // Prefetched for the configuration the body named: a template's may be another.
-        ...(prefetched && configuration.gameId === body.gameId && configuration.version === body.version
-          ? { ranking: prefetched.ranking }
-          : {}),
-      }),
+      {
+        ...createRoomDependencies(p, {
+          configuration,
+          startedMs: started,
+          placement,
+          // Prefetched for the configuration the body named: a template's may be another.
+          ...(prefetched && configuration.gameId === body.gameId && configuration.version === body.version
+            ? { ranking: prefetched.ranking }
+            : {}),
+        }),
+        // Only this route takes standby servers: matchmaking's create names its room up front.
+        warmPool: p.warmPool,
+      },
     );
     if (result.state === 'Spawning') {
       // The creator's seat is held already (its reservation pending until `inited`): the key

@@ -179,6 +179,8 @@ export async function benchHotRoom(
   const { players, rooms: roomCount } = options;
   const label = `hot-room ${players}`;
   const { rooms, tokens } = await prepare(platform, label, players, roomCount);
+  // What the claim alone fills: copies of a room as it stands before any join, its creator in it.
+  const template = await platform.storedRoom(rooms[0] as BenchRoom);
   const rawRate = () =>
     phase(`${label}: raw conditional updates`, undefined, (progress) =>
       baselines.updateRate(players, options.baselineMs, () => progress.add()),
@@ -187,7 +189,7 @@ export async function benchHotRoom(
   const filled = await fillRooms(platform, label, rooms, tokens, players);
   const after = await rawRate();
   const fill = await phase(`${label}: the claim alone, no API`, roomCount * (roomSize - 1), (progress) =>
-    baselines.documentFill(players, roomCount, roomSize, () => progress.add()),
+    baselines.documentFill(players, template, roomCount, () => progress.add()),
   );
   const exactness = await checkExactness(platform, label, rooms, filled.winners);
   await platform.releaseRooms();

@@ -40,7 +40,6 @@ import type { SidecarCredentials } from '../core/protocol/controller-messages';
 import { sidecarKeys, type SidecarKeys } from '../core/protocol/sidecar-channel';
 import { deriveIdempotencyKey } from '../core/idempotency/cipher';
 import { IdempotencyStore, type IdempotencyRecords } from '../core/idempotency/store';
-import { SessionStore } from '../core/sessions/store';
 import { LiveRoomStore, type LiveRoomIndex } from '../core/rooms/live-room-store';
 import { RoomListStore, type RoomListing } from '../core/rooms/list-store';
 import { dynamoRoomStore } from '../core/rooms/dynamo-room-store';
@@ -71,10 +70,12 @@ export interface Platform {
   readonly clock: Clock;
   /** This process's one bounded TTL cache: immutable or signed data, and reads of bounded staleness (core/infra/platform-cache.ts). */
   readonly cache: PlatformCache;
-  /** The one writer of rooms (core/rooms/room-store.ts), session PATCHes and ends included. */
+  /**
+   * The one writer of rooms (core/rooms/room-store.ts): their state, placement, members,
+   * reservations and registration keys (the session document), session PATCHes, ends and
+   * warm hand-overs.
+   */
   readonly rooms: RoomStore;
-  /** Members, reservations and registration keys, inside each room's session document. */
-  readonly sessions: SessionStore;
   readonly gameConfigurations: GameConfigurations;
   /** The matchmaking buckets' filling-room pointers. */
   readonly fillingRooms: FillingRoomStore;
@@ -314,19 +315,50 @@ export function platform(): Platform {
 }
 
 function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platform {
-  const db = createDocumentClient(settings);
   const clock = chosen.clock ?? systemClock;
+  const sqs = createSqsClient(settings);
+  const shared: SharedClients = {
+    clock,
+    tokens: platformTokens(settings),
+    sqs,
+    // Sidecars' queues are siblings of the controller request queue when its URL is configured.
+    queueUrl: queueUrlResolver(sqs, settings.queueUrls.controllerRequests),
+  };
+  const base = basePlatform(settings, chosen, shared);
+  const spawner = chosen.spawner
+    ? chosen.spawner(base)
+    : ecsSpawner(settings, () => sidecarSettings(settings), base, clock);
+  return {
+    ...base,
+    ...(!chosen.spawner && settings.ecs.cluster ? { ecs: new ECSClient({ region: settings.region }) } : {}),
+    spawner,
+    warmPool: warmPoolOf(settings, base, spawner, shared),
+    locateServer: chosen.locateServer ? chosen.locateServer() : ecsLocator(settings),
+    prepareConfiguration: configurationPreparer(settings),
+  };
+}
+
+/** What the parts of one platform share: its clock, keys, SQS client and queue URL resolver. */
+interface SharedClients {
+  readonly clock: Clock;
+  readonly tokens: ReturnType<typeof platformTokens>;
+  readonly sqs: SQSClient;
+  readonly queueUrl: ReturnType<typeof queueUrlResolver>;
+}
+
+type BasePlatform = Omit<Platform, 'spawner' | 'locateServer' | 'prepareConfiguration' | 'warmPool'>;
+
+/** The stores and services that need no spawner: everything but the game servers. */
+function basePlatform(settings: PlatformConfig, chosen: PlatformOptions, shared: SharedClients): BasePlatform {
+  const { clock, tokens, sqs } = shared;
+  const db = createDocumentClient(settings);
   const table = settings.tableName;
-  const tokens = platformTokens(settings);
   let verifyToken: TokenVerifier | undefined;
   const slots = new ServerSlotStore(db, table, (ms) => clock.sleep(ms));
-  const sqs = createSqsClient(settings);
-  // Sidecars' queues are siblings of the controller request queue when its URL is configured.
-  const queueUrl = queueUrlResolver(sqs, settings.queueUrls.controllerRequests);
-  const deliverCommand = sqsCommandDelivery(sqs, settings.replyQueuePrefix, tokens.sidecarKeys, queueUrl);
+  const deliverCommand = sqsCommandDelivery(sqs, settings.replyQueuePrefix, tokens.sidecarKeys, shared.queueUrl);
   const cache = new PlatformCache();
   const fleet = new FleetStore(db, table, cache);
-  const base: Omit<Platform, 'spawner' | 'locateServer' | 'prepareConfiguration' | 'warmPool'> = {
+  return {
     config: settings,
     db,
     sqs,
@@ -336,13 +368,12 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
       sleep: (ms) => clock.sleep(ms),
       endedRetentionS: settings.endedRoomRetentionS,
     }),
-    sessions: new SessionStore(db, table),
     gameConfigurations: new GameConfigurationStore(db, table, cache),
     templates: new TemplateStore(db, table),
     fillingRooms: new FillingRoomStore(db, table),
     roomListing: new RoomListStore(db, table),
     abuse: new AbuseGuard({
-      bans: new BanStore(db, table),
+      bans: new BanStore(db, table, (ms) => clock.sleep(ms)),
       rates: new RateLimitStore(db, table, cache),
       limits: settings.abuse,
       cache,
@@ -375,10 +406,12 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
     now: () => clock.now(),
     newId: () => randomUUID(),
   };
-  const spawner = chosen.spawner
-    ? chosen.spawner(base)
-    : ecsSpawner(settings, () => sidecarSettings(settings), base, clock);
-  const warmPool = new WarmPool({
+}
+
+/** The warm pool; its `assign` reaches a standby server's sidecar through the sidecar's queues. */
+function warmPoolOf(settings: PlatformConfig, base: BasePlatform, spawner: Spawner, shared: SharedClients): WarmPool {
+  const { sqs, tokens, queueUrl } = shared;
+  return new WarmPool({
     pool: base.pool,
     rooms: base.rooms,
     placement: base.placement,
@@ -395,14 +428,6 @@ function buildPlatform(settings: PlatformConfig, chosen: PlatformOptions): Platf
     }),
     cache: base.cache,
   });
-  return {
-    ...base,
-    ...(!chosen.spawner && settings.ecs.cluster ? { ecs: new ECSClient({ region: settings.region }) } : {}),
-    spawner,
-    warmPool,
-    locateServer: chosen.locateServer ? chosen.locateServer() : ecsLocator(settings),
-    prepareConfiguration: configurationPreparer(settings),
-  };
 }
 
 /**

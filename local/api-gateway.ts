@@ -9,7 +9,7 @@ import { isPreflight, preflightHeaders, withCorsHeaders } from './cors';
 import { lambdaContext } from './lambda-context';
 
 /** A route served by the local gateway itself, not by a Lambda handler (`/health`). */
-export interface GatewayOwnRoute {
+interface GatewayOwnRoute {
   readonly method: string;
   readonly path: string;
   readonly handle: () => Promise<{ status: number; body: unknown }>;
@@ -102,10 +102,7 @@ async function withinTimeout(work: Promise<HttpResult>, timeoutMs: number): Prom
  * answers with a URIError. The gateway refuses such a path itself, before any handler or
  * authentication runs, as API Gateway would never invoke the function for it.
  */
-export function decodePathParameters(
-  names: readonly string[],
-  match: RegExpExecArray,
-): Record<string, string> | undefined {
+function decodePathParameters(names: readonly string[], match: RegExpExecArray): Record<string, string> | undefined {
   try {
     return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1] ?? '')]));
   } catch {
@@ -155,7 +152,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-la
 }
 
 /** Builds the API Gateway HTTP API (payload 2.0) event that Lambda would receive. */
-export function toHttpEvent(
+function toHttpEvent(
   req: IncomingMessage,
   url: URL,
   body: Buffer,
@@ -210,7 +207,7 @@ export function toHttpEvent(
  * that is how region choice by the caller's location is tried from one machine. Callers
  * from elsewhere cannot.
  */
-export function sourceIpOf(remote: string | undefined, forwardedFor: string | undefined): string {
+function sourceIpOf(remote: string | undefined, forwardedFor: string | undefined): string {
   const socket = remote ?? '127.0.0.1';
   const loopback = socket === '::1' || socket.startsWith('127.') || socket.startsWith('::ffff:127.');
   const claimed = forwardedFor?.split(',')[0]?.trim();

@@ -89,7 +89,7 @@ export interface LocalCloud {
   killNow(): void;
 }
 
-export const localTableName = 'roomkeeper-local';
+const localTableName = 'roomkeeper-local';
 const defaultSweepIntervalMs = 5_000;
 const log = childLogger('local-cloud');
 export const localIssuer = 'roomkeeper-local';

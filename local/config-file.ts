@@ -27,7 +27,7 @@ const localRegionSchema = z.strictObject({
  * The local cloud's configuration file (see docs/local-cloud.md). Loaded once at start;
  * a file that does not validate stops the start with the failing field named.
  */
-export const localConfigFileSchema = z
+const localConfigFileSchema = z
   .strictObject({
     $schema: z.string().optional(),
     /** The region name rooms get in the local fleet when `regions` is absent. */

@@ -17,7 +17,7 @@ export function isPreflight(method: string, headers: IncomingHttpHeaders): boole
 }
 
 /** The value of `Access-Control-Allow-Origin` for this `Origin`, or undefined when it is not allowed. */
-export function allowedOrigin(policy: CorsPolicy | undefined, origin: string | undefined): string | undefined {
+function allowedOrigin(policy: CorsPolicy | undefined, origin: string | undefined): string | undefined {
   if (!policy || origin === undefined) return undefined;
   if (policy.allowOrigins.includes('*')) return '*';
   return policy.allowOrigins.includes(origin) ? origin : undefined;

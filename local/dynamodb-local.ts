@@ -46,7 +46,7 @@ export interface DynamoDbLocalOptions {
   readonly host?: string;
 }
 
-export class JavaMissingError extends Error {
+class JavaMissingError extends Error {
   override readonly name = 'JavaMissingError';
   constructor() {
     super(

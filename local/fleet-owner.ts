@@ -34,7 +34,7 @@ export function fleetOwnerAlive(owner: string): boolean {
 }
 
 /** Processes (by pid) whose environment names a fleet owner that no longer runs. */
-export function findLeftoverSidecars(): number[] {
+function findLeftoverSidecars(): number[] {
   if (process.platform !== 'linux') return [];
   const prefix = `${fleetOwnerVariable}=`;
   const leftovers: number[] = [];

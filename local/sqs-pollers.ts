@@ -64,7 +64,7 @@ function toLambdaAttributes(attributes: Record<string, MessageAttributeValue> | 
   return result;
 }
 
-export function toSqsRecord(message: Message, queueArn: string, region: string): SQSRecord {
+function toSqsRecord(message: Message, queueArn: string, region: string): SQSRecord {
   const a = message.Attributes ?? {};
   return {
     messageId: message.MessageId ?? '',

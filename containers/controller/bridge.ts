@@ -62,7 +62,7 @@ export interface BridgeOptions {
 }
 
 /** 128 random bits: unguessable, so no other room's reply can be made to match. */
-export const newCorrelationId = (): string => randomBytes(16).toString('base64url');
+const newCorrelationId = (): string => randomBytes(16).toString('base64url');
 
 /**
  * The sidecar's side of SQS. Requests go to the platform's FIFO queue with the room id as

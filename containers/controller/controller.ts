@@ -35,7 +35,7 @@ export interface ControllerDependencies {
   readonly log?: Logger;
 }
 
-export interface ControllerOutcome {
+interface ControllerOutcome {
   readonly reason: EndReason;
   /** What the sidecar process should exit with. */
   readonly exitCode: 0 | 1;

@@ -3,7 +3,7 @@ import type { SidecarEnvironment } from '../../core/gameservers/sidecar-environm
 import type { SidecarCredentials } from '../../core/protocol/controller-messages';
 
 /** What an SDK client takes as `credentials` (structurally the SDK's identity provider). */
-export interface CredentialIdentity {
+interface CredentialIdentity {
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
   readonly sessionToken: string;

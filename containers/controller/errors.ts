@@ -13,10 +13,3 @@ export class ControllerStartError extends Error {
     super(message, options);
   }
 }
-
-export class ControllerSendError extends Error {
-  override readonly name = 'ControllerSendError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
-}

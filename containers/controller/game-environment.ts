@@ -2,7 +2,7 @@ import { gameCommandLine, gameProcessEnvironment } from '../../core/gameservers/
 import type { SidecarEnvironment } from '../../core/gameservers/sidecar-environment';
 
 /** The only variables of the sidecar's own environment a game process inherits. */
-export const inheritedVariables = ['PATH', 'HOME', 'LANG'] as const;
+const inheritedVariables = ['PATH', 'HOME', 'LANG'] as const;
 
 export interface GameLaunch {
   readonly command: string;

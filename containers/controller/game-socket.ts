@@ -19,7 +19,7 @@ export interface GameSocketOptions {
  * `maxFrameBytes` (64 KiB) and this the frame is read and answered with `messageTooLarge`;
  * this cap only keeps a runaway game from making the sidecar buffer gigabytes.
  */
-export const hardFrameLimitBytes = 16 * 1024 * 1024;
+const hardFrameLimitBytes = 16 * 1024 * 1024;
 
 /**
  * The controller's end of the game's ZeroMQ PAIR socket: bound before the game starts,

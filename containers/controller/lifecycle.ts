@@ -8,7 +8,7 @@ import type { GameExit } from './supervisor';
 export type EndReason = Exclude<FailureReason, 'heartbeat-lost' | 'platform-error'> | 'stopped' | 'fatal';
 
 /** How to stop the game for each end. */
-export type GameStop =
+type GameStop =
   /** It has already ended. */
   | 'none'
   /** SIGTERM now, SIGKILL after KILL_GRACE_S. */

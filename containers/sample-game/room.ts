@@ -12,7 +12,7 @@ export interface SlotAuthority {
 }
 
 /** A chat line starting with this goes to the room's owner instead of the players. */
-export const ownerPrefix = '/owner ';
+const ownerPrefix = '/owner ';
 
 /** Messages the server sends players (JSON text frames). */
 export type ServerMessage =
@@ -25,7 +25,7 @@ export type ServerMessage =
 /** WebSocket close codes (4000–4999 are the application's). */
 export const closeCodes = { keyRejected: 4001, badKey: 4002, replaced: 4003, shuttingDown: 1001 } as const;
 
-export const maxChatChars = 500;
+const maxChatChars = 500;
 const maxKeyChars = 256;
 
 interface Player {

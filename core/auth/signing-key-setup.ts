@@ -23,7 +23,7 @@ const signingJwkSchema = z.looseObject({
 });
 
 /** The public half of a signing key, as verifiers publish it. */
-export type PublicSigningJwk = Omit<JWK, 'd'> & { kid: string };
+type PublicSigningJwk = Omit<JWK, 'd'> & { kid: string };
 
 /** Parses a secret's value as a usable signing key, or answers undefined (never throws, never logs it). */
 export async function usableSigningKey(secretString: string | undefined): Promise<JWK | undefined> {
@@ -45,13 +45,13 @@ export async function usableSigningKey(secretString: string | undefined): Promis
   return jwk.data;
 }
 
-export function publicHalf(jwk: JWK): PublicSigningJwk {
+function publicHalf(jwk: JWK): PublicSigningJwk {
   const { d: _private, ...rest } = jwk;
   return { ...rest, kid: String(jwk.kid), alg: 'EdDSA', use: 'sig' };
 }
 
 /** A kid that sorts by creation date and tells keys of one day apart. */
-export function newKid(now: Date): string {
+function newKid(now: Date): string {
   return `roomkeeper-${now.toISOString().slice(0, 10)}-${randomBytes(4).toString('hex')}`;
 }
 

@@ -40,7 +40,7 @@ export interface TokenClaims {
 export const defaultPlatformIssuer = 'roomkeeper-platform';
 
 /** Every platform audience starts with this; no identity provider audience may. */
-export const platformAudiencePrefix = 'roomkeeper:';
+const platformAudiencePrefix = 'roomkeeper:';
 
 /** Audience of a game server's own token (`login_access_token`). */
 export const gameServerAudience = `${platformAudiencePrefix}game-server`;
@@ -79,10 +79,10 @@ export function gameServerAccount(roomId: string): string {
 export const privilegedScopes: ReadonlySet<string> = new Set(['admin']);
 
 /** A game server token lives as long as a game may reasonably run; the sidecar never logs it. */
-export const gameServerTokenTtlS = 24 * 3600;
+const gameServerTokenTtlS = 24 * 3600;
 
 /** Tokens handed to game servers for joined players: one room, short-lived. */
-export const joinedTokenTtlS = 3600;
+const joinedTokenTtlS = 3600;
 
 /** A configuration's `serverScopes` as a token may hold them: privileged scopes dropped, no duplicates. */
 export function grantableScopes(serverScopes: readonly string[]): string[] {
@@ -132,7 +132,7 @@ export function joinedTokenClaims(joined: {
 }
 
 /** `aud` as a list, whether the token carries a string, an array or nothing. */
-export function audiencesOf(payload: JWTPayload): string[] {
+function audiencesOf(payload: JWTPayload): string[] {
   if (typeof payload.aud === 'string') return [payload.aud];
   if (Array.isArray(payload.aud)) return payload.aud.filter((a): a is string => typeof a === 'string');
   return [];

@@ -24,7 +24,7 @@ import {
 } from './token-model';
 import { PlatformCache } from '../infra/platform-cache';
 
-export type { Principal, TokenClaims } from './token-model';
+export type { Principal } from './token-model';
 
 export type TokenVerifier = (token: string) => Promise<Principal>;
 
@@ -66,7 +66,7 @@ export const keySetMaxAgeMs = 30_000;
  * (jose's `cooldownDuration`): a key the identity provider just added works within this, and
  * tokens with made-up key ids cost at most one fetch per this span.
  */
-export const keySetCooldownMs = 10_000;
+const keySetCooldownMs = 10_000;
 
 /**
  * How long a verified token is taken on trust (bounded by its own `exp`): with the key set's
@@ -169,7 +169,7 @@ interface VerifiedToken {
 }
 
 /** What a platform-minted token says, once its issuer, key and audience are checked. */
-export interface PlatformTokenClaims extends Principal {
+interface PlatformTokenClaims extends Principal {
   /** The `room` claim, when the token names one. */
   readonly room?: string;
 }

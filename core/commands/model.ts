@@ -13,18 +13,18 @@ import { storableJsonIssue, storableJsonObjectSchema } from '../protocol/storabl
  */
 
 /** Command names: the same shape a configuration's `commands` whitelist takes. */
-export const commandNameSchema = z
+const commandNameSchema = z
   .string()
   .min(1)
   .max(64)
   .regex(/^[A-Za-z0-9_.:-]+$/, 'must be letters, digits, _ . : or -');
 
 /** Args travel to the game as the JSON-RPC params and are stored on the record. */
-export const maxCommandArgsBytes = 4 * 1024;
+const maxCommandArgsBytes = 4 * 1024;
 /** A game's answer is stored on the record: past this it is replaced by an error. */
 export const maxCommandResultBytes = 16 * 1024;
 /** One game → owner message's `data` (the sidecar checks the same bound). */
-export const maxMessageDataBytes = maxMessageBytes;
+const maxMessageDataBytes = maxMessageBytes;
 /** Messages a room's log keeps: older ones are gone. */
 export const messageLogSize = 100;
 
@@ -36,12 +36,10 @@ export const sendCommandRequestSchema = z
       .describe('The JSON-RPC params the game server gets (an object).'),
   })
   .meta({ id: 'SendCommandRequest' });
-export type SendCommandRequest = z.output<typeof sendCommandRequestSchema>;
 
 export const commandIdSchema = z.uuid();
 
-export const commandStates = ['sent', 'answered', 'failed'] as const;
-export type CommandState = (typeof commandStates)[number];
+type CommandState = 'sent' | 'answered' | 'failed';
 
 /** A failed command's error: the game's JSON-RPC error, or the platform's (timeout, too large). */
 export interface CommandError {
@@ -200,11 +198,11 @@ export interface RoomMessage {
   readonly at: string;
 }
 
-export const roomMessageViewSchema = z
+const roomMessageViewSchema = z
   .object({ seq: z.number().int().min(1), data: z.record(z.string(), z.unknown()), at: z.string() })
   .meta({ id: 'RoomMessage' });
 
-export const maxMessageWaitS = 20;
+const maxMessageWaitS = 20;
 
 export const readMessagesQuerySchema = z
   .strictObject({
@@ -224,7 +222,6 @@ export const readMessagesQuerySchema = z
       .describe('Long poll: answer as soon as there is a message after `after`, or after this many seconds.'),
   })
   .meta({ id: 'ReadMessagesQuery' });
-export type ReadMessagesQuery = z.output<typeof readMessagesQuerySchema>;
 
 export const messagesViewSchema = z
   .object({

@@ -157,7 +157,7 @@ async function allowedCommands(room: Room, configurations: Pick<GameConfiguratio
 }
 
 /** Why the room has no game server taking commands now, as the end of a sentence; undefined when it has one. */
-export function whyNotReady(room: Pick<Room, 'state' | 'hosting'>): string | undefined {
+function whyNotReady(room: Pick<Room, 'state' | 'hosting'>): string | undefined {
   if (room.hosting === 'peerHosted') return 'it is peer-hosted and has no game server.';
   switch (room.state) {
     case 'ready':

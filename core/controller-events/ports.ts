@@ -7,13 +7,11 @@ import type { ServerLocator } from '../gameservers/server-address';
 import type { PoolStore } from '../pool/pool-store';
 import type { ControllerReply, SidecarCredentials } from '../protocol/controller-messages';
 import type { RoomStore } from '../rooms/room-store';
-import type { SessionStore } from '../sessions/store';
 
 /** What applying a sidecar's message needs: the room's one store and the ports around it. */
 export interface ControllerEventDependencies {
+  /** The room and its members: every write to them goes through this port. */
   readonly rooms: RoomStore;
-  /** Members live in the room's session document. */
-  readonly members: Pick<SessionStore, 'read' | 'confirm' | 'abandon' | 'leave'>;
   readonly signToken: TokenSigner;
   /** Verifies a platform-minted token for one audience (a game server's own, for `extend_token`). */
   readonly verifyServerToken: PlatformTokenVerifier;

@@ -51,9 +51,7 @@ export function readinessOf(
  * request (`ready`, answered OK), it must fail (`late`), or an answer that changes nothing.
  */
 export type InitedVerdict =
-  | { readonly kind: 'ready' }
-  | { readonly kind: 'late' }
-  | { readonly kind: 'answer'; readonly outcome: Outcome };
+  { readonly kind: 'ready' } | { readonly kind: 'late' } | { readonly kind: 'answer'; readonly outcome: Outcome };
 
 /**
  * Judges an `inited` by the write it made. Applied, or applied before by this very request

@@ -2,7 +2,7 @@ import { controllerRequestSchema, type ControllerReply, type ControllerRequest }
 import { openRequest, sealReply, type SidecarKeys } from '../protocol/sidecar-channel';
 
 /** Why a message on the controller queue was refused: safe to log, and never worth a retry. */
-export type ControllerMessageRejection = 'malformed' | 'bad-mac' | 'invalid-payload' | 'room-mismatch';
+type ControllerMessageRejection = 'malformed' | 'bad-mac' | 'invalid-payload' | 'room-mismatch';
 
 export type OpenedControllerMessage =
   | { readonly ok: true; readonly request: ControllerRequest }

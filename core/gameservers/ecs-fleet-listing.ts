@@ -2,8 +2,8 @@ import { DescribeTasksCommand, ListTasksCommand, type ECSClient } from '@aws-sdk
 import type { RunningServer } from './spawner';
 
 /** What every room task is started with (ecs-spawner.ts): `startedBy` and the room tag. */
-export const roomTaskStartedBy = 'roomkeeper';
-export const roomTagKey = 'roomkeeper:room';
+const roomTaskStartedBy = 'roomkeeper';
+const roomTagKey = 'roomkeeper:room';
 /**
  * The cluster a task runs in, from its ARN (`arn:aws:ecs:<region>:<account>:task/<cluster>/<id>`):
  * tasks of hosts in other clusters are stopped and described there. An old-format ARN

@@ -1,7 +1,6 @@
 import { RunTaskCommand, StopTaskCommand, type ECSClient, type KeyValuePair } from '@aws-sdk/client-ecs';
 import type { SidecarCredentials } from '../protocol/controller-messages';
 import { encodeRoomKey, type SidecarKeys } from '../protocol/sidecar-channel';
-import type { Placement } from '../rooms/model';
 import { NoHealthyHostError, SpawnFailedError } from './errors';
 import {
   gameCommandLine,
@@ -11,6 +10,7 @@ import {
 } from './sidecar-launch';
 import { launchOnlyVariables } from './task-overrides';
 import { clusterOfTask, listRoomTasks } from './ecs-fleet-listing';
+import type { Placement } from './game-server';
 import type { RunningServer, SpawnRequest, Spawner } from './spawner';
 import { unknownHost } from './server-address';
 

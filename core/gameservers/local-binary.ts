@@ -52,7 +52,7 @@ export function localBinaryProblem(
 }
 
 /** `stateOf` on this machine's file system, as the platform's user. */
-export function localFileState(file: string): LocalFileState {
+function localFileState(file: string): LocalFileState {
   try {
     if (!statSync(file).isFile()) return 'not-a-file';
   } catch {

@@ -54,7 +54,7 @@ export class PortPool {
 }
 
 /** Whether nothing else on this machine listens on the port right now. */
-export function isBindable(port: number): Promise<boolean> {
+function isBindable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(false));

@@ -1,4 +1,4 @@
-import type { Room } from '../rooms/model';
+import type { Placement } from './game-server';
 
 /**
  * What a placement's `host` says before the address players reach is known (an ECS task's
@@ -15,7 +15,10 @@ export function knownHost(host: string | undefined): string | undefined {
  * The address players connect to: the one learnt when the room became ready, or for rooms
  * whose spawner knew it at once (the local fleet), the placement's.
  */
-export function playerAddress(room: Pick<Room, 'address' | 'placement'>): string | undefined {
+export function playerAddress(room: {
+  readonly address?: string | undefined;
+  readonly placement?: Placement | undefined;
+}): string | undefined {
   return knownHost(room.address) ?? knownHost(room.placement?.host);
 }
 
@@ -23,7 +26,10 @@ export function playerAddress(room: Pick<Room, 'address' | 'placement'>): string
  * Finds the address players reach for a room whose spawner did not know it at spawn time
  * (deployed: the ECS task's public IPv4). Undefined while it is not known yet.
  */
-export type ServerLocator = (room: Pick<Room, 'roomId' | 'placement'>) => Promise<string | undefined>;
+export type ServerLocator = (room: {
+  readonly roomId: string;
+  readonly placement?: Placement | undefined;
+}) => Promise<string | undefined>;
 
 /**
  * Asks `locate` again after each of `pausesMs` while it knows no address. An `inited` whose
@@ -49,18 +55,3 @@ export function patientLocator(
 
 /** 3.75 s in all, well inside the controller consumer's 10 s timeout. */
 export const locatePausesMs = [250, 500, 1_000, 2_000] as const;
-
-/**
- * The rule of `inited`: a spawning room becomes ready to players only together with an
- * address they can reach. Without one, `inited` is answered "try again" while the spawn
- * deadline runs, and a room that never gets one times out like any other spawn.
- */
-export function readinessOf(
-  room: Pick<Room, 'address' | 'placement' | 'spawnDeadline'>,
-  located: string | undefined,
-  now: Date,
-): { readonly ready: true; readonly address: string } | { readonly ready: false; readonly retry: boolean } {
-  const address = playerAddress(room) ?? knownHost(located);
-  if (address) return { ready: true, address };
-  return { ready: false, retry: now.getTime() < Date.parse(room.spawnDeadline) };
-}

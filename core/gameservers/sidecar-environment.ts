@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { heartbeatDefaults } from '../rooms/liveness';
+import { heartbeatDefaults } from '../protocol/heartbeat';
 
 /**
  * What a spawner hands the controller sidecar, as environment variables: the same for a

@@ -1,5 +1,5 @@
-import type { Placement, RoomSettings } from '../rooms/model';
 import type { GameServerConfiguration } from './configuration';
+import type { GameSettings, Placement } from './game-server';
 
 /** Everything needed to start one room's game server and its controller sidecar. */
 export interface SpawnRequest {
@@ -8,7 +8,7 @@ export interface SpawnRequest {
   /** The host placement chose (core/placement/placement.ts); absent when the fleet has no hosts. */
   readonly host?: HostTarget;
   readonly configuration: GameServerConfiguration;
-  readonly roomSettings: RoomSettings;
+  readonly roomSettings: GameSettings;
   readonly maxPlayers: number;
   /**
    * A warm-pool start (core/pool/warm-pool.ts): the game gets `standby=1` and waits for
@@ -26,7 +26,7 @@ export interface SpawnRequest {
 }
 
 /** Where on the fleet a server starts: a local host by id, or an ECS cluster (and capacity provider). */
-export interface HostTarget {
+interface HostTarget {
   readonly hostId: string;
   readonly ecs?: { readonly cluster: string; readonly capacityProvider?: string };
 }

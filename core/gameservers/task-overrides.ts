@@ -1,5 +1,5 @@
 import { RequestInvalidError, type FieldIssue } from '../errors';
-import type { RoomSettings } from '../rooms/model';
+import type { GameSettings } from './game-server';
 
 /**
  * ECS refuses a RunTask whose `overrides` take more than 8,192 characters as JSON, formatting
@@ -33,12 +33,12 @@ export const taskOverridesBudget = {
 export const assumedMaxSessionTokenChars = 2_048;
 
 /** How many characters a string takes as a JSON string inside the overrides, quotes included. */
-export function jsonStringChars(value: string): number {
+function jsonStringChars(value: string): number {
   return JSON.stringify(value).length;
 }
 
 /** `room_settings` as it appears in the overrides. */
-export function roomSettingsOverrideChars(settings: RoomSettings): number {
+export function roomSettingsOverrideChars(settings: GameSettings): number {
   return jsonStringChars(JSON.stringify(settings));
 }
 
@@ -84,7 +84,7 @@ export function configurationOverrideIssue(parts: ConfigurationOverrideParts): F
 }
 
 /** Refuses room settings (criteria merged in) that would not fit the game server task's overrides. */
-export function assertRoomSettingsFitTask(settings: RoomSettings): void {
+export function assertRoomSettingsFitTask(settings: GameSettings): void {
   const used = roomSettingsOverrideChars(settings);
   if (used <= taskOverridesBudget.roomSettings) return;
   throw new RequestInvalidError(

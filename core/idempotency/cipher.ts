@@ -6,7 +6,7 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
  * holds nothing a reader of it could use. The additional data binds a ciphertext to its record,
  * so an answer copied to another record does not decrypt.
  */
-export const idempotencyKeyLabel = 'roomkeeper/idempotency/v1';
+const idempotencyKeyLabel = 'roomkeeper/idempotency/v1';
 const version = 'v1';
 
 /** Derives the 256-bit encryption key from secret key material (the Ed25519 private key's `d`). */

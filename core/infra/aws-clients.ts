@@ -15,7 +15,7 @@ const emulatorCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
  * three attempts of up to 3 s each and the SDK's jittered backoff, a stalled dependency fails a
  * call in about 10 s (`UNAVAILABLE`), and a refused connection in well under 1 s.
  */
-export const dependencyTimeouts = {
+const dependencyTimeouts = {
   /**
    * A connect that sees no answer. Not shorter: a burst of new connections overflows DynamoDB
    * Local's accept backlog (50) and the kernel retries a dropped SYN after 1 s. A stalled

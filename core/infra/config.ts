@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defaultPlatformIssuer, identityProviderConflict } from '../auth/token-model';
-import { heartbeatDefaults } from '../rooms/liveness';
+import { heartbeatDefaults } from '../protocol/heartbeat';
 import { maxRateLimit } from '../abuse/rate-limit';
 
 /**

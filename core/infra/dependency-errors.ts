@@ -6,7 +6,7 @@ import { DependencyUnavailableError } from '../errors';
  * cause and that goes away by itself. Everything else an SDK throws is either a domain
  * answer the store already mapped (a failed condition) or a bug.
  */
-export type DependencyFailureKind =
+type DependencyFailureKind =
   /** Connection refused, reset or dropped: the service (or the emulator) is not there. */
   | 'unreachable'
   /** No answer within the client's connection or request timeout, or the caller's deadline. */

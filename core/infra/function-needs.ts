@@ -18,13 +18,5 @@
  *   `sendCommands` does, and the answer received from its assign queue (ReceiveMessage on the
  *   queues named `<reply prefix>*-assign`). Declare `signTokens` too.
  */
-export const functionNeeds = [
-  'spawn',
-  'stopServers',
-  'signTokens',
-  'sidecarCredentials',
-  'sendCommands',
-  'takeStandby',
-] as const;
-
-export type FunctionNeed = (typeof functionNeeds)[number];
+export type FunctionNeed =
+  'spawn' | 'stopServers' | 'signTokens' | 'sidecarCredentials' | 'sendCommands' | 'takeStandby';

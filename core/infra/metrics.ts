@@ -19,7 +19,6 @@ export const spawnMetrics = {
   /** A game server that did not call `inited` before its spawn deadline. */
   timedOut: 'SpawnTimeouts',
 } as const;
-export type SpawnMetric = (typeof spawnMetrics)[keyof typeof spawnMetrics];
 
 function enabledByEnvironment(env: NodeJS.ProcessEnv): boolean {
   if (env.POWERTOOLS_METRICS_DISABLED?.toLowerCase() === 'true') return false;

@@ -18,8 +18,6 @@ export const cachedKinds = {
    * admin's hand. Hosts are read consistently; a slot's conditional write judges their health.
    */
   fleet: { ttlMs: 1_000 },
-  /** An account's ban (or its absence): a ban placed anywhere takes effect within this. */
-  ban: { ttlMs: 1_000 },
   /**
    * An account refused by its rate-limit log until its oldest admission leaves the window
    * (core/abuse/guard.ts): an exact fact, since a full log admits nobody before then. A join
@@ -28,6 +26,13 @@ export const cachedKinds = {
    * carries its end; an entry never outlives the 60 s window.
    */
   accountRefused: { ttlMs: 60_000 },
+  /**
+   * An account whose join its gate refused as banned (core/abuse/guard.ts): its joins in this
+   * process are refused before they claim a slot, so a banned account (which spends no
+   * allowance) hammering a room's last slot holds it at most once a second per process. A ban's
+   * lifting reaches such a process within this; placing one is never delayed.
+   */
+  accountBanned: { ttlMs: 1_000 },
   /**
    * The sequence number of an account's rate-limit log as this process last saw it: a guess
    * that lets the usual admission be one write. The log's condition decides; a wrong guess

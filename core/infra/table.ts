@@ -43,8 +43,6 @@ export const tableDefinition = {
   ],
 } as const;
 
-export type IndexName = (typeof tableDefinition.globalSecondaryIndexes)[number]['indexName'];
-
 /**
  * The CreateTable request the local cloud and the integration tests send. No stream: nothing
  * reads one, and DynamoDB Local would record every write's old and new image, at a CPU cost

@@ -99,8 +99,7 @@ export interface Host extends HostBody {
 
 export const defaultHeartbeatTimeoutS = { local: 15, ecs: 180 } as const;
 
-export type HostRefusal =
-  'draining' | 'no-heartbeat' | 'heartbeat-late' | 'full' | 'cpu-over-limit' | 'memory-over-limit';
+type HostRefusal = 'draining' | 'no-heartbeat' | 'heartbeat-late' | 'full' | 'cpu-over-limit' | 'memory-over-limit';
 
 export type HostHealth =
   | { readonly healthy: true; readonly load: number }

@@ -12,7 +12,7 @@ export interface RegionRequest {
 }
 
 /** Why a region is where it is in the order. */
-export type RegionReason = 'requested' | 'latency' | 'geo' | 'default' | 'remaining';
+type RegionReason = 'requested' | 'latency' | 'geo' | 'default' | 'remaining';
 
 export interface RankedRegion {
   readonly region: string;

@@ -1,15 +1,17 @@
 import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type * as z from 'zod';
 import { isMissingQueue, type CommandDelivery } from '../commands/delivery';
 import { openControllerMessage } from '../gameservers/controller-channel';
+import { assignMethod, rpcMethods } from '../protocol/game-methods';
 import { assignQueueName } from '../protocol/queue-names';
 import type { SidecarKeys } from '../protocol/sidecar-channel';
-import type { HandOver } from '../rooms/create';
+import type { HandOver } from '../rooms/room-store';
 
 /** The game's answer to `assign`, as the sidecar relayed it. */
 export type AssignOutcome = { readonly accepted: true } | { readonly accepted: false; readonly detail: string };
 
 /** What came back on a standby server's assign queue for one `assign`. */
-export type AssignAnswer =
+type AssignAnswer =
   | { readonly kind: 'answered'; readonly result: unknown }
   | { readonly kind: 'failed'; readonly error: { readonly code: number; readonly message: string } }
   | { readonly kind: 'timeout' }
@@ -33,7 +35,7 @@ export interface AssignDependencies {
 }
 
 /** How long a create waits for the game's answer to `assign` before it starts a server cold. */
-export const assignTimeoutMs = 5_000;
+const assignTimeoutMs = 5_000;
 
 /** What a standby server is told of the room it now is. */
 export interface Assignment {
@@ -43,7 +45,7 @@ export interface Assignment {
 }
 
 /** The `assign` request's params (docs/game-server-protocol.md). */
-export function assignParams(assignment: Assignment): Record<string, unknown> {
+export function assignParams(assignment: Assignment): z.input<(typeof rpcMethods)[typeof assignMethod]['params']> {
   return {
     room_id: assignment.roomId,
     room_settings: assignment.settings,
@@ -69,7 +71,7 @@ export function assignThroughSidecar(deps: AssignDependencies) {
     const delivery = deps.deliver(assignment.roomId, {
       type: 'command',
       commandId,
-      method: 'assign',
+      method: assignMethod,
       params: assignParams(assignment),
     });
     const answer = deps.answers(assignment.roomId, commandId, assignTimeoutMs, stopWaiting.signal);
@@ -92,12 +94,11 @@ export function assignThroughSidecar(deps: AssignDependencies) {
 
 function outcomeOf(got: AssignAnswer): AssignOutcome {
   switch (got.kind) {
-    case 'answered': {
-      const status = (got.result as { status?: unknown } | null)?.status;
-      return status === 'OK'
+    case 'answered':
+      // Accepted only with the result the table declares for `assign` (`{"status": "OK"}`).
+      return rpcMethods[assignMethod].result.safeParse(got.result).success
         ? { accepted: true }
         : { accepted: false, detail: `the game answered ${JSON.stringify(got.result)?.slice(0, 200)}` };
-    }
     case 'failed':
       return { accepted: false, detail: `${got.error.message} (${got.error.code})` };
     case 'timeout':

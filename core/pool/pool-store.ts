@@ -8,10 +8,6 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '../infra/dependency-errors';
 import { keys } from '../infra/keys';
-import type { HandOver } from '../rooms/create';
-import { roomOf } from '../rooms/room-item';
-import { documentOf } from '../sessions/document';
-import type { SessionRead } from '../sessions/store';
 
 /** A ready standby server as creates find it listed. */
 export interface ListedServer {
@@ -57,8 +53,8 @@ export interface PooledConfiguration {
  *
  * A pool item holds every standby server of the pool (`servers`, by room id: its state and
  * start): what the pool keeper counts. Creates choose from the ready standby rooms themselves
- * (`readyServers`). Neither decides anything: a server changes hands with `handOver`, a
- * conditional write on its room (only while that is still a ready standby room), so of any
+ * (`readyServers`). Neither decides anything: a server changes hands with the room store's
+ * `handOver` (core/rooms/rooms.ts), a conditional write on its room (only while that is still a ready standby room), so of any
  * number of creates trying one server exactly one gets it, and one that ended meanwhile goes
  * to none.
  */
@@ -347,53 +343,6 @@ export class PoolStore {
       new GetCommand({ TableName: this.tableName, Key: poolItemKey(pool), ConsistentRead: true }),
     );
     return Item;
-  }
-
-  /**
-   * Hands the standby server `roomId` over to a create: one conditional UpdateItem turns its
-   * room (only while it is still a ready standby room) into the creator's, listed, with
-   * `handOver`, and returns it with its session document. Undefined when the room ended (or
-   * was handed over) since it was pooled.
-   */
-  async handOver(pool: PoolKey, roomId: string, handOver: HandOver): Promise<SessionRead | undefined> {
-    const { members, ...fields } = handOver;
-    const set: Record<string, unknown> = {
-      ...fields,
-      players: Object.keys(members).length,
-      members,
-      gone: {},
-      updatedAt: handOver.createdAt,
-      // The creator's reservation runs from the create, not from when the server became ready.
-      readyAt: handOver.createdAt,
-      ...keys.roomIndexes({ ...pool, roomId, createdAt: handOver.createdAt }),
-    };
-    const names: Record<string, string> = { '#standby': 'standby', '#state': 'state', '#changeNumber': 'changeNumber' };
-    const values: Record<string, unknown> = { ':true': true, ':ready': 'ready', ':one': 1 };
-    const assignments = Object.entries(set).map(([name, value]) => {
-      names[`#${name}`] = name;
-      values[`:${name}`] = value;
-      return `#${name} = :${name}`;
-    });
-    try {
-      const { Attributes } = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.room(roomId),
-          // Its standby index keys go in the same write: no create is offered a taken server.
-          UpdateExpression: `SET ${assignments.join(', ')}, #changeNumber = #changeNumber + :one REMOVE #standby, gsi1pk, gsi1sk`,
-          ConditionExpression: '#standby = :true AND #state = :ready',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      // The write's answer is the whole new session document: the create answers from it, no read.
-      return Attributes ? { room: roomOf(Attributes), doc: documentOf(Attributes) } : undefined;
-    } catch (error) {
-      // Ended, or taken by another create, since it was read as ready: the caller tries another.
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
   }
 }
 

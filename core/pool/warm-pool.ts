@@ -8,11 +8,10 @@ import { countSpawnFailure } from '../infra/metrics';
 import type { PlatformCache } from '../infra/platform-cache';
 import type { Placement } from '../placement/placement';
 import { roomBoundsOf } from '../rooms/cost-bounds';
-import type { HandOver, RoomCosts, StandbyServers } from '../rooms/create';
+import type { RoomCosts, StandbyServers } from '../rooms/create';
 import type { Room } from '../rooms/model';
-import type { RoomStore } from '../rooms/room-store';
-import type { SessionRead } from '../sessions/store';
-import { defaultConstants } from '../sessions/model';
+import type { HandOver, RoomStore, SessionRead } from '../rooms/room-store';
+import { defaultConstants } from '../rooms/session-model';
 import type { Assignment, AssignOutcome } from './assign';
 import type { ListedServer, PoolKey, PoolStore, StandbyServer } from './pool-store';
 
@@ -81,7 +80,7 @@ export class WarmPool implements StandbyServers {
       const roomId = (this.deps.pick ?? anyOf)(listed);
       if (roomId === undefined) return undefined;
       listed = listed.filter((id) => id !== roomId);
-      const session = await this.deps.pool.handOver(key, roomId, handOver);
+      const session = await this.deps.rooms.handOver(roomId, key, handOver);
       this.forgetListed(configuration, roomId, listed);
       if (session) return this.assign(key, session, handOver);
       log.info('a listed standby server was taken or had ended; trying another', { roomId, gameId: key.gameId });
@@ -289,7 +288,7 @@ function anyOf(listed: readonly string[]): string | undefined {
 }
 
 /** A standby start found its configuration keeping no pool any more (read after it was listed). */
-export class PoolNotKeptError extends Error {
+class PoolNotKeptError extends Error {
   override readonly name = 'PoolNotKeptError';
   constructor(gameId: string, version: string) {
     super(`The configuration ${gameId} version ${version} keeps no warm pool any more.`);
@@ -297,7 +296,7 @@ export class PoolNotKeptError extends Error {
 }
 
 /** A standby server's room: nobody's, closed to joins, sized by the configuration. */
-export function standbyRoom(
+function standbyRoom(
   roomId: string,
   configuration: GameServerConfiguration,
   region: string,

@@ -27,7 +27,7 @@ const base = {
  * to the game and be welcomed in the player's seat. A hash gives nothing to present: the
  * sidecar hashes whatever the game hands it, and no preimage of a 256-bit random key is found.
  */
-export const keyHashSchema = z
+const keyHashSchema = z
   .string()
   .regex(/^[0-9a-f]{64}$/, 'a registration key crosses the queue as its SHA-256, 64 lower-case hex digits');
 
@@ -47,7 +47,7 @@ export function gameRequestId(id: RpcId): string {
 }
 
 /** `gameRequestId`'s form; also that of a correlation id (128 random bits, base64url). */
-export const gameRequestIdSchema = z
+const gameRequestIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9_-]{22}$/, 'a game request id is 128 bits, base64url (22 characters)');
 
@@ -96,13 +96,27 @@ const rpcBase = {
 };
 
 /**
+ * What the request schema checks of each method the table forwards to the platform
+ * (`gameMethods`): a method added there does not compile until it is declared here.
+ */
+const forwardedRequestParams = {
+  inited: z.unknown(),
+  joined: keyedParamsSchema,
+  left: keyedParamsSchema,
+} as const satisfies Record<GameMethod, z.ZodType>;
+
+/** The forward of a method that uses a registration key: it names the game request it is about (`gameRequest`). */
+const keyedRequest = <M extends GameMethod>(method: M) =>
+  z.object({ ...rpcBase, method: z.literal(method), params: forwardedRequestParams[method], gameRequest });
+
+/**
  * A game JSON-RPC call forwarded for the platform to apply. `joined` and `left` carry the
  * game's params with `key` replaced by `keyHash` (`forwardedCall`); `inited` as the game sent it.
  */
 const rpcRequestSchema = z.discriminatedUnion('method', [
-  z.object({ ...rpcBase, method: z.literal('inited'), params: z.unknown() }),
-  z.object({ ...rpcBase, method: z.literal('joined'), params: keyedParamsSchema, gameRequest }),
-  z.object({ ...rpcBase, method: z.literal('left'), params: keyedParamsSchema, gameRequest }),
+  z.object({ ...rpcBase, method: z.literal('inited' satisfies GameMethod), params: forwardedRequestParams.inited }),
+  keyedRequest('joined'),
+  keyedRequest('left'),
 ]);
 
 export const controllerRequestSchema = z.discriminatedUnion('type', [
@@ -116,7 +130,7 @@ export const controllerRequestSchema = z.discriminatedUnion('type', [
     type: z.literal('abandoned'),
     ...base,
     correlationId: z.string().min(1).max(128),
-    method: z.literal('joined'),
+    method: z.literal('joined' satisfies GameMethod),
     keyHash: keyHashSchema,
     gameRequest,
   }),

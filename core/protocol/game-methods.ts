@@ -15,7 +15,7 @@ const ok = z.object({ status: z.literal('OK') });
  * sidecar on its own (`status`, `shutdown`), or the platform through the sidecar (`assign`;
  * the owner's commands are the game's own methods and not listed).
  */
-export type RpcDirection = 'game-to-controller' | 'controller-to-game' | 'platform-to-game';
+type RpcDirection = 'game-to-controller' | 'controller-to-game' | 'platform-to-game';
 
 interface RpcMethodSpec {
   readonly direction: RpcDirection;
@@ -114,11 +114,22 @@ export type RpcMethod = keyof typeof rpcMethods;
 /** The warm pool's hand-over method (`rpcMethods.assign`). */
 export const assignMethod = 'assign' satisfies RpcMethod;
 
-/** Game → controller methods the platform answers. */
-export const gameMethods = { inited: rpcMethods.inited, joined: rpcMethods.joined, left: rpcMethods.left } as const;
+/** The methods of the table that the sidecar forwards as `forwarded` says, with their specs. */
+type ForwardedAs<F extends RpcMethodSpec['forwarded']> = {
+  readonly [M in RpcMethod as (typeof rpcMethods)[M]['forwarded'] extends F ? M : never]: (typeof rpcMethods)[M];
+};
+
+function forwardedAs<F extends RpcMethodSpec['forwarded']>(forwarded: F): ForwardedAs<F> {
+  return Object.fromEntries(
+    Object.entries(rpcMethods).filter(([, spec]) => spec.forwarded === forwarded),
+  ) as ForwardedAs<F>;
+}
+
+/** Game → controller methods the platform answers (forwarded over controller-requests.fifo). */
+export const gameMethods = forwardedAs('platform');
 
 /** Game → controller, forwarded without waiting for the platform. */
-export const gameNotifications = { message: rpcMethods.message } as const;
+export const gameNotifications = forwardedAs('message');
 
 export type GameMethod = keyof typeof gameMethods;
 

@@ -26,7 +26,7 @@ export type RpcErrorCode = (typeof rpcErrorCodes)[keyof typeof rpcErrorCodes];
 /** Frames above this are refused unread. */
 export const maxFrameBytes = 64 * 1024;
 
-export const rpcIdSchema = z.union([z.string().max(128), z.number().int()]);
+const rpcIdSchema = z.union([z.string().max(128), z.number().int()]);
 export type RpcId = z.infer<typeof rpcIdSchema>;
 
 export const rpcErrorSchema = z.object({
@@ -36,7 +36,7 @@ export const rpcErrorSchema = z.object({
 });
 export type RpcError = z.infer<typeof rpcErrorSchema>;
 
-export const rpcRequestSchema = z.object({
+const rpcRequestSchema = z.object({
   jsonrpc: z.literal('2.0'),
   id: rpcIdSchema.optional(),
   method: z.string().min(1).max(64),

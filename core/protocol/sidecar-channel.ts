@@ -19,7 +19,7 @@ import * as z from 'zod';
  */
 
 /** Versioned: changing the derivation means a new label, and old sidecars fail closed. */
-export const sidecarKeyLabel = 'roomkeeper/sidecar/v1';
+const sidecarKeyLabel = 'roomkeeper/sidecar/v1';
 const keyBytes = 32;
 const ivBytes = 12;
 const tagBytes = 16;
@@ -71,7 +71,7 @@ export function decodeRoomKey(text: string): Buffer {
 
 // ───────────────────────── sidecar → platform: MAC'd envelopes ─────────────────────────
 
-export const requestEnvelopeSchema = z.object({
+const requestEnvelopeSchema = z.object({
   v: z.literal(1),
   roomId: roomIdSchema,
   /** The request as JSON text: the MAC covers these exact bytes, never a re-serialisation. */
@@ -123,7 +123,7 @@ export async function openRequest(
 
 // ──────────────────── platform → sidecar: AES-256-GCM sealed messages ────────────────────
 
-export const sealedReplySchema = z.object({
+const sealedReplySchema = z.object({
   v: z.literal(1),
   /** 96-bit random nonce, fresh per message. */
   iv: z.string().regex(/^[A-Za-z0-9_-]{16}$/),

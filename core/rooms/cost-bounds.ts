@@ -1,5 +1,6 @@
-import type { SessionDocument } from '../sessions/document';
-import { emptySinceOf, hostingOf } from '../sessions/room-response';
+import type { SessionDocument } from './document';
+import { hostingOf } from './room-response';
+import { emptySinceOf } from './session-end';
 import type { Room, RoomBounds } from './model';
 
 /** Why the platform ends a room that is otherwise fine (docs/cost-bounds.md). */

@@ -4,8 +4,7 @@ import { NoHealthyHostError, SpawnFailedError, SpawnTimeoutError } from '../game
 import type { ServerCaps, ServerSlots } from '../gameservers/server-slot-store';
 import type { Placement, PlacementRequest } from '../placement/placement';
 import type { Host } from '../placement/fleet-model';
-import type { SessionDocument, StoredMember } from '../sessions/document';
-import type { SessionRead } from '../sessions/store';
+import type { SessionDocument } from './document';
 import { firstMembers } from './room-item';
 import { playerAddress, unknownHost } from '../gameservers/server-address';
 import type { Spawner } from '../gameservers/spawner';
@@ -18,8 +17,8 @@ import { generateRegistrationKey, hashRegistrationKey } from './registration-key
 import type { NewMember, Reservation } from './member';
 import type { Room, RoomSettings } from './model';
 import { RoomAlreadyExistsError } from './errors';
-import type { RoomStore } from './room-store';
-import { defaultConstants, type SessionConstants, type SessionProperties } from '../sessions/model';
+import type { HandOver, RoomStore, SessionRead } from './room-store';
+import { defaultConstants, type SessionConstants, type SessionProperties } from './session-model';
 
 export interface CreateRoomCommand {
   readonly account: string;
@@ -33,7 +32,7 @@ export interface CreateRoomCommand {
   /** Set when matchmaking creates the room for a criteria bucket. */
   readonly bucket?: string;
   /**
-   * The session the room is (core/sessions/create-resolution.ts). Absent: the configuration's
+   * The session the room is (core/rooms/create-resolution.ts). Absent: the configuration's
    * default template, open, with no custom constants or properties.
    */
   readonly session?: {
@@ -82,19 +81,6 @@ export interface CreateRoomDependencies {
   readonly prefetched?: {
     readonly ranking?: Promise<Awaited<ReturnType<Placement['rankRecent']>>>;
   };
-}
-
-/** What a create makes of the standby room it takes: everything that is the creator's. */
-export interface HandOver {
-  readonly owner: string;
-  readonly settings: Room['settings'];
-  readonly maxPlayers: number;
-  /** The create's instant: the room's lifetime and the creator's reservation count from it. */
-  readonly createdAt: string;
-  readonly template: Room['template'];
-  readonly constants: NonNullable<Room['constants']>;
-  readonly properties: NonNullable<Room['properties']>;
-  readonly members: Readonly<Record<string, StoredMember>>;
 }
 
 /**
@@ -175,7 +161,7 @@ async function createCold(
   const { region, host } = await takeServerSlot(roomId, command, deps, created);
   const room = coldRoom(roomId, region, command, maxPlayers, deps, created);
   // Pending: the creator's reservation expires reservationTimeoutS after the room became
-  // ready (`inited`), not after the spawn deadline (core/sessions/document.ts).
+  // ready (`inited`), not after the spawn deadline (core/rooms/document.ts).
   const member: NewMember = {
     account: command.account,
     keyHash: hashRegistrationKey(key),

@@ -10,7 +10,7 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { asDependencyUnavailable, isConditionFailure, retryOnContention } from '../infra/dependency-errors';
 import { keys } from '../infra/keys';
-import { isItemTooLarge, SessionDocumentFullError } from '../sessions/errors';
+import { isItemTooLarge, SessionDocumentFullError } from './session-errors';
 import { compileWrite, type Change, type Condition, type Item } from './room-expression';
 import type { ItemWriteResult, RoomItems, RoomStore } from './room-store';
 import { Rooms, type RoomsOptions } from './rooms';
@@ -50,14 +50,19 @@ export class DynamoRoomItems implements RoomItems {
     }
   }
 
-  async update(roomId: string, condition: Condition, change: Change): Promise<ItemWriteResult> {
+  async update(
+    roomId: string,
+    condition: Condition,
+    change: Change,
+    answer: 'all' | 'updated' = 'all',
+  ): Promise<ItemWriteResult> {
     try {
       const { Attributes } = await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.room(roomId),
           ...compileWrite(condition, change),
-          ReturnValues: 'ALL_NEW',
+          ReturnValues: answer === 'updated' ? 'UPDATED_NEW' : 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
@@ -67,6 +72,7 @@ export class DynamoRoomItems implements RoomItems {
         const old = oldItemOf(error);
         return { applied: false, ...(old ? { item: old } : {}) };
       }
+      if (isItemTooLarge(error)) throw new SessionDocumentFullError(roomId, { cause: error });
       throw error;
     }
   }

@@ -6,9 +6,9 @@ import type { PlatformCache } from '../infra/platform-cache';
 import { generateRegistrationKey } from './registration-keys';
 import { playerAddress, unknownHost } from '../gameservers/server-address';
 import type { Reservation } from './member';
-import { expiryOf, newReservation, storedHashOfKey, type StoredMember } from '../sessions/document';
-import { constantsOf } from '../sessions/model';
-import type { ClaimResult, SessionRead, SessionStore } from '../sessions/store';
+import { expiryOf, newReservation, storedHashOfKey, type StoredMember } from './document';
+import { constantsOf } from './session-model';
+import type { ClaimResult, SessionRead, RoomStore } from './room-store';
 import { RoomNotFoundError } from './errors';
 import { RoomFullError, RoomNotJoinableError } from './join-errors';
 import { causeOfSilence, type HeartbeatPipeline } from './heartbeat-evidence';
@@ -22,7 +22,7 @@ export interface JoinRoomCommand {
 }
 
 export interface JoinRoomDependencies {
-  readonly sessions: Pick<SessionStore, 'read' | 'claim' | 'reclaimAndClaim' | 'reissueKey' | 'undoClaim'>;
+  readonly sessions: Pick<RoomStore, 'read' | 'claim' | 'reclaimAndClaim' | 'reissueKey' | 'undoClaim'>;
   /**
    * The process's cache (Platform's): a settled room's constants (`roomConstants`), so a join
    * needs no read, and the shared read of a room not settled yet (`unsettledRoom`).
@@ -112,12 +112,16 @@ export async function joinRoom(command: JoinRoomCommand, deps: JoinRoomDependenc
   if (refused) {
     // A failed undo leaves a reservation whose key nobody was given: it expires by itself.
     await deps.sessions
-      .undoClaim(command.roomId, {
-        account: command.account,
-        keyHash: claimed.keyHash,
-        reissued: claimed.reissued,
-        ...(claimed.previousKeyHash === undefined ? {} : { previousKeyHash: claimed.previousKeyHash }),
-      })
+      .undoClaim(
+        command.roomId,
+        {
+          account: command.account,
+          keyHash: claimed.keyHash,
+          reissued: claimed.reissued,
+          ...(claimed.previousKeyHash === undefined ? {} : { previousKeyHash: claimed.previousKeyHash }),
+        },
+        deps.now(),
+      )
       .catch(() => undefined);
     throw refused;
   }

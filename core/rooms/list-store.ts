@@ -33,7 +33,7 @@ export interface RoomListing {
 }
 
 /** Each clause of the listing filters, by name. */
-export const listingConditions = {
+const listingConditions = {
   roomIsReady: '#state = :ready',
   roomHasFreeSlot: 'players < maxPlayers',
   /** Only sessions anyone may join are offered: not `visible` or `private`, not `closed` or `inviteOnly`. */

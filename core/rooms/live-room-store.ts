@@ -2,7 +2,7 @@ import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws
 import { DependencyUnavailableError } from '../errors';
 import { jitteredBackoffMs, writeContentionBackoff } from '../infra/clock';
 import { keys, liveRoomShards, type ItemKey } from '../infra/keys';
-import { documentOf, SessionDocumentCorruptError, type SessionDocument } from '../sessions/document';
+import { documentOf, SessionDocumentCorruptError, type SessionDocument } from './document';
 import { isLive, type Room } from './model';
 import { roomOf } from './room-item';
 

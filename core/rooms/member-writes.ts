@@ -8,9 +8,9 @@ import {
   preConfirmation,
   type DocMember,
   type StoredMember,
-} from '../sessions/document';
-import { roomItemBudget } from '../sessions/item-budget';
-import type { SessionTimeouts } from '../sessions/model';
+} from './document';
+import { roomItemBudget } from './item-budget';
+import type { SessionTimeouts } from './session-model';
 import type { Member } from './member';
 import type { Room } from './model';
 import { memberAsRead, roomConditions as is } from './room-conditions';
@@ -19,7 +19,7 @@ import type { ConfirmResult, RoomWrite, SessionRead } from './room-store';
 
 /**
  * The writes that change a room's members, other than the join's claim
- * (core/sessions/join-conditions.ts) and the PATCHes (core/sessions/patch-conditions.ts): each
+ * (core/rooms/join-conditions.ts) and the PATCHes (core/rooms/patch-conditions.ts): each
  * a pure function of what was read and `now`, returning the `RoomWrite` the one store sends.
  */
 

@@ -1,8 +1,8 @@
-import type { MemberState } from '../sessions/model';
+import type { MemberState } from './session-model';
 
 /**
  * A player's slot in a room, as the platform reads it out of the session document
- * (core/sessions/document.ts stores it in a few dozen bytes).
+ * (core/rooms/document.ts stores it in a few dozen bytes).
  */
 export interface Member {
   readonly roomId: string;

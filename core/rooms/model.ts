@@ -1,11 +1,12 @@
+import type { GameSettings, Placement } from '../gameservers/game-server';
 import type { FailureReason } from '../protocol/controller-messages';
-import type { Joinability, SessionConstants } from '../sessions/model';
+import type { Joinability, SessionConstants } from './session-model';
 
 /** A room is one game server instance and the players it holds. */
 export const roomStates = ['spawning', 'ready', 'failed', 'closed'] as const;
 export type RoomState = (typeof roomStates)[number];
 
-export type RoomSettings = Record<string, unknown>;
+export type RoomSettings = GameSettings;
 
 /**
  * Why a room failed: a sidecar's report, or the platform's own evidence (`spawn-failed`: the
@@ -14,13 +15,8 @@ export type RoomSettings = Record<string, unknown>;
  */
 export type RoomFailureReason = FailureReason | 'spawn-failed' | 'sidecar-lost' | 'assign-refused';
 
-export interface Placement {
-  /** ECS task ARN, or the local fleet's process id for the sidecar. */
-  readonly taskId: string;
-  /** Where players connect. */
-  readonly host: string;
-  readonly ports: readonly number[];
-}
+/** Where the room's server runs (the spawner's answer). */
+export type { Placement };
 
 export interface Room {
   readonly roomId: string;

@@ -9,7 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
  */
 export type AttributePath = readonly string[];
 
-export type Operand = { readonly path: AttributePath } | { readonly value: unknown };
+type Operand = { readonly path: AttributePath } | { readonly value: unknown };
 
 export type Condition =
   | { readonly kind: 'exists'; readonly path: AttributePath }
@@ -232,7 +232,11 @@ export function applyChange(item: Item, change: Change): Item {
  * they are after it (nested paths keep their enclosing maps).
  */
 export function updatedPart(item: Item, change: Change): Item {
-  const paths = [...(change.set ?? []).map(([path]) => path), ...(change.add ?? []).map(([path]) => path), ...(change.echo ?? [])];
+  const paths = [
+    ...(change.set ?? []).map(([path]) => path),
+    ...(change.add ?? []).map(([path]) => path),
+    ...(change.echo ?? []),
+  ];
   const part: Item = {};
   for (const path of paths) {
     const value = valueAt(item, path);

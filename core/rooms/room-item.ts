@@ -1,8 +1,8 @@
 import { keys } from '../infra/keys';
-import { newReservation, storedKeyHash, type StoredMember } from '../sessions/document';
-import { SessionDocumentFullError, SessionMemberTooLargeError } from '../sessions/errors';
-import { itemBytes, memberBudgetIssue, roomItemBudget } from '../sessions/item-budget';
-import { constantsOf } from '../sessions/model';
+import { newReservation, storedKeyHash, type StoredMember } from './document';
+import { SessionDocumentFullError, SessionMemberTooLargeError } from './session-errors';
+import { itemBytes, memberBudgetIssue, roomItemBudget } from './item-budget';
+import { constantsOf } from './session-model';
 import type { NewMember } from './member';
 import type { Room } from './model';
 
@@ -37,7 +37,7 @@ export function firstMembers(
 }
 
 /**
- * A new room's item within its budget (core/sessions/item-budget.ts): its own fields within
+ * A new room's item within its budget (core/rooms/item-budget.ts): its own fields within
  * their share, its creator within a member's. Every field a caller chooses is already capped
  * by its schema; this keeps a combination of them from starting a room it could not run.
  */
@@ -72,7 +72,7 @@ export function roomItem(room: Room, members: Readonly<Record<string, StoredMemb
   };
 }
 
-/** The room fields of a room item (its members are read through core/sessions/store.ts). */
+/** The room fields of a room item (its members are read through core/rooms/rooms.ts). */
 export function roomOf(item: Record<string, unknown>): Room {
   const {
     pk: _pk,

@@ -1,4 +1,4 @@
-import type { DocMember, SessionDocument, StoredMember } from '../sessions/document';
+import type { DocMember, SessionDocument, StoredMember } from './document';
 import type { Member, NewMember } from './member';
 import type { Placement, Room, RoomFailureReason, RoomSettings } from './model';
 import type { Change, Condition, Item } from './room-expression';
@@ -9,7 +9,7 @@ export interface SessionRead {
   readonly doc: SessionDocument;
 }
 
-/** A join's claim (core/sessions/join-conditions.ts builds its write). */
+/** A join's claim (core/rooms/join-conditions.ts builds its write). */
 export interface ClaimSpec {
   readonly account: string;
   readonly keyHash: string;
@@ -19,7 +19,7 @@ export interface ClaimSpec {
 }
 
 /** What a successful claim hands back (only what it updated): enough to answer without a read. */
-export interface Claimed {
+interface Claimed {
   readonly state: 'Claimed';
   readonly roomState: Room['state'];
   readonly players: number;
@@ -103,7 +103,7 @@ export interface RoomWrite {
 }
 
 /** The table's indexes a room may be listed in (core/infra/keys.ts). */
-export type RoomIndex = 'gsi1' | 'gsi2' | 'gsi3';
+type RoomIndex = 'gsi1' | 'gsi2' | 'gsi3';
 
 /**
  * THE writer of `ROOM#` items (the room aggregate: the room and its session document). Use
@@ -134,7 +134,7 @@ export interface RoomStore {
   markClosed(roomId: string, now: Date, unchangedSince?: { changeNumber: number }): Promise<TransitionResult>;
   /** roomIsLive: keeps a live room from being swept; never revives a dead one. */
   recordHeartbeat(roomId: string, now: Date): Promise<TransitionResult>;
-  /** A session PATCH (core/sessions/patch-conditions.ts builds it); the whole document back. */
+  /** A session PATCH (core/rooms/patch-conditions.ts builds it); the whole document back. */
   writeSession(roomId: string, write: RoomWrite): Promise<SessionWriteResult>;
   /** Deletes a session that is over, IF it is still unchangedSince this change number. */
   endSession(roomId: string, changeNumber: number): Promise<boolean>;
@@ -168,7 +168,7 @@ export interface RoomStore {
   undoClaim(
     roomId: string,
     undo: { account: string; keyHash: string; previousKeyHash?: string; reissued: boolean },
-    now?: Date,
+    now: Date,
   ): Promise<void>;
   /**
    * Frees the slots of members whose time ran out before `now` (lazy expiry: no timer, no
@@ -181,7 +181,7 @@ export interface RoomStore {
    */
   confirm(read: SessionRead, keyHashHex: string, requestId: string, now: Date): Promise<ConfirmResult>;
   /** Undoes the confirmation `requestId` made with this key (the game never got its answer). */
-  abandon(roomId: string, keyHashHex: string, requestId: string, now?: Date): Promise<AbandonResult>;
+  abandon(roomId: string, keyHashHex: string, requestId: string, now: Date): Promise<AbandonResult>;
   /** Frees the key holder's slot at once (the game's `left`). A redelivery gets the same answer. */
   leave(roomId: string, keyHashHex: string, requestId: string, now: Date): Promise<LeaveResult>;
   /** The player's own cancel or leave (`DELETE …/members/me`): only ever their own slot. */
@@ -194,7 +194,11 @@ export interface RoomStore {
    * creator's room, listed where `listing` says and out of the standby index, answered with
    * its whole document. Undefined when it ended, or another create took it, since it was read.
    */
-  handOver(roomId: string, listing: Omit<RoomListing, 'roomId' | 'createdAt' | 'standby'>, handOver: HandOver): Promise<SessionRead | undefined>;
+  handOver(
+    roomId: string,
+    listing: Omit<RoomListing, 'roomId' | 'createdAt' | 'standby'>,
+    handOver: HandOver,
+  ): Promise<SessionRead | undefined>;
 }
 
 /** Outcome of one conditional write of a room item. */

@@ -1,18 +1,51 @@
+import { classifyDependencyError } from '../infra/dependency-errors';
 import { keys } from '../infra/keys';
 import { knownHost } from '../gameservers/server-address';
-import { documentOf } from '../sessions/document';
-import type { SessionRead } from '../sessions/store';
+import {
+  docMember,
+  documentOf,
+  expiredMembers,
+  memberOfKey,
+  storedKeyHash,
+  tombstoneOf,
+  tombstoneRequest,
+  tombstonesToPrune,
+  type DocMember,
+  type StoredMember,
+} from './document';
+import { SessionMemberTooLargeError } from './session-errors';
+import { memberBudgetIssue } from './item-budget';
+import { claimWrite, classifyClaimFailure, maxReclaimPerWrite, reclaimAndClaimWrite } from './join-conditions';
 import { RoomAlreadyExistsError, RoomNotFoundError } from './errors';
-import type { NewMember } from './member';
+import type { Member, NewMember } from './member';
+import {
+  abandonWrite,
+  confirmation,
+  confirmationRefused,
+  departedAt,
+  memberView,
+  reissueKeyWrite,
+  removeMembersWrite,
+  undoClaimWrite,
+  type TombstoneWrite,
+} from './member-writes';
 import type { Placement, Room, RoomFailureReason, RoomSettings } from './model';
 import { roomConditions as is } from './room-conditions';
 import { allOf, mergeChanges, type Change, type Condition, type Item } from './room-expression';
 import { checkNewRoomBudget, endedRoomTtlS, firstMembers, roomItem, roomOf } from './room-item';
 import type {
+  AbandonResult,
+  ClaimResult,
+  ClaimSpec,
+  ConfirmResult,
+  HandOver,
   ItemWriteResult,
+  LeaveResult,
   RoomItems,
+  RoomListing,
   RoomStore,
   RoomWrite,
+  SessionRead,
   SessionWriteResult,
   TransitionResult,
 } from './room-store';
@@ -137,6 +170,154 @@ export class Rooms implements RoomStore {
     return this.items.delete(roomId, is.unchangedSince(changeNumber));
   }
 
+  async read(roomId: string): Promise<SessionRead | undefined> {
+    const item = await this.items.get(roomId);
+    return item ? readOf(item) : undefined;
+  }
+
+  async listMembers(roomId: string): Promise<Member[]> {
+    const read = await this.read(roomId);
+    if (!read) return [];
+    return Object.entries(read.doc.members).map(([account, m]) => memberView(read.room, account, m, m.k));
+  }
+
+  async findMember(roomId: string, account: string): Promise<Member | undefined> {
+    return (await this.listMembers(roomId)).find((m) => m.account === account);
+  }
+
+  claim(roomId: string, spec: ClaimSpec, now: number): Promise<ClaimResult> {
+    return this.claimWith(roomId, claimWrite(spec, new Date(now)), spec, now);
+  }
+
+  reclaimAndClaim(
+    roomId: string,
+    spec: ClaimSpec & { expired: readonly DocMember[]; maxPlayers: number },
+    now: number,
+  ): Promise<ClaimResult> {
+    return this.claimWith(roomId, reclaimAndClaimWrite(spec, new Date(now)), spec, now);
+  }
+
+  private async claimWith(roomId: string, write: RoomWrite, spec: ClaimSpec, now: number): Promise<ClaimResult> {
+    // The one write that adds a member: it may take no more than its share of the item.
+    const issue = memberBudgetIssue(spec.account, { ...spec.member, k: spec.keyHash });
+    if (issue !== undefined) throw new SessionMemberTooLargeError(roomId, issue);
+    let result: ItemWriteResult;
+    try {
+      result = await this.write(roomId, write, 'updated');
+    } catch (error) {
+      // A busy item or DynamoDB (a running transaction, throttling, slow to answer) is retried
+      // within the join's deadline. A timed-out claim may have been applied: its retry then finds
+      // the account a member (AlreadyMember) and re-keys the same slot, so no slot is taken twice.
+      const kind = classifyDependencyError(error)?.kind;
+      if (kind === 'contention' || kind === 'throttled' || kind === 'timeout')
+        return { state: 'Contention', cause: error };
+      throw error;
+    }
+    if (!result.applied) return classifyClaimFailure(result.item, spec.account, now, spec.heartbeatSince);
+    return {
+      state: 'Claimed',
+      roomState: result.item.state as ClaimedRoomState,
+      players: Number(result.item.players),
+      changeNumber: Number(result.item.changeNumber),
+    };
+  }
+
+  async reissueKey(
+    roomId: string,
+    change: { account: string; member: StoredMember; oldKeyHash?: string; newKeyHash: string; now: number },
+  ): Promise<'Reissued' | 'Gone'> {
+    return (await this.write(roomId, reissueKeyWrite(change))).applied ? 'Reissued' : 'Gone';
+  }
+
+  async undoClaim(
+    roomId: string,
+    undo: { account: string; keyHash: string; previousKeyHash?: string; reissued: boolean },
+    now: Date,
+  ): Promise<void> {
+    await this.write(roomId, undoClaimWrite(undo, now));
+  }
+
+  async reclaimExpired(roomId: string, now: Date, read?: SessionRead): Promise<number> {
+    const current = read ?? (await this.read(roomId));
+    if (!current) return 0;
+    const expired = expiredMembers(current.doc, current.room, now.getTime());
+    let freed = 0;
+    for (let i = 0; i < expired.length; i += maxReclaimPerWrite) {
+      const batch = expired.slice(i, i + maxReclaimPerWrite);
+      const write = removeMembersWrite(batch, now, departedAt(current, batch));
+      if ((await this.write(roomId, write)).applied) freed += batch.length;
+    }
+    return freed;
+  }
+
+  async confirm(read: SessionRead, keyHashHex: string, requestId: string, now: Date): Promise<ConfirmResult> {
+    const hash = storedKeyHash(keyHashHex);
+    const judged = confirmation(read, hash, requestId, now);
+    if ('answer' in judged) return judged.answer;
+    const result = await this.write(read.room.roomId, judged.write);
+    if (result.applied) return { state: 'Confirmed', member: judged.confirmed };
+    return confirmationRefused(result.item ? readOf(result.item) : undefined, hash, requestId);
+  }
+
+  async abandon(roomId: string, keyHashHex: string, requestId: string, now: Date): Promise<AbandonResult> {
+    const read = await this.read(roomId);
+    const write = read && abandonWrite(read, storedKeyHash(keyHashHex), requestId, now);
+    if (!write) return 'NothingToUndo';
+    return (await this.write(roomId, write)).applied ? 'Reverted' : 'NothingToUndo';
+  }
+
+  /**
+   * Removes the key's member and records the `left` that did it in `gone` (pruning old
+   * tombstones in the same write); a redelivery of that `left` finds the tombstone.
+   */
+  async leave(roomId: string, keyHashHex: string, requestId: string, now: Date): Promise<LeaveResult> {
+    const hash = storedKeyHash(keyHashHex);
+    for (let attempt = 0; attempt < leaveAttempts; attempt++) {
+      const read = await this.read(roomId);
+      if (!read) return { state: 'Rejected' };
+      const tomb = read.doc.gone[hash];
+      if (tomb !== undefined) return tombstoneRequest(tomb) === requestId ? { state: 'Left' } : { state: 'Rejected' };
+      // No member holds the key: it was never this room's, its member left by other means, or
+      // its tombstone was pruned (older than the hour, or past the newest 128). Nobody is removed.
+      const found = memberOfKey(read.doc, hash);
+      if (!found) return { state: 'Rejected' };
+      const tombstone: TombstoneWrite = {
+        keyHash: hash,
+        value: tombstoneOf(now.getTime(), requestId),
+        prune: tombstonesToPrune(read.doc.gone, now.getTime(), maxReclaimPerWrite),
+        seen: Object.keys(read.doc.gone).length,
+      };
+      const target = { ...found, keyHash: hash };
+      if ((await this.write(roomId, removeMembersWrite([target], now, leftAt(read, now), tombstone))).applied) {
+        return { state: 'Left' };
+      }
+    }
+    return { state: 'Rejected' };
+  }
+
+  async leaveAsPlayer(roomId: string, account: string, now: Date): Promise<boolean> {
+    for (let attempt = 0; attempt < leaveAttempts; attempt++) {
+      const read = await this.read(roomId);
+      const member = read?.doc.members[account];
+      if (!read || !member) return false;
+      // No tombstone: it would answer nothing differently. A later `left` or `joined` with the
+      // member's key finds no member holding it and is rejected, tombstone or not.
+      const write = removeMembersWrite([docMember(account, member)], now, leftAt(read, now));
+      if ((await this.write(roomId, write)).applied) return true;
+    }
+    return false;
+  }
+
+  async handOver(
+    roomId: string,
+    listing: Omit<RoomListing, 'roomId' | 'createdAt' | 'standby'>,
+    handOver: HandOver,
+  ): Promise<SessionRead | undefined> {
+    const result = await this.write(roomId, handOverWrite(roomId, listing, handOver));
+    // The write's answer is the whole new session document: the create answers from it, no read.
+    return result.applied ? readOf(result.item) : undefined;
+  }
+
   private async transition(roomId: string, write: RoomWrite): Promise<TransitionResult> {
     const result = await this.write(roomId, write);
     if (result.applied) return { applied: true, room: roomOf(result.item) };
@@ -144,10 +325,44 @@ export class Rooms implements RoomStore {
   }
 
   /** The one write path of a room item. */
-  private write(roomId: string, write: RoomWrite): Promise<ItemWriteResult> {
+  private write(roomId: string, write: RoomWrite, answer?: 'updated'): Promise<ItemWriteResult> {
     const { condition, change } = completeWrite(write, this.endedRetentionS);
-    return this.items.update(roomId, condition, change);
+    return this.items.update(roomId, condition, change, answer);
   }
+}
+
+type ClaimedRoomState = Extract<ClaimResult, { state: 'Claimed' }>['roomState'];
+
+/** A `left` or a player's leave reads again and retries this often when a write came between. */
+const leaveAttempts = 3;
+
+/** When the session was left empty, if it is: never before an earlier departure. */
+const leftAt = (read: SessionRead, now: Date) => Math.max(read.room.emptySince ?? 0, now.getTime());
+
+/**
+ * A standby server becomes the creator's room: its settings, session and first members; the
+ * creator's reservation runs from the create, not from when the server became ready. Listed
+ * for the creator's game in the same write that takes it out of the standby index, so no
+ * create is offered a taken server.
+ *
+ *   IF roomIsStandby AND roomIsReady
+ */
+function handOverWrite(
+  roomId: string,
+  listing: Omit<RoomListing, 'roomId' | 'createdAt' | 'standby'>,
+  handOver: HandOver,
+): RoomWrite {
+  const { members, ...fields } = handOver;
+  return {
+    condition: allOf(is.roomIsStandby, is.roomIsReady),
+    change: {
+      ...set({ ...fields, players: Object.keys(members).length, members, gone: {}, readyAt: handOver.createdAt }),
+      remove: [['standby']],
+    },
+    now: new Date(handOver.createdAt),
+    lists: { ...listing, roomId, createdAt: handOver.createdAt },
+    unlists: ['gsi1'],
+  };
 }
 
 /**
@@ -166,7 +381,17 @@ export function completeWrite(write: RoomWrite, endedRetentionS: number): { cond
         remove: keys.roomIndexAttributes.map((name) => [name]),
       }
     : {};
-  return { condition, change: mergeChanges(write.change, bookkeeping, ending) };
+  return { condition, change: mergeChanges(write.change, bookkeeping, ending, indexing(write)) };
+}
+
+/** The index keys a write lists the room under, and those it takes away. */
+function indexing(write: RoomWrite): Change {
+  const listed = write.lists ? Object.entries(keys.roomIndexes(write.lists)) : [];
+  const listedNames = new Set(listed.map(([name]) => name));
+  const unlisted = (write.unlists ?? [])
+    .flatMap((index) => [`${index}pk`, `${index}sk`])
+    .filter((name) => !listedNames.has(name));
+  return { set: listed.map(([name, value]) => [[name], value] as const), remove: unlisted.map((name) => [name]) };
 }
 
 /** Whether the item in the way of a create is this very room (same owner, same creation instant). */

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { storableJsonObjectSchema } from '../protocol/storable-json';
 import { gameIdSchema, gameVersionSchema } from '../gameservers/schema';
 import { roomStates } from './model';
-import { sessionConstantsCustomSchema, sessionPropertiesCustomSchema } from '../sessions/custom-schema';
+import { sessionConstantsCustomSchema, sessionPropertiesCustomSchema } from './custom-schema';
 import { templateNameSchema } from '../templates/template-schema';
 
 /** Room ids are ours (UUIDs), but any short URL-safe id is accepted on read so a bad one is a 404, not a 400. */
@@ -40,7 +40,7 @@ const regionSchema = z
  * `POST /v1/rooms`. With `template`, the template names the configuration (or none: peer-hosted)
  * and fixes the constants, of which the creator adds only `constants.custom`; without it,
  * `gameId` and `version` are required and the configuration's default template applies
- * (core/sessions/create-resolution.ts).
+ * (core/rooms/create-resolution.ts).
  */
 export const createRoomRequestSchema = z
   .strictObject({
@@ -78,10 +78,6 @@ export const createRoomRequestSchema = z
     }
   })
   .meta({ id: 'CreateRoomRequest' });
-
-export const reservationSchema = z
-  .object({ key: z.string(), host: z.string(), ports: z.array(z.number().int()), expiresAt: z.iso.datetime() })
-  .meta({ id: 'Reservation' });
 
 export const matchmakingRequestSchema = z
   .strictObject({

@@ -4,12 +4,12 @@ import { countSpawnFailure } from '../infra/metrics';
 import { costBoundReached, type CostBoundReason } from './cost-bounds';
 import type { QueueBacklog } from '../infra/queue-backlog';
 import type { FailureReason } from '../protocol/controller-messages';
-import type { SessionStore } from '../sessions/store';
+import type { RoomStore, SessionRead } from './room-store';
+import { endIfOver } from './session-end';
 import { judgeHeartbeats, type HeartbeatEvidencePolicy, type HeartbeatVerdict } from './heartbeat-evidence';
 import { heartbeatSilent } from './liveness';
 import type { LiveRoomIndex } from './live-room-store';
 import type { Room, RoomBounds } from './model';
-import type { RoomStore } from './room-store';
 import type { SweeperStateStore } from './sweeper-state-store';
 
 export interface SweepPolicy extends HeartbeatEvidencePolicy {
@@ -36,10 +36,10 @@ export function overdue(
 }
 
 export interface SweepDependencies {
-  readonly members: Pick<SessionStore, 'reclaimExpired'>;
+  readonly members: Pick<RoomStore, 'reclaimExpired' | 'read'>;
   /** Where the live rooms are found: an index, never a scan of the table. */
   readonly live: LiveRoomIndex;
-  readonly rooms: Pick<RoomStore, 'markFailed' | 'markClosed'>;
+  readonly rooms: Pick<RoomStore, 'markFailed' | 'markClosed' | 'endSession'>;
   /**
    * Cost bounds (docs/cost-bounds.md): rooms without bounds of their own get `defaults`; a
    * room the sweep ends gives back its running-server slot. Absent: no room is ended for cost.
@@ -63,6 +63,22 @@ export interface SweepResult {
   /** Whether silence was judged this time, or why not. */
   readonly heartbeats: 'judged' | Exclude<HeartbeatVerdict, { judge: true }>['why'];
   readonly backlog?: number;
+}
+
+/**
+ * A session empty past its `sessionEmptyMs` ends (core/rooms/session-end.ts decides): its item
+ * goes, its server stops and gives back its slot. Reads only ever judge it over; this ends it
+ * even if nobody writes to it again.
+ */
+async function endSessionIfOver(read: SessionRead, now: Date, deps: SweepDependencies): Promise<boolean> {
+  const ended = await endIfOver(read, now, {
+    sessions: deps.members,
+    rooms: deps.rooms,
+    now: deps.now,
+    stopServer: (taskId) => deps.spawner.stop(taskId, 'session-empty'),
+  });
+  if (ended) await deps.costs?.slots?.release(read.room.roomId);
+  return ended;
 }
 
 /**
@@ -116,6 +132,7 @@ export async function sweepRooms(deps: SweepDependencies, policy: SweepPolicy): 
       await deps.costs?.slots?.release(room.roomId);
       continue;
     }
+    if (!reason && doc && (await endSessionIfOver({ room, doc }, observedAt, deps))) continue;
     if (!reason) {
       live.push(room.roomId);
       // Reads and joins already ignore expired members; this frees their slots for good (the

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { gameIdSchema, gameVersionSchema } from '../gameservers/schema';
-import { sessionConstantsCustomSchema } from '../sessions/custom-schema';
-import { maxSessionMembers, sessionVisibilities } from '../sessions/model';
+import { sessionConstantsCustomSchema } from '../rooms/custom-schema';
+import { maxSessionMembers, sessionVisibilities } from '../rooms/session-model';
 
 /** Template names travel in URL paths: short and URL-safe. */
 export const templateNameSchema = z
@@ -11,7 +11,7 @@ export const templateNameSchema = z
   .regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, _ . or -');
 
 /** 30 days: longer than any session wants to wait, and far inside a safe integer. */
-export const maxSessionTimeoutMs = 30 * 24 * 60 * 60 * 1000;
+const maxSessionTimeoutMs = 30 * 24 * 60 * 60 * 1000;
 
 const timeoutSchema = z
   .number()
@@ -28,7 +28,7 @@ const timeoutSchema = z
  * `sessionEmptyMs` to 0 for a peer-hosted session (nobody left to host it), the rest to never
  * (see `constantsFromTemplate`).
  */
-export const templateTimeoutsSchema = z
+const templateTimeoutsSchema = z
   .strictObject({
     reservedMs: timeoutSchema,
     readyMs: timeoutSchema,
@@ -37,7 +37,7 @@ export const templateTimeoutsSchema = z
   })
   .meta({ id: 'SessionTemplateTimeouts' });
 
-export const templateConstantsSchema = z
+const templateConstantsSchema = z
   .strictObject({
     maxMembers: z.number().int().min(1).max(maxSessionMembers),
     visibility: z.enum(sessionVisibilities),

@@ -1,6 +1,6 @@
 import { RequestInvalidError } from '../errors';
 import type { GameServerConfiguration } from '../gameservers/configuration';
-import type { SessionConstants, SessionTimeout, SessionTimeouts } from '../sessions/model';
+import type { SessionConstants, SessionTimeout, SessionTimeouts } from '../rooms/session-model';
 import type { TemplateBody } from './template-schema';
 
 /**

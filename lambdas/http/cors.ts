@@ -25,7 +25,7 @@ export class CorsOriginInvalidError extends Error {
  * `*`, or an origin exactly as a browser sends it in `Origin`: scheme, lower-case host and
  * port only (no path, no trailing slash, no default port), since origins match as strings.
  */
-export const corsOriginSchema = z.union([
+const corsOriginSchema = z.union([
   z.literal('*'),
   z.string().refine((value) => URL.parse(value)?.origin === value && /^https?:/.test(value), {
     message: 'must be an origin such as https://game.example.com or http://localhost:5173 (no path), or *',

@@ -14,14 +14,14 @@ import type { RoomFailureReason } from '../../core/rooms/model';
 import { idempotencyKeyHeaderSchema } from '../../core/idempotency/record';
 import { gameServerConfigurationBodySchema } from '../../core/gameservers/schema';
 import { createRoomRequestSchema, matchmakingRequestSchema } from '../../core/rooms/schema';
-import { ifMatchHeaderSchema } from '../../core/sessions/if-match';
+import { ifMatchHeaderSchema } from '../../core/rooms/if-match';
 import { templateBodySchema, templateParamsSchema, templateViewSchema } from '../../core/templates/template-schema';
 import {
   patchMemberRequestSchema,
   patchRoomRequestSchema,
   sessionReservationSchema,
   sessionRoomViewSchema,
-} from '../../core/sessions/view-schema';
+} from '../../core/rooms/view-schema';
 import { devTokenRequestSchema } from './dev/tokens';
 import { gameVersionParamsSchema } from './admin/games/params';
 import { banAccountParamsSchema } from './admin/bans/params';
@@ -111,7 +111,7 @@ const roomFailureReasons = [...failureReasons, 'spawn-failed', 'sidecar-lost', '
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const failureReasonsComplete: Same<(typeof roomFailureReasons)[number], RoomFailureReason> = true;
 void failureReasonsComplete;
-/** The room every room answer carries (core/sessions/room-response.ts): the session view and, once failed, why. */
+/** The room every room answer carries (core/rooms/room-response.ts): the session view and, once failed, why. */
 const roomSchema = sessionRoomViewSchema
   .extend({
     failureReason: z

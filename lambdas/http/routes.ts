@@ -51,7 +51,7 @@ export const routes = [
     path: '/v1/rooms/{roomId}',
     entry: 'lambdas/http/rooms/get.ts',
     auth: 'jwt',
-    // Reading a session that stayed empty ends it and stops its server (core/sessions/patch.ts).
+    // Reading a session that stayed empty ends it and stops its server (core/rooms/patch.ts).
     needs: ['stopServers'],
   },
   {

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import { ChangeMessageVisibilityBatchCommand, QueueDoesNotExist, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { openControllerMessage, sealControllerReply } from '../../core/gameservers/controller-channel';
-import { handleControllerRequest } from '../../core/gameservers/controller-events';
+import { handleControllerRequest } from '../../core/controller-events/handle';
 import { ServerAddressPendingError } from '../../core/gameservers/errors';
 import { jitteredBackoffMs, writeContentionBackoff } from '../../core/infra/clock';
 import { classifyDependencyError } from '../../core/infra/dependency-errors';
@@ -12,7 +12,7 @@ import {
   isLastDelivery,
   isRedelivery,
   type GiveUpDependencies,
-} from '../../core/gameservers/poison-messages';
+} from '../../core/controller-events/poison-messages';
 import { queueDefinitions } from '../../core/infra/queues';
 import type { ControllerReply, ControllerRequest } from '../../core/protocol/controller-messages';
 import { handBackVisibilityS, PipelineReporter } from '../../core/rooms/heartbeat-pipeline';
@@ -115,7 +115,6 @@ async function applyOnce(p: Platform, record: SQSRecord): Promise<Attempt> {
       rooms: p.rooms,
       slots: p.costs.slots,
       pool: p.pool,
-      members: p.sessions,
       signToken: p.signToken,
       verifyServerToken: p.verifyPlatformToken,
       reply: replyFor(p, request.roomId, record),

@@ -15,7 +15,7 @@ export async function sweep(): Promise<SweepResult & { orphans: OrphanSweepResul
   const bounds = p.config.costBounds;
   const result = await sweepRooms(
     {
-      members: p.sessions,
+      members: p.rooms,
       live: p.liveRooms,
       rooms: p.rooms,
       spawner: p.spawner,

@@ -1,4 +1,4 @@
-import { heartbeatDefaults } from '../../core/rooms/liveness';
+import { heartbeatDefaults } from '../../core/protocol/heartbeat';
 import type { PriceTable, Workload } from './model';
 
 /**

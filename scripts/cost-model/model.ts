@@ -11,7 +11,7 @@ export interface TemplateJson {
   >;
 }
 
-export interface FunctionResource {
+interface FunctionResource {
   readonly logicalId: string;
   readonly memoryMB: number;
   readonly timeoutS: number;
@@ -21,7 +21,7 @@ export interface FunctionResource {
   readonly description: string;
 }
 
-export interface TaskResource {
+interface TaskResource {
   readonly logicalId: string;
   readonly vcpu: number;
   readonly memoryGB: number;

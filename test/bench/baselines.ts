@@ -5,7 +5,7 @@ import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk
 import { createDocumentClient } from '../../core/infra/aws-clients';
 import { keys } from '../../core/infra/keys';
 import { dynamoRoomStore } from '../../core/rooms/dynamo-room-store';
-import type { StoredMember } from '../../core/sessions/document';
+import type { StoredMember } from '../../core/rooms/document';
 import { benchClient } from './http-client';
 import { perSecond } from './stats';
 

@@ -10,7 +10,7 @@ import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
 import { createRoomDependencies } from '../rooms/create-dependencies';
 import { joinAnswerView } from '../rooms/session-view';
-import { roomResponse } from '../../../core/sessions/room-response';
+import { roomResponse } from '../../../core/rooms/room-response';
 
 export const handler = httpHandler(
   { auth: {}, body: matchmakingRequestSchema },
@@ -36,7 +36,7 @@ export const handler = httpHandler(
         const joined = await joinRoom(
           { roomId, account: principal.account, scopes: principal.scopes },
           {
-            sessions: p.sessions,
+            sessions: p.rooms,
             cache: p.cache,
             now: p.now,
             sleep,

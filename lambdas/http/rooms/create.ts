@@ -1,8 +1,8 @@
-import { resolveCreateRequest } from '../../../core/sessions/create-resolution';
-import { createPeerHostedSession } from '../../../core/sessions/create-peer-hosted';
+import { resolveCreateRequest } from '../../../core/rooms/create-resolution';
+import { createPeerHostedSession } from '../../../core/rooms/create-peer-hosted';
 import { createRoom } from '../../../core/rooms/create';
 import { createRoomRequestSchema } from '../../../core/rooms/schema';
-import { roomResponse, sessionRoomView } from '../../../core/sessions/room-response';
+import { roomResponse, sessionRoomView } from '../../../core/rooms/room-response';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';

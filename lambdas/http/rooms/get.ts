@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { roomIdSchema } from '../../../core/rooms/schema';
-import { readSessionAs } from '../../../core/sessions/patch';
-import { roomResponse, sessionRoomView } from '../../../core/sessions/room-response';
+import { readSessionAs } from '../../../core/rooms/patch';
+import { roomResponse, sessionRoomView } from '../../../core/rooms/room-response';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { sessionDependencies } from './session-dependencies';

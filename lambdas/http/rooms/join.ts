@@ -4,7 +4,7 @@ import { roomIdSchema } from '../../../core/rooms/schema';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
-import { roomResponse } from '../../../core/sessions/room-response';
+import { roomResponse } from '../../../core/rooms/room-response';
 import { joinAnswerView } from './session-view';
 
 export const joinRoomRequestSchema = z.strictObject({}).meta({ id: 'JoinRoomRequest' });
@@ -16,7 +16,7 @@ export const handler = httpHandler(
     const result = await joinRoom(
       { roomId: params.roomId, account: principal.account, scopes: principal.scopes },
       {
-        sessions: p.sessions,
+        sessions: p.rooms,
         cache: p.cache,
         // Ban (read ≤ 1 s ago) and rate limit (one write), beside the claim.
         accountChecks: p.abuse.checks('join', principal.account, p.now()),

@@ -14,7 +14,7 @@ export const handler = httpHandler(
   { auth: {}, params: z.strictObject({ roomId: roomIdSchema }) },
   async ({ params, principal }) => {
     const p = platform();
-    const left = await p.sessions.leaveAsPlayer(params.roomId, principal.account, p.now());
+    const left = await p.rooms.leaveAsPlayer(params.roomId, principal.account, p.now());
     if (!left) throw new MembershipNotFoundError(`You hold no slot in room '${params.roomId}'.`);
     return { status: 204 };
   },

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { gameIdSchema, gameVersionSchema } from '../../../core/gameservers/schema';
-import { roomOnlyView } from '../../../core/sessions/room-response';
+import { roomOnlyView } from '../../../core/rooms/room-response';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { roomIdSchema } from '../../../core/rooms/schema';
-import { parseIfMatch } from '../../../core/sessions/if-match';
-import { patchRoomProperties } from '../../../core/sessions/patch';
-import { roomResponse, sessionRoomView } from '../../../core/sessions/room-response';
-import { patchRoomRequestSchema, refuseConstantsWrite } from '../../../core/sessions/view-schema';
+import { parseIfMatch } from '../../../core/rooms/if-match';
+import { patchRoomProperties } from '../../../core/rooms/patch';
+import { roomResponse, sessionRoomView } from '../../../core/rooms/room-response';
+import { patchRoomRequestSchema, refuseConstantsWrite } from '../../../core/rooms/view-schema';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { sessionDependencies } from './session-dependencies';

@@ -1,10 +1,10 @@
-import type { SessionDependencies } from '../../../core/sessions/patch';
+import type { SessionDependencies } from '../../../core/rooms/patch';
 import type { Platform } from '../../dependencies';
 
 /** What the session use cases take from the platform. */
 export function sessionDependencies(p: Platform): SessionDependencies {
   return {
-    sessions: p.sessions,
+    sessions: p.rooms,
     rooms: p.rooms,
     now: p.now,
     // The session is over (empty for sessionEmptyMs): its server has nobody left to serve.

@@ -1,30 +1,25 @@
 import { RoomNotFoundError } from '../../../core/rooms/errors';
 import type { Room } from '../../../core/rooms/model';
-import { constantsOf } from '../../../core/sessions/model';
-import {
-  joinedAfterEnd,
-  roomOnlyView,
-  sessionRoomView,
-  type SessionRoomView,
-} from '../../../core/sessions/room-response';
+import { constantsOf } from '../../../core/rooms/session-model';
+import { roomOnlyView, sessionRoomView, type SessionRoomView } from '../../../core/rooms/room-response';
+import { endIfOver } from '../../../core/rooms/session-end';
 import type { Platform } from '../../dependencies';
+import { sessionDependencies } from './session-dependencies';
 
 /**
  * The room view a create or join answers with: the session document as it is now, so the
  * members (the caller among them) and the change number are those of one consistent read.
  * One GetItem after the write; the write's own answer does not carry the members.
  *
- * A join that landed in a session already over (empty for `sessionEmptyMs`) ends it now and
- * answers 404, as a read before the join would have.
+ * A join that landed in a session already over (empty for `sessionEmptyMs`) answers 404, as a
+ * read before the join would have; the join being a write, the session ends now
+ * (core/rooms/session-end.ts decides and ends it).
  */
 export async function memberViewOf(p: Platform, room: Room, account: string): Promise<SessionRoomView> {
-  const read = await p.sessions.read(room.roomId);
+  const read = await p.rooms.read(room.roomId);
   // Gone meanwhile (failed and collected, or ended): what the write saw is all there is.
   if (!read) return roomOnlyView(room);
-  if (joinedAfterEnd(read.room, read.doc, account)) {
-    await p.rooms.endSession(room.roomId, read.room.changeNumber);
-    throw new RoomNotFoundError(room.roomId);
-  }
+  if (await endIfOver(read, p.now(), sessionDependencies(p), account)) throw new RoomNotFoundError(room.roomId);
   return sessionRoomView(read.room, read.doc, p.now(), account);
 }
 

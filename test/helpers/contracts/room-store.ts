@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { keys } from '../../../core/infra/keys';
 import { RoomAlreadyExistsError } from '../../../core/rooms/errors';
+import type { NewMember } from '../../../core/rooms/member';
 import type { Room } from '../../../core/rooms/model';
-import type { RoomStore } from '../../../core/rooms/room-store';
-import { constantsOf } from '../../../core/sessions/model';
-import { roomPropertiesUpdate } from '../../../core/sessions/patch-conditions';
+import { hashRegistrationKey } from '../../../core/rooms/registration-keys';
+import type { ClaimSpec, HandOver, RoomStore } from '../../../core/rooms/room-store';
+import { storedKeyHash } from '../../../core/rooms/document';
+import { constantsOf } from '../../../core/rooms/session-model';
+import { roomPropertiesUpdate } from '../../../core/rooms/patch-conditions';
 import { aRoom } from '../factories';
 
 /** A room store under test, and a look at the item it stored (index keys and `ttl` included). */
@@ -163,5 +166,212 @@ export function roomStoreContract(subject: () => RoomStoreSubject): void {
     await expect(rooms.endSession(session.roomId, 2)).resolves.toBe(false);
     await expect(rooms.endSession(session.roomId, 3)).resolves.toBe(true);
     await expect(rooms.find(session.roomId)).resolves.toBeUndefined();
+  });
+
+  memberContract(subject, room);
+  handOverContract(subject, room);
+}
+
+/** A player's key: its SHA-256 (what `joined` carries) and the hash a member stores. */
+const keyOf = (name: string) => {
+  const hex = hashRegistrationKey(name);
+  return { hex, stored: storedKeyHash(hex) };
+};
+
+const creator = (account: string, expiresAt: string): NewMember => ({
+  account,
+  keyHash: keyOf(account).hex,
+  scopes: [],
+  expiresAt,
+  createdAt: created,
+});
+
+/** A join's claim of `account`, reserved at `now` for 30 s. */
+const claimOf = (account: string, now: Date): ClaimSpec => ({
+  account,
+  keyHash: keyOf(account).stored,
+  member: { s: 0, t: now.getTime(), e: now.getTime() + 30_000 },
+});
+
+function memberContract(subject: () => RoomStoreSubject, room: (overrides?: Partial<Room>) => Room): void {
+  const now = at('2026-01-01T00:00:10.000Z');
+
+  it('claims a free slot in one write, answered with the state, players and change number it wrote', async () => {
+    const { rooms } = subject();
+    const two = room({ state: 'ready', maxPlayers: 2, players: 1, changeNumber: 3 });
+    await rooms.createWithMember(two, creator('alice', '2026-01-01T00:01:00.000Z'));
+
+    expect(await rooms.claim(two.roomId, claimOf('bob', now), now.getTime())).toEqual({
+      state: 'Claimed',
+      roomState: 'ready',
+      players: 2,
+      changeNumber: 4,
+    });
+    // Full, and an account already holding a live slot: told apart on the item as it stood.
+    expect(await rooms.claim(two.roomId, claimOf('carol', now), now.getTime())).toEqual({ state: 'Full' });
+    expect(await rooms.claim(two.roomId, claimOf('bob', now), now.getTime())).toMatchObject({
+      state: 'AlreadyMember',
+      keyHash: keyOf('bob').stored,
+    });
+    const read = await rooms.read(two.roomId);
+    expect(read?.room).toMatchObject({ players: 2, changeNumber: 4, updatedAt: now.toISOString() });
+    expect(Object.keys(read?.doc.members ?? {}).sort()).toEqual(['alice', 'bob']);
+    expect(await rooms.claim(randomUUID(), claimOf('bob', now), now.getTime())).toEqual({ state: 'NotFound' });
+  });
+
+  it('reclaims an expired reservation and claims its slot in the same write', async () => {
+    const { rooms } = subject();
+    const one = room({ state: 'ready', maxPlayers: 1, players: 1 });
+    await rooms.createWithMember(one, creator('alice', '2026-01-01T00:00:05.000Z'));
+
+    const refused = await rooms.claim(one.roomId, claimOf('bob', now), now.getTime());
+    expect(refused).toMatchObject({ state: 'Reclaim', expired: [{ account: 'alice' }] });
+    const expired = refused.state === 'Reclaim' ? refused.expired : [];
+    expect(
+      await rooms.reclaimAndClaim(one.roomId, { ...claimOf('bob', now), expired, maxPlayers: 1 }, now.getTime()),
+    ).toMatchObject({ state: 'Claimed', players: 1 });
+    // The expired member as read is gone: the same reclaim again holds no longer.
+    expect(
+      await rooms.reclaimAndClaim(one.roomId, { ...claimOf('carol', now), expired, maxPlayers: 1 }, now.getTime()),
+    ).toMatchObject({ state: 'Full' });
+    expect(Object.keys((await rooms.read(one.roomId))?.doc.members ?? {})).toEqual(['bob']);
+  });
+
+  it('confirms a key once: the same request again gets the same answer, any other is rejected and writes nothing', async () => {
+    const { rooms, item } = subject();
+    const ready = room({ state: 'ready', players: 1 });
+    await rooms.createWithMember(ready, creator('alice', '2026-01-01T00:01:00.000Z'));
+    const key = keyOf('alice').hex;
+
+    const unconfirmed = (await rooms.read(ready.roomId))!;
+    const first = await rooms.confirm(unconfirmed, key, 'game-request-1', now);
+    expect(first).toMatchObject({
+      state: 'Confirmed',
+      member: { account: 'alice', state: 'active', keyUsedBy: 'game-request-1', confirmedAt: now.toISOString() },
+    });
+    const confirmedMember = first.state === 'Confirmed' ? first.member : undefined;
+    const later = at('2026-01-01T00:00:20.000Z');
+    const before = await item(ready.roomId);
+
+    const again = { state: 'AlreadyConfirmed', member: confirmedMember };
+    expect(await rooms.confirm((await rooms.read(ready.roomId))!, key, 'game-request-1', later)).toEqual(again);
+    expect(await rooms.confirm((await rooms.read(ready.roomId))!, key, 'game-request-2', later)).toEqual({
+      state: 'Rejected',
+      reason: 'used',
+    });
+    // Judged on a read from before the first confirmation: the write's refusal decides, on the item as it stood.
+    expect(await rooms.confirm(unconfirmed, key, 'game-request-1', later)).toEqual(again);
+    expect(await rooms.confirm(unconfirmed, key, 'game-request-2', later)).toEqual({
+      state: 'Rejected',
+      reason: 'used',
+    });
+    expect(await item(ready.roomId)).toEqual(before);
+    expect(await rooms.confirm((await rooms.read(ready.roomId))!, keyOf('mallory').hex, 'r', later)).toEqual({
+      state: 'Rejected',
+      reason: 'unknown-key',
+    });
+  });
+
+  it("undoes only the abandoned request's confirmation", async () => {
+    const { rooms } = subject();
+    const ready = room({ state: 'ready', players: 1 });
+    await rooms.createWithMember(ready, creator('alice', '2026-01-01T00:01:00.000Z'));
+    const key = keyOf('alice').hex;
+    await rooms.confirm((await rooms.read(ready.roomId))!, key, 'game-request-1', now);
+
+    await expect(rooms.abandon(ready.roomId, key, 'game-request-2', now)).resolves.toBe('NothingToUndo');
+    await expect(rooms.abandon(ready.roomId, key, 'game-request-1', now)).resolves.toBe('Reverted');
+    expect(await rooms.findMember(ready.roomId, 'alice')).toMatchObject({
+      state: 'reserved',
+      keyHash: keyOf('alice').stored,
+    });
+    expect((await rooms.findMember(ready.roomId, 'alice'))?.keyUsedBy).toBeUndefined();
+  });
+
+  it('leaves once: the slot frees, the left is remembered for its redelivery, another request is rejected', async () => {
+    const { rooms } = subject();
+    const ready = room({ state: 'ready', players: 1, changeNumber: 1 });
+    await rooms.createWithMember(ready, creator('alice', '2026-01-01T00:01:00.000Z'));
+    const key = keyOf('alice').hex;
+
+    await expect(rooms.leave(ready.roomId, key, 'left-1', now)).resolves.toEqual({ state: 'Left' });
+    const read = await rooms.read(ready.roomId);
+    expect(read?.room).toMatchObject({ players: 0, changeNumber: 2, emptySince: now.getTime() });
+    expect(read?.doc.members).toEqual({});
+    expect(Object.keys(read?.doc.gone ?? {})).toEqual([keyOf('alice').stored]);
+    await expect(rooms.leave(ready.roomId, key, 'left-1', now)).resolves.toEqual({ state: 'Left' });
+    await expect(rooms.leave(ready.roomId, key, 'left-2', now)).resolves.toEqual({ state: 'Rejected' });
+    expect((await rooms.read(ready.roomId))?.room.changeNumber).toBe(2);
+  });
+}
+
+function handOverContract(subject: () => RoomStoreSubject, room: (overrides?: Partial<Room>) => Room): void {
+  const pool = { gameId: 'pooled', version: '1', region: 'eu-west-1' };
+  const handOver = (owner: string): HandOver => {
+    const made = room();
+    return {
+      owner,
+      settings: { map: owner },
+      maxPlayers: 4,
+      createdAt: '2026-01-01T00:02:00.000Z',
+      template: null,
+      constants: constantsOf(made),
+      properties: { joinability: 'open', custom: {} },
+      members: { [owner]: { s: 0, t: Date.parse('2026-01-01T00:02:00.000Z'), k: keyOf(owner).stored } },
+    };
+  };
+  const standby = (state: Room['state'] = 'ready'): Room => {
+    const { bucket: _bucket, ...server } = room({
+      ...pool,
+      state,
+      standby: true,
+      owner: '@standby',
+      players: 0,
+      changeNumber: 1,
+    });
+    return server;
+  };
+
+  it('hands a ready standby server to one create: listed for it, out of the standby index', async () => {
+    const { rooms, item } = subject();
+    const server = standby();
+    await rooms.createWithMember(server);
+    expect(await item(server.roomId)).toMatchObject({ gsi1pk: keys.standbyIndex(pool.gameId, pool.version) });
+
+    const won = await rooms.handOver(server.roomId, pool, handOver('winner'));
+    expect(won?.room).toMatchObject({
+      owner: 'winner',
+      settings: { map: 'winner' },
+      players: 1,
+      changeNumber: 2,
+      readyAt: '2026-01-01T00:02:00.000Z',
+      updatedAt: '2026-01-01T00:02:00.000Z',
+    });
+    expect(won?.room.standby).toBeUndefined();
+    expect(Object.keys(won?.doc.members ?? {})).toEqual(['winner']);
+    const stored = (await item(server.roomId)) ?? {};
+    expect(stored).not.toHaveProperty('gsi1pk');
+    expect(stored).not.toHaveProperty('gsi1sk');
+    expect(stored).toMatchObject({
+      gsi2pk: keys.listingIndex(pool.gameId, pool.version, pool.region),
+      gsi2sk: `2026-01-01T00:02:00.000Z#${server.roomId}`,
+      gsi3sk: server.roomId,
+    });
+    // The loser gets nothing and changes nothing.
+    expect(await rooms.handOver(server.roomId, pool, handOver('loser'))).toBeUndefined();
+    expect(await item(server.roomId)).toEqual(stored);
+  });
+
+  it('hands over no server that ended or is not ready yet', async () => {
+    const { rooms } = subject();
+    const ended = standby();
+    const starting = standby('spawning');
+    await rooms.createWithMember(ended);
+    await rooms.createWithMember(starting);
+    await rooms.markFailed(ended.roomId, 'crashed', at('2026-01-01T00:01:00.000Z'));
+
+    expect(await rooms.handOver(ended.roomId, pool, handOver('late'))).toBeUndefined();
+    expect(await rooms.handOver(starting.roomId, pool, handOver('early'))).toBeUndefined();
+    expect(await rooms.handOver(randomUUID(), pool, handOver('nobody'))).toBeUndefined();
   });
 }

@@ -1,6 +1,6 @@
 import type { LiveRoom, LiveRoomIndex } from '../../../core/rooms/live-room-store';
 import { isLive, type Room } from '../../../core/rooms/model';
-import type { SessionDocument } from '../../../core/sessions/document';
+import type { SessionDocument } from '../../../core/rooms/document';
 
 /**
  * `LiveRoomIndex` in memory, for unit tests, with the sweeper index's semantics: a room is in

@@ -1,4 +1,11 @@
-import { applyChange, holds, type Change, type Condition, type Item } from '../../../core/rooms/room-expression';
+import {
+  applyChange,
+  holds,
+  updatedPart,
+  type Change,
+  type Condition,
+  type Item,
+} from '../../../core/rooms/room-expression';
 import type { ItemWriteResult, RoomItems, RoomStore } from '../../../core/rooms/room-store';
 import { Rooms, type RoomsOptions } from '../../../core/rooms/rooms';
 
@@ -23,13 +30,18 @@ export class MemoryRoomItems implements RoomItems {
     return undefined;
   }
 
-  async update(roomId: string, condition: Condition, change: Change): Promise<ItemWriteResult> {
+  async update(
+    roomId: string,
+    condition: Condition,
+    change: Change,
+    answer: 'all' | 'updated' = 'all',
+  ): Promise<ItemWriteResult> {
     const item = this.items.get(roomId);
     // DynamoDB judges a missing item as an empty one: only conditions on absence can hold.
     if (!holds(condition, item ?? {})) return { applied: false, ...(item ? { item: structuredClone(item) } : {}) };
     const next = applyChange(item ?? {}, change);
     this.items.set(roomId, next);
-    return { applied: true, item: structuredClone(next) };
+    return { applied: true, item: answer === 'updated' ? updatedPart(next, change) : structuredClone(next) };
   }
 
   async delete(roomId: string, condition: Condition): Promise<boolean> {

@@ -7,7 +7,6 @@ import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
 import { generateRegistrationKey, hashRegistrationKey } from '../../../core/rooms/registration-keys';
 import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import type { RoomStore } from '../../../core/rooms/room-store';
-import { SessionStore } from '../../../core/sessions/store';
 import { platform as lambdaPlatform } from '../../../lambdas/dependencies';
 import { processControllerEvents } from '../../../lambdas/queue/controller-events';
 import { createQueues } from '../../../local/sqs-emulator';
@@ -26,13 +25,13 @@ import { closeHarness, expectNoLeftovers, externalEndpoint, TestGame, withSideca
 let platform: TestPlatform;
 let sqs: SQSClient;
 let rooms: RoomStore;
-let members: SessionStore;
+let members: RoomStore;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: emulatorEndpoints().sqs });
   rooms = dynamoRoomStore(platform.db, platform.tableName);
-  members = new SessionStore(platform.db, platform.tableName);
+  members = dynamoRoomStore(platform.db, platform.tableName);
 });
 afterAll(async () => {
   expectNoLeftovers();
@@ -117,7 +116,7 @@ describe('registration keys on the controller request queue', () => {
             // The wire protocol with the game is unchanged: it sends the key its player presented.
             const joined = await game.call('joined', { key }, 15_000);
             expect(joined).toMatchObject({ result: { account: 'alice', scopes: ['play'] } });
-            expect(await members.find(room.roomId, 'alice')).toMatchObject({ state: 'active' });
+            expect(await members.findMember(room.roomId, 'alice')).toMatchObject({ state: 'active' });
 
             // The thief read the queue and presents to the game every value the joined carried.
             const forwarded = read.map(requestIn).find((r) => r.method === 'joined');
@@ -130,7 +129,7 @@ describe('registration keys on the controller request queue', () => {
             }
 
             expect(await game.call('left', { key }, 15_000)).toMatchObject({ result: { status: 'OK' } });
-            expect(await members.find(room.roomId, 'alice')).toBeUndefined();
+            expect(await members.findMember(room.roomId, 'alice')).toBeUndefined();
           } finally {
             if (run.child.exitCode === null && run.child.signalCode === null) await run.signal('SIGTERM');
             game.close();

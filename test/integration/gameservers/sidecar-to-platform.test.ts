@@ -6,7 +6,6 @@ import { keys } from '../../../core/infra/keys';
 import { queueDefinitions } from '../../../core/infra/queues';
 import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
 import { generateRegistrationKey, hashRegistrationKey } from '../../../core/rooms/registration-keys';
-import { SessionStore } from '../../../core/sessions/store';
 import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import type { RoomStore } from '../../../core/rooms/room-store';
 import { platform as lambdaPlatform } from '../../../lambdas/dependencies';
@@ -33,13 +32,13 @@ import {
 let platform: TestPlatform;
 let sqs: SQSClient;
 let rooms: RoomStore;
-let members: SessionStore;
+let members: RoomStore;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: emulatorEndpoints().sqs });
   rooms = dynamoRoomStore(platform.db, platform.tableName);
-  members = new SessionStore(platform.db, platform.tableName);
+  members = dynamoRoomStore(platform.db, platform.tableName);
 });
 afterAll(async () => {
   expectNoLeftovers();
@@ -175,7 +174,7 @@ describe('sidecar → SQS → controller-events → DynamoDB', () => {
             (n) => n === 0,
           ),
         ).toBe(0);
-        const reverted = await members.find(roomId, 'alice');
+        const reverted = await members.findMember(roomId, 'alice');
         expect(reverted).toMatchObject({ state: 'reserved', expiresAt });
         expect(reverted?.keyUsedBy).toBeUndefined();
 
@@ -184,7 +183,7 @@ describe('sidecar → SQS → controller-events → DynamoDB', () => {
         expect(retry).toMatchObject({ result: { account: 'alice', scopes: ['play'] } });
         const again = await game.call('joined', { key }, 10_000, 'join-1');
         expect(JSON.stringify(again)).toBe(JSON.stringify(retry));
-        expect((await members.list(roomId)).map((m) => [m.account, m.state])).toEqual([['alice', 'active']]);
+        expect((await members.listMembers(roomId)).map((m) => [m.account, m.state])).toEqual([['alice', 'active']]);
         const before = await rooms.get(roomId);
         expect(before.players).toBe(1);
         // Someone who saw the key presents it: the game's request is another one.

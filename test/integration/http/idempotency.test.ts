@@ -1,7 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { SpawnRequest, Spawner } from '../../../core/gameservers/spawner';
 import { hashRegistrationKey } from '../../../core/rooms/registration-keys';
-import { SessionStore } from '../../../core/sessions/store';
 import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import type { RoomStore } from '../../../core/rooms/room-store';
 import { shiftedClock } from '../../../core/infra/clock';
@@ -17,7 +16,7 @@ import { startTestApi, type TestApi } from '../../helpers/platform';
  */
 let api: TestApi;
 let rooms: RoomStore;
-let members: SessionStore;
+let members: RoomStore;
 const spawned: SpawnRequest[] = [];
 const tokens = new Map<string, string>();
 let offsetMs = 0;
@@ -34,7 +33,7 @@ beforeAll(async () => {
   api = await startTestApi({ CREATE_WAIT_S: '0.3' });
   configurePlatform({ spawner: () => new RecordingSpawner(), clock: shiftedClock(() => offsetMs) });
   rooms = dynamoRoomStore(api.platform.db, api.platform.tableName);
-  members = new SessionStore(api.platform.db, api.platform.tableName);
+  members = dynamoRoomStore(api.platform.db, api.platform.tableName);
   const admin = await api.platform.token('ops', ['admin']);
   const put = await api.call('PUT', '/v1/admin/games/arena/versions/1', {
     token: admin,
@@ -83,7 +82,7 @@ async function readyRoom(maxPlayers = 8) {
 }
 
 async function membersOf(roomId: string) {
-  return members.list(roomId);
+  return members.listMembers(roomId);
 }
 
 const createBody = { gameId: 'arena', version: '1', settings: { map: 'harbor' } };

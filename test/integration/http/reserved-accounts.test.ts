@@ -4,7 +4,7 @@ import { MessageStore } from '../../../core/commands/message-store';
 import { standbyOwner } from '../../../core/pool/warm-pool';
 import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import type { RoomStore } from '../../../core/rooms/room-store';
-import { defaultConstants } from '../../../core/sessions/model';
+import { defaultConstants } from '../../../core/rooms/session-model';
 import { aRoom } from '../../helpers/factories';
 import { startTestApi, type TestApi } from '../../helpers/platform';
 

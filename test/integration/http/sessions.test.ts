@@ -1,5 +1,6 @@
 import { shiftedClock } from '../../../core/infra/clock';
 import type { SpawnRequest, Spawner } from '../../../core/gameservers/spawner';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import { configurePlatform } from '../../../lambdas/dependencies';
 import { startTestApi, type TestApi } from '../../helpers/platform';
 
@@ -36,6 +37,9 @@ async function put(path: string, body: unknown): Promise<void> {
   if (response.status !== 200) throw new Error(`PUT ${path}: ${JSON.stringify(response.body)}`);
 }
 
+/** The room as stored (undefined once deleted), read past every rule. */
+const storedRoom = async (roomId: string) =>
+  (await dynamoRoomStore(api.platform.db, api.platform.tableName).read(roomId))?.room;
 const template = (name: string, body: Record<string, unknown>) => put(`/v1/admin/templates/${name}`, body);
 const as = async (account: string) => {
   const t = await token(account);
@@ -284,12 +288,16 @@ describe('a peer-hosted session', () => {
     expect(later.members.map((m: { account: string }) => m.account)).toEqual(['bob']);
     expect(later.players).toBe(1);
 
-    // bob leaves: the session is empty; sessionEmptyMs 10 s later it is over (404), and deleted.
+    // bob leaves: the session is empty; sessionEmptyMs 10 s later it is over (404). A read
+    // writes nothing: the first write that sees it over (or the sweeper) deletes it.
     expect((await bob.leave(roomId)).status).toBe(204);
     offsetMs = 6_000 + 9_000;
     expect((await bob.get(roomId)).status).toBe(200);
     offsetMs = 6_000 + 10_001;
     expect((await bob.get(roomId)).status).toBe(404);
+    expect(await storedRoom(roomId)).toBeDefined();
+    expect((await bob.patchMe(roomId, { state: 'active' })).status).toBe(404);
+    expect(await storedRoom(roomId)).toBeUndefined();
     offsetMs = 0;
     expect((await bob.get(roomId)).status).toBe(404);
   });

@@ -17,7 +17,7 @@ import { WarmPool } from '../../../core/pool/warm-pool';
 import { assignQueueName } from '../../../core/protocol/queue-names';
 import { createRoom, type CreateRoomResult } from '../../../core/rooms/create';
 import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
-import { defaultConstants } from '../../../core/sessions/model';
+import { defaultConstants } from '../../../core/rooms/session-model';
 import { platform } from '../../../lambdas/dependencies';
 import { aRoom } from '../../helpers/factories';
 import { emulatorEndpoints, startTestPlatform, type TestPlatform } from '../../helpers/platform';

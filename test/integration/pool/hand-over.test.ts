@@ -8,12 +8,11 @@ import { PlatformCache } from '../../../core/infra/platform-cache';
 import { WarmPool, type WarmPoolDependencies } from '../../../core/pool/warm-pool';
 import type { GameServerConfiguration } from '../../../core/gameservers/configuration';
 import type { SpawnRequest, Spawner } from '../../../core/gameservers/spawner';
-import type { HandOver } from '../../../core/rooms/create';
 import { assignQueueName } from '../../../core/protocol/queue-names';
 import { sealRequest } from '../../../core/protocol/sidecar-channel';
 import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
-import type { RoomStore } from '../../../core/rooms/room-store';
-import { defaultConstants } from '../../../core/sessions/model';
+import type { HandOver, RoomStore } from '../../../core/rooms/room-store';
+import { defaultConstants } from '../../../core/rooms/session-model';
 import { platform } from '../../../lambdas/dependencies';
 import { aRoom } from '../../helpers/factories';
 import { emulatorEndpoints, startTestPlatform, type TestPlatform } from '../../helpers/platform';
@@ -73,7 +72,7 @@ async function standbyServer(key: PoolKey, state: 'ready' | 'spawning' = 'ready'
   return room.roomId;
 }
 
-describe('PoolStore.readyServers and handOver', () => {
+describe('PoolStore.readyServers and RoomStore.handOver', () => {
   it('gives each of 3 ready servers to exactly one of 200 racing creators, and the rest nothing', async () => {
     const key = { gameId: `race-${randomUUID().slice(0, 8)}`, version: '1', region: 'eu-west-1' };
     const servers = [await standbyServer(key), await standbyServer(key), await standbyServer(key)];
@@ -84,7 +83,7 @@ describe('PoolStore.readyServers and handOver', () => {
       creators.map(async (account, i) => {
         const listed = await pool.readyServers(key.gameId, key.version);
         const roomId = listed[i % listed.length]?.roomId ?? '';
-        return { account, session: await pool.handOver(key, roomId, handOver(account)) };
+        return { account, session: await rooms.handOver(roomId, key, handOver(account)) };
       }),
     );
 
@@ -104,13 +103,13 @@ describe('PoolStore.readyServers and handOver', () => {
     const key = { gameId: `hand-${randomUUID().slice(0, 8)}`, version: '1', region: 'eu-west-1' };
     const server = await standbyServer(key);
     const sessions = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => pool.handOver(key, server, handOver(`player-${i}`))),
+      Array.from({ length: 200 }, (_, i) => rooms.handOver(server, key, handOver(`player-${i}`))),
     );
     expect(sessions.filter(Boolean)).toHaveLength(1);
 
     const ended = await standbyServer(key);
     await rooms.markFailed(ended, 'spawn-timeout', new Date());
-    expect(await pool.handOver(key, ended, handOver('late'))).toBeUndefined();
+    expect(await rooms.handOver(ended, key, handOver('late'))).toBeUndefined();
     expect(await rooms.find(ended)).toMatchObject({ owner: '@standby', state: 'failed' });
   });
 
@@ -120,7 +119,7 @@ describe('PoolStore.readyServers and handOver', () => {
     const starting = await standbyServer(key, 'spawning');
     expect(await listed()).toEqual([]);
     // Not ready: its room's write refuses it too.
-    expect(await pool.handOver(key, starting, handOver('early'))).toBeUndefined();
+    expect(await rooms.handOver(starting, key, handOver('early'))).toBeUndefined();
     const ready = await standbyServer(key);
     const elsewhere = await standbyServer({ ...key, region: 'eu-west-1' });
     const ended = await standbyServer(key);
@@ -137,7 +136,7 @@ describe('PoolStore.readyServers and handOver', () => {
       { region: key.region, roomId: ready },
     ]);
 
-    const session = await pool.handOver(key, ready, handOver('first'));
+    const session = await rooms.handOver(ready, key, handOver('first'));
     expect(session?.room.owner).toBe('first');
     // The take's own write took it off the list: no create is offered it again.
     expect(await listed()).toEqual([{ region: 'eu-west-1', roomId: elsewhere }]);
@@ -268,7 +267,7 @@ describe('WarmPool.refill', () => {
     const handed = await standbyServer(key);
     const ended = await standbyServer(key);
     const ready = await standbyServer(key);
-    await pool.handOver(key, handed, handOver('creator'));
+    await rooms.handOver(handed, key, handOver('creator'));
     await rooms.markFailed(ended, 'spawn-timeout', new Date());
     const warm = warmPool({
       assign: () => {
@@ -295,7 +294,7 @@ describe('WarmPool.refill, lowered', () => {
     const racedRooms = Object.create(rooms) as RoomStore;
     racedRooms.find = async (roomId: string) => {
       const room = await rooms.find(roomId);
-      if (roomId === older && ++olderReads === 2) await pool.handOver(key, older, handOver('late-creator'));
+      if (roomId === older && ++olderReads === 2) await rooms.handOver(older, key, handOver('late-creator'));
       return room;
     };
     const warm = warmPool({

@@ -1,12 +1,11 @@
 import { NoHealthyHostError, SpawnTimeoutError } from '../../../core/gameservers/errors';
 import type { SpawnRequest, Spawner } from '../../../core/gameservers/spawner';
-import { SessionStore } from '../../../core/sessions/store';
+import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { createRoom, type CreateRoomDependencies } from '../../../core/rooms/create';
 import { PlatformCache } from '../../../core/infra/platform-cache';
 import { joinRoom } from '../../../core/rooms/join';
 import { LiveRoomStore } from '../../../core/rooms/live-room-store';
-import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
-import type { RoomStore } from '../../../core/rooms/room-store';
 import { sweepRooms } from '../../../core/rooms/sweep';
 import { SweeperStateStore } from '../../../core/rooms/sweeper-state-store';
 import { aRoom } from '../../helpers/factories';
@@ -19,12 +18,12 @@ import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
  */
 let platform: TestPlatform;
 let rooms: RoomStore;
-let members: SessionStore;
+let members: RoomStore;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   rooms = dynamoRoomStore(platform.db, platform.tableName);
-  members = new SessionStore(platform.db, platform.tableName);
+  members = dynamoRoomStore(platform.db, platform.tableName);
 });
 afterAll(() => platform.close());
 
@@ -201,6 +200,6 @@ describe('sweepRooms', () => {
     );
     expect(result.freedSlots).toBeGreaterThanOrEqual(2);
     expect((await rooms.get(room.roomId)).players).toBe(1);
-    expect((await members.list(room.roomId)).map((m) => m.account)).toEqual(['fresh']);
+    expect((await members.listMembers(room.roomId)).map((m) => m.account)).toEqual(['fresh']);
   });
 });

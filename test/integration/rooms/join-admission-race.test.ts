@@ -7,7 +7,6 @@ import { JoinRateLimitedError } from '../../../core/abuse/errors';
 import { joinRoom, type JoinRoomDependencies } from '../../../core/rooms/join';
 import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import type { RoomStore } from '../../../core/rooms/room-store';
-import { SessionStore } from '../../../core/sessions/store';
 import { aRoom } from '../../helpers/factories';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
@@ -20,12 +19,12 @@ import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
  */
 let platform: TestPlatform;
 let rooms: RoomStore;
-let sessions: SessionStore;
+let sessions: RoomStore;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   rooms = dynamoRoomStore(platform.db, platform.tableName);
-  sessions = new SessionStore(platform.db, platform.tableName);
+  sessions = dynamoRoomStore(platform.db, platform.tableName);
 });
 afterAll(() => platform.close());
 
@@ -64,7 +63,7 @@ function countingSessions() {
     },
     reclaimAndClaim: (roomId, spec, now) => sessions.reclaimAndClaim(roomId, spec, now),
     reissueKey: (roomId, change) => sessions.reissueKey(roomId, change),
-    undoClaim: (roomId, undo) => sessions.undoClaim(roomId, undo),
+    undoClaim: (roomId, undo, now) => sessions.undoClaim(roomId, undo, now),
   };
   return { counted, claims };
 }

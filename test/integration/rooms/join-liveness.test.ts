@@ -1,4 +1,3 @@
-import { SessionStore } from '../../../core/sessions/store';
 import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import type { RoomStore } from '../../../core/rooms/room-store';
 import { SweeperStateStore } from '../../../core/rooms/sweeper-state-store';
@@ -19,7 +18,7 @@ let platform: TestPlatform;
 let gateway: LocalApiGateway;
 let call: ReturnType<typeof jsonClient>;
 let rooms: RoomStore;
-let members: SessionStore;
+let members: RoomStore;
 let pipeline: SweeperStateStore;
 
 beforeAll(async () => {
@@ -27,7 +26,7 @@ beforeAll(async () => {
   gateway = await startApiGateway({ routes, handlers: httpHandlers, port: 0 });
   call = jsonClient(gateway.url);
   rooms = dynamoRoomStore(platform.db, platform.tableName);
-  members = new SessionStore(platform.db, platform.tableName);
+  members = dynamoRoomStore(platform.db, platform.tableName);
   pipeline = new SweeperStateStore(platform.db, platform.tableName);
 });
 /** Each test starts with a platform that hears its other rooms: a consumer applied a fresh heartbeat just now. */
@@ -68,7 +67,7 @@ describe('joining a room by its server heartbeat', () => {
     expect([response.status, response.body.error.code]).toEqual([409, 'NOT_JOINABLE']);
     expect(response.body.error.message).toMatch(/not been heard from/);
     expect(await rooms.get(room.roomId)).toMatchObject({ state: 'ready', players: 0 });
-    expect(await members.list(room.roomId)).toEqual([]);
+    expect(await members.listMembers(room.roomId)).toEqual([]);
   });
 
   it('takes joins again as soon as a heartbeat arrives', async () => {

@@ -1,4 +1,3 @@
-import { SessionStore } from '../../../core/sessions/store';
 import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import type { RoomStore } from '../../../core/rooms/room-store';
 import { routes } from '../../../lambdas/http/routes';
@@ -16,14 +15,14 @@ let platform: TestPlatform;
 let gateway: LocalApiGateway;
 let call: ReturnType<typeof jsonClient>;
 let rooms: RoomStore;
-let members: SessionStore;
+let members: RoomStore;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   gateway = await startApiGateway({ routes, handlers: httpHandlers, port: 0 });
   call = jsonClient(gateway.url);
   rooms = dynamoRoomStore(platform.db, platform.tableName);
-  members = new SessionStore(platform.db, platform.tableName);
+  members = dynamoRoomStore(platform.db, platform.tableName);
 });
 afterAll(async () => {
   await gateway.close();
@@ -68,7 +67,7 @@ describe('POST /v1/rooms/{roomId}/join', () => {
     expect(counts).toEqual({ 200: 7, 409: 193 });
     expect(responses.filter((r) => r.status === 409).every((r) => r.body.error.code === 'ROOM_FULL')).toBe(true);
     expect((await rooms.get(room.roomId)).players).toBe(7);
-    expect(await members.list(room.roomId)).toHaveLength(7);
+    expect(await members.listMembers(room.roomId)).toHaveLength(7);
   });
 
   it('never over-fills: 500 joins spread over 20 rooms of 8, counts equal member items', async () => {
@@ -81,7 +80,7 @@ describe('POST /v1/rooms/{roomId}/join', () => {
     expect(counts).toEqual({ 200: 160, 409: 340 });
     for (const room of all) {
       const stored = await rooms.get(room.roomId);
-      expect([stored.players, (await members.list(room.roomId)).length]).toEqual([8, 8]);
+      expect([stored.players, (await members.listMembers(room.roomId)).length]).toEqual([8, 8]);
     }
   });
 

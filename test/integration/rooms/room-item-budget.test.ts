@@ -12,8 +12,7 @@ import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
 import { hashRegistrationKey } from '../../../core/rooms/registration-keys';
 import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import type { RoomStore } from '../../../core/rooms/room-store';
-import { itemBytes, roomItemBudget } from '../../../core/sessions/item-budget';
-import { SessionStore } from '../../../core/sessions/store';
+import { itemBytes, roomItemBudget } from '../../../core/rooms/item-budget';
 import { processControllerEvents } from '../../../lambdas/queue/controller-events';
 import { aRoom } from '../../helpers/factories';
 import { emulatorEndpoints, startTestApi, type TestApi } from '../../helpers/platform';
@@ -29,7 +28,7 @@ import { controllerQueueEvent, SidecarChannelDouble } from '../../helpers/sideca
  */
 let api: TestApi;
 let rooms: RoomStore;
-let sessions: SessionStore;
+let sessions: RoomStore;
 let sqs: SQSClient;
 const channel = new SidecarChannelDouble();
 const queues: string[] = [];
@@ -37,7 +36,7 @@ const queues: string[] = [];
 beforeAll(async () => {
   api = await startTestApi({ JOIN_RATE_LIMIT_PER_MINUTE: '10000', HEARTBEAT_TIMEOUT_S: '600' });
   rooms = dynamoRoomStore(api.platform.db, api.platform.tableName);
-  sessions = new SessionStore(api.platform.db, api.platform.tableName);
+  sessions = dynamoRoomStore(api.platform.db, api.platform.tableName);
   sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: emulatorEndpoints().sqs });
 });
 afterAll(async () => {
@@ -197,7 +196,7 @@ describe('one room under 2,000 join/leave cycles and 96 players with many scopes
 
     // The room is healthy and joinable: ready, 96 members, one more player gets a slot.
     expect(full).toMatchObject({ state: 'ready', players: 96 });
-    const members = await sessions.list(room.roomId);
+    const members = await sessions.listMembers(room.roomId);
     expect(members.filter((m) => m.state === 'active')).toHaveLength(96);
     // Each confirmed member holds only what its token can carry: the server scopes it has, capped.
     expect(members.every((m) => m.scopes.every((s) => serverScopes.includes(s)))).toBe(true);
@@ -257,7 +256,7 @@ describe('what one member may store', () => {
     // The pre-confirmation copy: state and clock only, no second copy of the scopes.
     expect(Object.keys(stored.alice?.b as object).sort()).toEqual(['s', 't']);
 
-    expect(await sessions.abandon(room.roomId, keyHash, 'joined-1')).toBe('Reverted');
+    expect(await sessions.abandon(room.roomId, keyHash, 'joined-1', new Date())).toBe('Reverted');
     const restored = (await rawItem(room.roomId)).members as Record<string, Record<string, unknown>>;
     expect(Object.keys(restored.alice ?? {}).sort()).toEqual(['c', 'k', 's', 't']);
     expect(restored.alice).toMatchObject({ s: 0, c: ['chat', 'play'] });

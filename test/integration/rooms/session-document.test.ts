@@ -3,7 +3,6 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../../core/infra/keys';
 import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import type { RoomStore } from '../../../core/rooms/room-store';
-import { SessionStore } from '../../../core/sessions/store';
 import { aRoom } from '../../helpers/factories';
 import { startTestApi, type TestApi } from '../../helpers/platform';
 
@@ -14,12 +13,12 @@ import { startTestApi, type TestApi } from '../../helpers/platform';
  */
 let api: TestApi;
 let rooms: RoomStore;
-let sessions: SessionStore;
+let sessions: RoomStore;
 
 beforeAll(async () => {
   api = await startTestApi({ JOIN_RATE_LIMIT_PER_MINUTE: '10000' });
   rooms = dynamoRoomStore(api.platform.db, api.platform.tableName);
-  sessions = new SessionStore(api.platform.db, api.platform.tableName);
+  sessions = dynamoRoomStore(api.platform.db, api.platform.tableName);
 });
 afterAll(async () => api.close());
 
@@ -86,7 +85,7 @@ describe('a room of 100 members is one small item', () => {
     const item = await rawItem(room.roomId);
     const full = itemSize(item);
     const perMember = (full - empty) / 100;
-    const members = await sessions.list(room.roomId);
+    const members = await sessions.listMembers(room.roomId);
     expect([item.players, members.length]).toEqual([100, 100]);
     // The account once (the key hash lives in its member), not twice: the old layout took ≈ 120 B; a reservation stores no expiry (`t` + the template's timeout).
     expect(perMember).toBeLessThan(85);
@@ -135,12 +134,12 @@ describe("a creator's reservation (pending while the room spawns)", () => {
       createdAt: created.toISOString(),
     });
     // 50 s of spawning (longer than the timeout) take nothing from the creator.
-    expect(await sessions.find(room.roomId, 'creator')).toMatchObject({ state: 'reserved', pending: true });
+    expect(await sessions.findMember(room.roomId, 'creator')).toMatchObject({ state: 'reserved', pending: true });
     const readyAt = new Date();
     expect(
       (await rooms.markReady(room.roomId, { address: '127.0.0.1', initedBy: 'inited-1', now: readyAt })).applied,
     ).toBe(true);
-    expect((await sessions.find(room.roomId, 'creator'))?.expiresAt).toBe(
+    expect((await sessions.findMember(room.roomId, 'creator'))?.expiresAt).toBe(
       new Date(readyAt.getTime() + 30_000).toISOString(),
     );
     expect(await sessions.reclaimExpired(room.roomId, new Date(readyAt.getTime() + 29_999))).toBe(0);

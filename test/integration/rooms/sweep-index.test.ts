@@ -8,7 +8,6 @@ import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import type { RoomStore } from '../../../core/rooms/room-store';
 import { sweepRooms } from '../../../core/rooms/sweep';
 import { SweeperStateStore } from '../../../core/rooms/sweeper-state-store';
-import { SessionStore } from '../../../core/sessions/store';
 import { aRoom } from '../../helpers/factories';
 import { emulatorEndpoints, startTestPlatform, type TestPlatform } from '../../helpers/platform';
 import { testSweepPolicy } from '../../helpers/sweep-policy';
@@ -80,7 +79,7 @@ describe('the sweeper on its index', () => {
 
     const result = await sweepRooms(
       {
-        members: new SessionStore(db, platform.tableName),
+        members: dynamoRoomStore(db, platform.tableName),
         live: new LiveRoomStore(db, platform.tableName),
         rooms: dynamoRoomStore(db, platform.tableName),
         spawner,

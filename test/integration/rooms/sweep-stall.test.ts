@@ -10,10 +10,9 @@ import {
 import type { Spawner } from '../../../core/gameservers/spawner';
 import { createSqsClient } from '../../../core/infra/aws-clients';
 import { queueBacklog } from '../../../core/infra/queue-backlog';
-import { SessionStore } from '../../../core/sessions/store';
-import { LiveRoomStore } from '../../../core/rooms/live-room-store';
 import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import type { RoomStore } from '../../../core/rooms/room-store';
+import { LiveRoomStore } from '../../../core/rooms/live-room-store';
 import { sweepRooms, type SweepResult } from '../../../core/rooms/sweep';
 import { SweeperStateStore } from '../../../core/rooms/sweeper-state-store';
 import { aRoom } from '../../helpers/factories';
@@ -67,7 +66,7 @@ function world(start: number) {
   let clock = start;
   const spawner = new RecordingSpawner();
   const deps = {
-    members: new SessionStore(platform.db, platform.tableName),
+    members: dynamoRoomStore(platform.db, platform.tableName),
     live: new LiveRoomStore(platform.db, platform.tableName),
     rooms,
     spawner,

@@ -96,7 +96,10 @@ describe('GameConfigurationStore', () => {
 });
 
 describe('BanStore', () => {
-  bansContract(() => new BanStore(platform.db, platform.tableName));
+  bansContract(() => ({
+    bans: new BanStore(platform.db, platform.tableName),
+    rates: new RateLimitStore(platform.db, platform.tableName),
+  }));
 });
 
 describe('RateLimitStore', () => {

@@ -43,7 +43,6 @@ describe('platform()', () => {
     expect(second).toBe(first);
     for (const store of [
       'rooms',
-      'sessions',
       'gameConfigurations',
       'fillingRooms',
       'roomListing',

@@ -142,13 +142,14 @@ describe('spawn metrics', () => {
     await sweepRooms(
       {
         live,
-        members: { reclaimExpired: async () => 0 },
+        members: { reclaimExpired: async () => 0, read: () => Promise.reject(new Error('no session here is over')) },
         rooms: {
           markFailed: async (roomId, reason): Promise<TransitionResult> => {
             live.end(roomId);
             return { applied: true, room: aRoom({ roomId, state: 'failed', failureReason: reason }) };
           },
           markClosed: () => Promise.reject(new Error('no room here is past a cost bound')),
+          endSession: () => Promise.reject(new Error('no session here is over')),
         },
         spawner: { spawn: () => Promise.reject(new Error('never')), stop: async () => {} },
         memory: { read: async () => ({ lastSweepAt: secondsAgo(5) }), write: async () => {} },

@@ -2,9 +2,8 @@ import type { GameServerConfiguration } from '../../../../core/gameservers/confi
 import { PlatformCache } from '../../../../core/infra/platform-cache';
 import type { PoolStore } from '../../../../core/pool/pool-store';
 import { WarmPool, type WarmPoolDependencies } from '../../../../core/pool/warm-pool';
-import type { HandOver, RoomCosts } from '../../../../core/rooms/create';
-import type { RoomStore } from '../../../../core/rooms/room-store';
-import type { SessionRead } from '../../../../core/sessions/store';
+import type { RoomCosts } from '../../../../core/rooms/create';
+import type { HandOver, RoomStore, SessionRead } from '../../../../core/rooms/room-store';
 import { aRoom } from '../../../helpers/factories';
 
 /**
@@ -24,7 +23,9 @@ function scene(listed: string[], free: string[], accepted = true) {
       events.push('read list');
       return Promise.resolve(listed.map((roomId) => ({ region: 'r', roomId })));
     },
-    handOver: (_key: unknown, roomId: string) => {
+  } as unknown as PoolStore;
+  const rooms = {
+    handOver: (roomId: string) => {
       events.push(`take ${roomId}`);
       const won = free.includes(roomId);
       free.splice(free.indexOf(roomId), won ? 1 : 0);
@@ -34,8 +35,6 @@ function scene(listed: string[], free: string[], accepted = true) {
           : undefined,
       );
     },
-  } as unknown as PoolStore;
-  const rooms = {
     markFailed: (roomId: string) => {
       events.push(`fail ${roomId}`);
       return Promise.resolve({ applied: true });

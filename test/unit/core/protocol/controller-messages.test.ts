@@ -4,7 +4,7 @@ import {
   forwardedParams,
   gameRequestId,
 } from '../../../../core/protocol/controller-messages';
-import { storedHashOfKey } from '../../../../core/sessions/document';
+import { storedHashOfKey } from '../../../../core/rooms/document';
 import { generateRegistrationKey, hashRegistrationKey } from '../../../../core/rooms/registration-keys';
 
 const key = 'y3l1GmZx0Kc8e5m3QbXoJg2dH6rT9vA1sWqLpN4uEiY';

@@ -1,5 +1,5 @@
 import { costBoundReached, roomBoundsOf } from '../../../../core/rooms/cost-bounds';
-import type { SessionDocument } from '../../../../core/sessions/document';
+import type { SessionDocument } from '../../../../core/rooms/document';
 import { aRoom } from '../../../helpers/factories';
 
 /** The cost-bound rule alone: which live room the platform ends at `now`, and why. */

@@ -2,7 +2,7 @@ import { DependencyUnavailableError } from '../../../../core/errors';
 import { joinRoom, type JoinRoomDependencies } from '../../../../core/rooms/join';
 import { RoomFullError, RoomNotJoinableError } from '../../../../core/rooms/join-errors';
 import { PlatformCache } from '../../../../core/infra/platform-cache';
-import type { ClaimResult, SessionRead } from '../../../../core/sessions/store';
+import type { ClaimResult, SessionRead } from '../../../../core/rooms/room-store';
 import { aRoom } from '../../../helpers/factories';
 
 const t0 = new Date('2026-01-01T00:00:00.000Z');

@@ -3,7 +3,7 @@ import type { SweeperMemory } from '../../../../core/rooms/heartbeat-evidence';
 import type { Room, RoomFailureReason } from '../../../../core/rooms/model';
 import type { TransitionResult } from '../../../../core/rooms/room-store';
 import { sweepRooms, type SweepDependencies } from '../../../../core/rooms/sweep';
-import type { SessionRead } from '../../../../core/sessions/store';
+import type { SessionRead } from '../../../../core/rooms/room-store';
 import { aRoom } from '../../../helpers/factories';
 import { InMemoryLiveRooms } from '../../../helpers/fakes/live-rooms';
 import { testSweepPolicy } from '../../../helpers/sweep-policy';
@@ -20,6 +20,7 @@ function world(options: { backlog?: number; costs?: SweepDependencies['costs'] }
   const live = new InMemoryLiveRooms();
   const failed: { roomId: string; reason: RoomFailureReason }[] = [];
   const closed: string[] = [];
+  const ended: string[] = [];
   const stopped: string[] = [];
   const reclaimed: { roomId: string; read?: SessionRead }[] = [];
   let memory: SweeperMemory = { lastSweepAt: secondsAgo(5) };
@@ -36,6 +37,7 @@ function world(options: { backlog?: number; costs?: SweepDependencies['costs'] }
         reclaimed.push({ roomId, read });
         return 1;
       },
+      read: async (roomId) => (await live.liveRooms()).find((e) => e.room.roomId === roomId) as SessionRead | undefined,
     },
     rooms: {
       markFailed: async (roomId, reason): Promise<TransitionResult> => {
@@ -55,6 +57,14 @@ function world(options: { backlog?: number; costs?: SweepDependencies['costs'] }
         closed.push(roomId);
         return { applied: true, room: { ...entry.room, state: 'closed' } };
       },
+      endSession: async (roomId, changeNumber) => {
+        const entry = (await live.liveRooms()).find((e) => e.room.roomId === roomId);
+        // As the store's condition: only while unchanged since the read.
+        if (!entry || entry.room.changeNumber !== changeNumber) return false;
+        live.end(roomId);
+        ended.push(roomId);
+        return true;
+      },
     },
     spawner,
     memory: {
@@ -67,7 +77,7 @@ function world(options: { backlog?: number; costs?: SweepDependencies['costs'] }
     now: () => now,
     ...(options.costs ? { costs: options.costs } : {}),
   };
-  return { live, failed, closed, stopped, reclaimed, sweep: () => sweepRooms(deps, policy) };
+  return { live, failed, closed, ended, stopped, reclaimed, sweep: () => sweepRooms(deps, policy) };
 }
 
 const placed = (roomId: string) => ({ taskId: `task-${roomId}`, host: '127.0.0.1', ports: [4000] });
@@ -75,6 +85,26 @@ const room = (overrides: Partial<Room> & { roomId: string }): Room =>
   aRoom({ placement: placed(overrides.roomId), ...overrides });
 
 describe('sweepRooms', () => {
+  it('ends a session empty past its sessionEmptyMs and stops its server, though nobody writes to it again', async () => {
+    const w = world();
+    const constants = (sessionEmptyMs: number | null) => ({
+      maxMembers: 8,
+      visibility: 'open' as const,
+      timeouts: { reservedMs: 30_000, readyMs: null, inactiveMs: null, sessionEmptyMs },
+      custom: {},
+    });
+    const emptied = { state: 'ready' as const, lastHeartbeatAt: secondsAgo(1), emptySince: now.getTime() - 5_000 };
+    w.live.save(room({ roomId: 'over', ...emptied, constants: constants(1_000) }));
+    w.live.save(room({ roomId: 'kept', ...emptied, constants: constants(null) }));
+    w.live.save(room({ roomId: 'in-grace', ...emptied, constants: constants(60_000) }));
+
+    const result = await w.sweep();
+
+    expect(w.ended).toEqual(['over']);
+    expect(w.stopped).toEqual(['task-over']);
+    expect(result.live.sort()).toEqual(['in-grace', 'kept']);
+  });
+
   it('fails a spawning room past its deadline and grace, and stops its task; spares one within it', async () => {
     const w = world();
     w.live.save(room({ roomId: 'late', state: 'spawning', spawnDeadline: secondsAgo(3) }));

@@ -53,7 +53,10 @@ describe('InMemoryGameConfigurations', () => {
 });
 
 describe('InMemoryBans', () => {
-  bansContract(() => new InMemoryBans());
+  bansContract(() => {
+    const rates = new InMemoryRateLimits();
+    return { bans: new InMemoryBans(rates), rates };
+  });
 });
 
 describe('InMemoryRateLimits', () => {

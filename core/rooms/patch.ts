@@ -1,0 +1,127 @@
+import { DependencyUnavailableError } from '../errors';
+import { RoomNotFoundError } from './errors';
+import { expiredMembers, isLiveMember, type StoredMember } from './document';
+import { SessionMembersOnlyError } from './session-errors';
+import { assertIfMatch } from './if-match';
+import { transitionMember } from './member-transitions';
+import { constantsOf, type MemberSettableState, type SessionJoinability } from './session-model';
+import { memberUpdate, roomPropertiesUpdate, type PatchBase } from './patch-conditions';
+import { hostingOf, readableBy } from './room-response';
+import { endIfOver, sessionOverAt } from './session-end';
+import type { RoomStore, RoomWrite, SessionRead } from './room-store';
+
+export interface SessionDependencies {
+  readonly sessions: { read(roomId: string): Promise<SessionRead | undefined> };
+  /** The session's writes go through the room aggregate's one store. */
+  readonly rooms: Pick<RoomStore, 'writeSession' | 'endSession'>;
+  readonly now: () => Date;
+  /** Stops the game server of a dedicated session that ended because it stayed empty. */
+  readonly stopServer?: (taskId: string) => Promise<void>;
+}
+
+/** Writes refused because the room changed under them, retried on the item as it stood. */
+const maxWriteAttempts = 8;
+
+/**
+ * `GET /v1/rooms/{roomId}`: one read, judged at `now`, and no write. A session over by
+ * `sessionEmptyMs` answers 404 (core/rooms/session-end.ts); a `private` one answers 404 to
+ * anyone not a live member.
+ *
+ * @throws RoomNotFoundError
+ */
+export async function readSessionAs(roomId: string, account: string, deps: SessionDependencies): Promise<SessionRead> {
+  const read = await deps.sessions.read(roomId);
+  const now = deps.now();
+  // A read writes nothing: a session over by now is gone to it; a write or the sweeper ends it.
+  if (!read || sessionOverAt(read.room, read.doc, now) || !readableBy(read.room, read.doc, account, now)) {
+    throw new RoomNotFoundError(roomId);
+  }
+  return read;
+}
+
+interface WriteCommand {
+  readonly roomId: string;
+  readonly account: string;
+  /** `If-Match`, parsed (core/rooms/if-match.ts); undefined: no precondition. */
+  readonly ifMatch?: number;
+}
+
+/**
+ * One member's write: read, judge (over? stale? a live member?), one conditional write.
+ * A refused write is judged again on the item as it stood (`ALL_OLD`), never by another read:
+ * with `If-Match` a changed number is 412 (the condition holds it, so of many writers with
+ * the same number exactly one wins); without, the write is rebuilt and sent again.
+ */
+async function writeAsMember(
+  command: WriteCommand,
+  build: (read: SessionRead, writer: StoredMember, base: PatchBase) => RoomWrite,
+  deps: SessionDependencies,
+): Promise<SessionRead> {
+  let read = await deps.sessions.read(command.roomId);
+  for (let attempt = 0; attempt < maxWriteAttempts; attempt++) {
+    const now = deps.now();
+    if (!read || (await endIfOver(read, now, deps))) throw new RoomNotFoundError(command.roomId);
+    assertIfMatch(command.roomId, command.ifMatch, read.room.changeNumber);
+    const writer = read.doc.members[command.account];
+    if (!writer || !isLiveMember(writer, read.room, now.getTime())) throw new SessionMembersOnlyError(command.roomId);
+    const base: PatchBase = {
+      account: command.account,
+      memberT: writer.t,
+      ...(command.ifMatch === undefined ? {} : { ifMatch: command.ifMatch }),
+      expired: expiredMembers(read.doc, read.room, now.getTime()),
+      now,
+    };
+    const result = await deps.rooms.writeSession(command.roomId, build(read, writer, base));
+    if (result.applied) return result.read;
+    read = result.current;
+  }
+  throw new DependencyUnavailableError(`Room '${command.roomId}' is too busy to write right now; try again.`, {
+    details: { roomId: command.roomId },
+  });
+}
+
+/** `PATCH /v1/rooms/{roomId}`: a live member writes the room's properties. */
+export function patchRoomProperties(
+  command: WriteCommand & {
+    readonly properties: { readonly joinability?: SessionJoinability; readonly custom?: Record<string, unknown> };
+  },
+  deps: SessionDependencies,
+): Promise<SessionRead> {
+  return writeAsMember(
+    command,
+    (read, _writer, base) => roomPropertiesUpdate(base, command.properties, read.room.properties !== undefined),
+    deps,
+  );
+}
+
+/**
+ * `PATCH /v1/rooms/{roomId}/members/me`: a live member changes its own state (the rules of
+ * core/rooms/member-transitions.ts) or its own properties, nobody else's.
+ *
+ * @throws MemberTransitionInvalidError (400 naming body.state)
+ */
+export function patchOwnMember(
+  command: WriteCommand & { readonly state?: MemberSettableState; readonly custom?: Record<string, unknown> },
+  deps: SessionDependencies,
+): Promise<SessionRead> {
+  return writeAsMember(
+    command,
+    (read, writer, base) => {
+      const member =
+        command.state === undefined
+          ? undefined
+          : transitionMember(
+              writer,
+              command.state,
+              base.now.getTime(),
+              constantsOf(read.room).timeouts,
+              hostingOf(read.room),
+            );
+      return memberUpdate(base, {
+        ...(member === undefined || member === writer ? {} : { member }),
+        ...(command.custom === undefined ? {} : { custom: command.custom }),
+      });
+    },
+    deps,
+  );
+}

@@ -1,0 +1,99 @@
+import { playerAddress } from '../gameservers/server-address';
+import { toRoomView, type ListedRoom, type Room, type RoomView } from './model';
+import { isLiveMember, memberStateOf, type SessionDocument } from './document';
+import { formatETag } from './if-match';
+import type { Hosting } from './member-transitions';
+import { constantsOf, type MemberState, type SessionConstants, type SessionProperties } from './session-model';
+
+/** The room view of docs/api.md with its session document (`sessionRoomViewSchema`). */
+export interface SessionRoomView extends RoomView {
+  readonly template: string | null;
+  readonly constants: SessionConstants;
+  readonly properties: SessionProperties;
+  readonly members?: readonly {
+    readonly account: string;
+    readonly state: MemberState;
+    readonly properties: { readonly custom: Record<string, unknown> };
+  }[];
+  /** Where the game server takes players: for live members of a ready room (its address is known then). */
+  readonly server?: { readonly host: string; readonly ports: readonly number[] };
+}
+
+export const hostingOf = (room: Pick<Room, 'hosting'>): Hosting => room.hosting ?? 'dedicated';
+
+const propertiesOf = (room: Pick<Room, 'properties'>): SessionProperties => ({
+  joinability: room.properties?.joinability ?? 'open',
+  custom: room.properties?.custom ?? {},
+});
+
+/** Whether `account` holds a live slot at `now` (an expired member is no member any more). */
+function isMemberAt(room: Room, doc: SessionDocument, account: string, now: Date): boolean {
+  const member = doc.members[account];
+  return member !== undefined && isLiveMember(member, room, now.getTime());
+}
+
+/**
+ * Who may read the room at all: `open` and `visible` sessions anyone, `private` ones only
+ * their live members (everyone else gets 404, as if there were no such room).
+ */
+export function readableBy(room: Room, doc: SessionDocument, account: string, now: Date): boolean {
+  return constantsOf(room).visibility !== 'private' || isMemberAt(room, doc, account, now);
+}
+
+/**
+ * The room as `account` sees it at `now`: expired members are gone from it (and from
+ * `players`) whatever the item still holds; `members` only for a live member, or for anyone
+ * when the visibility is `open`.
+ */
+export function sessionRoomView(room: Room, doc: SessionDocument, now: Date, account: string): SessionRoomView {
+  const constants = constantsOf(room);
+  const at = now.getTime();
+  const live = Object.entries(doc.members).filter(([, member]) => isLiveMember(member, room, at));
+  const isMember = live.some(([holder]) => holder === account);
+  const showMembers = constants.visibility === 'open' || isMember;
+  // A ready room always has an address (core/gameservers/server-address.ts): a member polling
+  // after a 202 finds here what its reservation said was `pending`.
+  const host = room.state === 'ready' ? playerAddress(room) : undefined;
+  return {
+    ...toRoomView(room),
+    // The stored count less the members whose time ran out: `players` counts the live members only.
+    players: Math.max(0, room.players - (Object.keys(doc.members).length - live.length)),
+    template: room.template ?? null,
+    constants,
+    properties: propertiesOf(room),
+    ...(showMembers
+      ? {
+          members: live
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+            .map(([holder, member]) => ({
+              account: holder,
+              state: memberStateOf(member.s),
+              properties: { custom: member.q ?? {} },
+            })),
+        }
+      : {}),
+    ...(isMember && host && room.placement ? { server: { host, ports: room.placement.ports } } : {}),
+  };
+}
+
+/**
+ * The view of a room whose document is not at hand (a 202 still spawning, a listing): the
+ * room's own fields, no members.
+ */
+export function roomOnlyView(room: ListedRoom): SessionRoomView {
+  return {
+    ...toRoomView(room),
+    template: room.template ?? null,
+    constants: constantsOf(room),
+    properties: propertiesOf(room),
+  };
+}
+
+/** Every room response carries the change number as its entity tag (docs/api.md). */
+export function roomResponse<B extends { readonly room: Pick<RoomView, 'changeNumber'> }>(
+  status: number,
+  body: B,
+  headers: Readonly<Record<string, string>> = {},
+): { status: number; body: B; headers: Record<string, string> } {
+  return { status, body, headers: { ...headers, etag: formatETag(body.room.changeNumber) } };
+}

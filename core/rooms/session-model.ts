@@ -1,0 +1,84 @@
+/**
+ * The session document's vocabulary (docs/api.md, "Session documents"): what a template fixes for
+ * every session made from it, and what members may change afterwards.
+ */
+
+export const sessionVisibilities = ['open', 'visible', 'private'] as const;
+export type SessionVisibility = (typeof sessionVisibilities)[number];
+
+export const sessionJoinabilities = ['open', 'inviteOnly', 'closed'] as const;
+export type SessionJoinability = (typeof sessionJoinabilities)[number];
+
+export const memberStates = ['reserved', 'ready', 'active', 'inactive'] as const;
+export type MemberState = (typeof memberStates)[number];
+
+/** The states a member may set itself to (`reserved` is only ever the platform's doing). */
+export const memberSettableStates = ['ready', 'active', 'inactive'] as const;
+export type MemberSettableState = (typeof memberSettableStates)[number];
+
+/** Milliseconds, or null for never; 0 means at once. */
+export type SessionTimeout = number | null;
+
+export interface SessionTimeouts {
+  readonly reservedMs: SessionTimeout;
+  readonly readyMs: SessionTimeout;
+  readonly inactiveMs: SessionTimeout;
+  readonly sessionEmptyMs: SessionTimeout;
+}
+
+/** Fixed when the session is created; never written afterwards (a write answers 403). */
+export interface SessionConstants {
+  readonly maxMembers: number;
+  readonly visibility: SessionVisibility;
+  readonly timeouts: SessionTimeouts;
+  readonly custom: Record<string, unknown>;
+}
+
+/** Written by members; `joinability` is the one system property. */
+export interface SessionProperties {
+  readonly joinability: SessionJoinability;
+  readonly custom: Record<string, unknown>;
+}
+
+/**
+ * Caps on the client-chosen JSON a session document holds. Every member's properties live in
+ * the room's one item (DynamoDB's limit is 400 KB): 100 members × 512 B plus the room's own
+ * 2 KB + 2 KB keeps the custom part of a full room near 55 KB.
+ */
+export const sessionCustomLimits = {
+  constantsBytes: 2 * 1024,
+  propertiesBytes: 2 * 1024,
+  memberPropertiesBytes: 512,
+} as const;
+
+/** The most members a session holds (docs/api.md: maxMembers 1–100). */
+export const maxSessionMembers = 100;
+
+/** Shorter names the session document's rules use. */
+export type Joinability = SessionJoinability;
+
+/**
+ * The default template of a configuration-based room: a reservation lasts
+ * `reservationTimeoutS`, and nothing else times out, so a room created without a template
+ * times its members as the configuration says.
+ */
+export function defaultConstants(room: {
+  readonly maxPlayers: number;
+  readonly reservationTimeoutS: number;
+}): SessionConstants {
+  return {
+    maxMembers: room.maxPlayers,
+    visibility: 'open',
+    timeouts: { reservedMs: room.reservationTimeoutS * 1000, readyMs: null, inactiveMs: null, sessionEmptyMs: null },
+    custom: {},
+  };
+}
+
+/** The constants a room was created with (rooms made before templates: the default template). */
+export function constantsOf(room: {
+  readonly constants?: SessionConstants;
+  readonly maxPlayers: number;
+  readonly reservationTimeoutS: number;
+}): SessionConstants {
+  return room.constants ?? defaultConstants(room);
+}

@@ -1,0 +1,115 @@
+import * as z from 'zod';
+import { roomViewSchema } from './schema';
+import { memberPropertiesCustomSchema, sessionPropertiesCustomSchema } from './custom-schema';
+import { SessionConstantsImmutableError } from './session-errors';
+import {
+  maxSessionMembers,
+  memberSettableStates,
+  memberStates,
+  sessionJoinabilities,
+  sessionVisibilities,
+} from './session-model';
+
+const timeoutViewSchema = z.number().int().min(0).nullable();
+
+/** Constants as a session holds them: every timeout resolved (null = never, 0 = at once). */
+const sessionConstantsViewSchema = z
+  .object({
+    maxMembers: z.number().int().min(1).max(maxSessionMembers),
+    visibility: z.enum(sessionVisibilities),
+    timeouts: z.object({
+      reservedMs: timeoutViewSchema,
+      readyMs: timeoutViewSchema,
+      inactiveMs: timeoutViewSchema,
+      sessionEmptyMs: timeoutViewSchema,
+    }),
+    custom: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'SessionConstants' });
+
+const sessionPropertiesViewSchema = z
+  .object({ joinability: z.enum(sessionJoinabilities), custom: z.record(z.string(), z.unknown()) })
+  .meta({ id: 'SessionProperties' });
+
+const sessionMemberViewSchema = z
+  .object({
+    account: z.string(),
+    state: z.enum(memberStates),
+    properties: z.object({ custom: z.record(z.string(), z.unknown()) }),
+  })
+  .meta({ id: 'SessionMember' });
+
+/**
+ * The room view of docs/api.md with its session document: what every room response returns
+ * (with `ETag: "<changeNumber>"`). `members` is there for members, and for anyone when the
+ * visibility is `open`.
+ */
+export const sessionRoomViewSchema = roomViewSchema
+  .extend({
+    template: z
+      .string()
+      .nullable()
+      .describe("The template the session was made from; null: the configuration's default template."),
+    constants: sessionConstantsViewSchema,
+    properties: sessionPropertiesViewSchema,
+    members: z.array(sessionMemberViewSchema).optional(),
+    server: z
+      .object({ host: z.string(), ports: z.array(z.number().int()) })
+      .optional()
+      .describe(
+        "Where the room's game server takes players: shown to the room's live members once it is ready (the same host and ports as their reservation). Absent while it spawns.",
+      ),
+  })
+  .meta({ id: 'Room' });
+
+/** A join's answer. A peer-hosted session has no server: its reservations carry no host or ports. */
+export const sessionReservationSchema = z
+  .object({
+    key: z.string(),
+    host: z.string().optional().describe('Absent in a peer-hosted session.'),
+    ports: z.array(z.number().int()).optional().describe('Absent in a peer-hosted session.'),
+    expiresAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Reservation' });
+
+/**
+ * `PATCH /v1/rooms/{roomId}`: a member writes the room's properties. `constants` is named
+ * only so that a write to it is a 403 (docs/api.md), not a 400 for an unknown key.
+ */
+export const patchRoomRequestSchema = z
+  .strictObject({
+    properties: z
+      .strictObject({
+        joinability: z.enum(sessionJoinabilities).optional(),
+        custom: sessionPropertiesCustomSchema.optional(),
+      })
+      .optional(),
+    constants: z.unknown().optional().describe('Never writable: any value answers 403 FORBIDDEN.'),
+  })
+  .refine((body) => body.properties !== undefined || body.constants !== undefined, {
+    message: 'is required: nothing to change',
+    path: ['properties'],
+  })
+  .meta({ id: 'PatchRoomRequest' });
+
+/** A body that passed the schema and still writes a constant is refused: constants are immutable. */
+export function refuseConstantsWrite<B extends { readonly constants?: unknown }>(
+  body: B,
+  roomId?: string,
+): Omit<B, 'constants'> {
+  if (body.constants !== undefined) throw new SessionConstantsImmutableError(roomId);
+  const { constants: _constants, ...rest } = body;
+  return rest;
+}
+
+/** `PATCH /v1/rooms/{roomId}/members/me`: the caller's own state and properties, nobody else's. */
+export const patchMemberRequestSchema = z
+  .strictObject({
+    state: z.enum(memberSettableStates).optional(),
+    properties: z.strictObject({ custom: memberPropertiesCustomSchema }).optional(),
+  })
+  .refine((body) => body.state !== undefined || body.properties !== undefined, {
+    message: 'is required: nothing to change (state or properties)',
+    path: ['state'],
+  })
+  .meta({ id: 'PatchMemberRequest' });

@@ -18,6 +18,19 @@ export default tseslint.config(
     },
   },
   {
+    // A function longer than a screen is several named steps waiting to be told apart.
+    files: [
+      'core/**/*.ts',
+      'lambdas/**/*.ts',
+      'local/**/*.ts',
+      'containers/**/*.ts',
+      'cdk/**/*.ts',
+      'scripts/**/*.ts',
+      'test/bench/**/*.ts',
+    ],
+    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
+  },
+  {
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', 'no-restricted-properties': 'off' },
   },

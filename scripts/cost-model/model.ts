@@ -285,6 +285,27 @@ export interface MonthlyCost {
   readonly total: number;
 }
 
+/**
+ * FIFO: each message is sent once, received and deleted in batches; plus the idle long polls.
+ * Standard (the reply queues, created by the sidecars at run time, so absent from the
+ * template): each reply sent and received, each long poll, and one create and delete per room.
+ */
+function sqsCost(
+  resources: StackResources,
+  prices: PriceTable,
+  w: Workload,
+  month: { messages: number; roomsStarted: number; sessionsPerMonth: number; taskHours: number },
+): number {
+  const { messages, roomsStarted, sessionsPerMonth, taskHours } = month;
+  const fifoRequests =
+    messages +
+    (2 * messages) / w.messagesPerBatch +
+    w.idleConsumerPollsPerMinute * minutesPerMonth * resources.queues.fifo;
+  const rpcReplies = roomsStarted * 2 + sessionsPerMonth * w.playerMessages;
+  const standardRequests = rpcReplies * 2 + taskHours * 60 * w.replyPollsPerMinute + roomsStarted * 2;
+  return (fifoRequests / 1e6) * prices.sqs.fifoPerMillion + (standardRequests / 1e6) * prices.sqs.standardPerMillion;
+}
+
 /** The monthly bill at `ccu` concurrent players (0: the idle stack). */
 export function monthlyCost(resources: StackResources, prices: PriceTable, w: Workload, ccu: number): MonthlyCost {
   const task = resources.tasks[0];
@@ -337,17 +358,7 @@ export function monthlyCost(resources: StackResources, prices: PriceTable, w: Wo
       resources.tables *
       (prices.dynamodb.storageGbMonth + (resources.pointInTimeRecovery ? prices.dynamodb.pitrGbMonth : 0));
 
-  // FIFO: each message is sent once, received and deleted in batches; plus the idle long polls.
-  // Standard (the reply queues, created by the sidecars at run time, so absent from the
-  // template): each reply sent and received, each long poll, and one create and delete per room.
-  const fifoRequests =
-    messages +
-    (2 * messages) / w.messagesPerBatch +
-    w.idleConsumerPollsPerMinute * minutesPerMonth * resources.queues.fifo;
-  const rpcReplies = roomsStarted * 2 + sessionsPerMonth * w.playerMessages;
-  const standardRequests = rpcReplies * 2 + taskHours * 60 * w.replyPollsPerMinute + roomsStarted * 2;
-  const sqs =
-    (fifoRequests / 1e6) * prices.sqs.fifoPerMillion + (standardRequests / 1e6) * prices.sqs.standardPerMillion;
+  const sqs = sqsCost(resources, prices, w, { messages, roomsStarted, sessionsPerMonth, taskHours });
 
   const logGb =
     (lambdaInvocations * w.logBytesPerRequest +

@@ -1,36 +1,77 @@
-import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { systemClock } from '../infra/clock';
+import { retryOnContention } from '../infra/dependency-errors';
 import { keys } from '../infra/keys';
-import { banTtl, type Ban } from './bans';
-
-/** Account bans, one per account, stored as placed: whether one is in force is the caller's judgement. */
-export interface Bans {
-  /** Places or replaces the account's ban. */
-  put(ban: Ban): Promise<void>;
-  /** The account's ban as stored, expired or not; a ban placed a moment ago is seen. */
-  find(account: string): Promise<Ban | undefined>;
-  /** Removes the account's ban, if any, and hands back what it held. */
-  delete(account: string): Promise<Ban | undefined>;
-}
+import { banTtl, gateBanOf, mirroredBanTtl, type Ban } from './bans';
+import { logTtl, type RateLimitPolicy } from './rate-limit';
+import { gateAttributes, gateItemType } from './rate-limit-store';
 
 /**
- * Account bans: one item per account. The guard reads it through the process cache, at most
- * once a second per account (core/abuse/guard.ts). Whether a ban is in force is judged by the
- * caller against its clock (`banInForce`), because an expired item can outlive its TTL by days.
+ * Account bans, one per account, stored as placed: whether one is in force is the caller's
+ * judgement. Each ban is mirrored onto the account's admission gates (the rate-limit logs of
+ * `gates`), so the log's one conditional write refuses a banned account (core/abuse/rate-limit-store.ts).
+ */
+export interface Bans {
+  /** Places or replaces the account's ban, on its ban item and on its gate of each policy's action, at once. */
+  put(ban: Ban, gates: readonly RateLimitPolicy[], now: Date): Promise<void>;
+  /** The account's ban as stored, expired or not; a ban placed a moment ago is seen. */
+  find(account: string): Promise<Ban | undefined>;
+  /** Removes the account's ban and its mirrors at once, if it has one, and hands back what it held. */
+  delete(account: string, gates: readonly RateLimitPolicy[], now: Date): Promise<Ban | undefined>;
+}
+
+/** A ban transaction collides with the admissions of the account it bans, often a busy one. */
+const maxTransactionAttempts = 8;
+
+/**
+ * Account bans: the BAN item (what the admin routes read) and its mirror on each gate item,
+ * written together in ONE TransactWriteItems, so no gate ever disagrees with the ban item.
+ * Bans are placed by an admin's hand and rarely, so the transaction's doubled write cost is
+ * paid there, and every admission decides the ban with the write it sends anyway. Whether a
+ * ban is in force is judged against the caller's clock (`banInForce`), because an expired
+ * item can outlive its TTL by days.
  */
 export class BanStore implements Bans {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly sleep: (ms: number) => Promise<void> = systemClock.sleep,
   ) {}
 
-  async put(ban: Ban): Promise<void> {
+  async put(ban: Ban, gates: readonly RateLimitPolicy[], now: Date): Promise<void> {
     const ttl = banTtl(ban);
-    await this.db.send(
-      new PutCommand({
+    const banItem = {
+      Put: {
         TableName: this.tableName,
         Item: { ...keys.ban(ban.account), type: 'ban', ...ban, ...(ttl === undefined ? {} : { ttl }) },
-      }),
-    );
+      },
+    };
+    const mirrors = gates.map((policy) => {
+      const gateTtl = mirroredBanTtl(ban, policy, now);
+      return {
+        Update: {
+          TableName: this.tableName,
+          // Creates the gate if absent: the account's first request then meets the ban.
+          Key: keys.accountGate(ban.account, policy.action),
+          // A permanent ban must outlive any TTL: the next admission after it sets the log's again.
+          UpdateExpression:
+            gateTtl === undefined
+              ? 'SET #ban = :ban, #type = :type REMOVE #ttl'
+              : 'SET #ban = :ban, #type = :type, #ttl = :ttl',
+          ExpressionAttributeNames: {
+            '#ban': gateAttributes.ban,
+            '#type': gateAttributes.type,
+            '#ttl': gateAttributes.ttl,
+          },
+          ExpressionAttributeValues: {
+            ':ban': gateBanOf(ban),
+            ':type': gateItemType,
+            ...(gateTtl === undefined ? {} : { ':ttl': gateTtl }),
+          },
+        },
+      };
+    });
+    await this.transact([banItem, ...mirrors]);
   }
 
   /** Strongly consistent: a ban placed a moment ago is seen by the very next read. */
@@ -41,11 +82,37 @@ export class BanStore implements Bans {
     return Item ? fromItem(Item) : undefined;
   }
 
-  async delete(account: string): Promise<Ban | undefined> {
-    const { Attributes } = await this.db.send(
-      new DeleteCommand({ TableName: this.tableName, Key: keys.ban(account), ReturnValues: 'ALL_OLD' }),
-    );
-    return Attributes ? fromItem(Attributes) : undefined;
+  /**
+   * Reads the ban, then removes it and its mirrors in one transaction. A ban placed between
+   * the two is removed as well and the one read is handed back: the lift came after it.
+   */
+  async delete(account: string, gates: readonly RateLimitPolicy[], now: Date): Promise<Ban | undefined> {
+    const ban = await this.find(account);
+    if (!ban) return undefined;
+    const banItem = { Delete: { TableName: this.tableName, Key: keys.ban(account) } };
+    const mirrors = gates.map((policy) => ({
+      Update: {
+        TableName: this.tableName,
+        Key: keys.accountGate(account, policy.action),
+        // The log's own end again: its last admission was at or before `now`.
+        UpdateExpression: 'SET #type = :type, #ttl = :ttl REMOVE #ban',
+        ExpressionAttributeNames: {
+          '#ban': gateAttributes.ban,
+          '#type': gateAttributes.type,
+          '#ttl': gateAttributes.ttl,
+        },
+        ExpressionAttributeValues: { ':type': gateItemType, ':ttl': logTtl(now, policy) },
+      },
+    }));
+    await this.transact([banItem, ...mirrors]);
+    return ban;
+  }
+
+  private async transact(items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>) {
+    await retryOnContention(() => this.db.send(new TransactWriteCommand({ TransactItems: items })), {
+      maxAttempts: maxTransactionAttempts,
+      sleep: this.sleep,
+    });
   }
 }
 

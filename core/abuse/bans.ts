@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { RequestInvalidError } from '../errors';
+import { logTtl, type RateLimitPolicy } from './rate-limit';
 
 /**
  * Accounts are token subjects (`sub`), chosen by the identity provider: any printable ASCII
@@ -74,4 +75,39 @@ export function banInForce(ban: Pick<Ban, 'expiresAt'>, now: Date): boolean {
 /** When TTL may collect the ban item (epoch seconds); permanent bans are never collected. */
 export function banTtl(ban: Pick<Ban, 'expiresAt'>): number | undefined {
   return ban.expiresAt === undefined ? undefined : Math.ceil(Date.parse(ban.expiresAt) / 1000);
+}
+
+/**
+ * A ban as the account's gate items carry it (core/abuse/rate-limit-store.ts), so the log's one
+ * conditional write refuses a banned account: `until` is its end in epoch ms, absent if permanent.
+ */
+const gateBanSchema = z.object({ until: z.number().optional() });
+
+export type GateBan = z.output<typeof gateBanSchema>;
+
+export function gateBanOf(ban: Pick<Ban, 'expiresAt'>): GateBan {
+  return ban.expiresAt === undefined ? {} : { until: Date.parse(ban.expiresAt) };
+}
+
+/**
+ * The ban a gate item carries, if it is in force at `now` (the same judgement as `banInForce`,
+ * and the same the write's condition makes): `expiresAt` for the 403, absent if permanent.
+ */
+export function gateBanInForce(stored: unknown, now: Date): { expiresAt?: string } | undefined {
+  const parsed = gateBanSchema.safeParse(stored);
+  if (!parsed.success) return undefined;
+  const { until } = parsed.data;
+  if (until === undefined) return {};
+  return until > now.getTime() ? { expiresAt: new Date(until).toISOString() } : undefined;
+}
+
+/**
+ * When TTL may collect a gate item that carries `ban` (epoch seconds; `undefined`: never, for a
+ * permanent ban). Never before the ban ends, else the account is admitted again; and never
+ * before the log's own end, else admissions made just before the ban stop counting. The log's
+ * last admission was at or before `now`, so `logTtl(now)` is at least the end it had.
+ */
+export function mirroredBanTtl(ban: Pick<Ban, 'expiresAt'>, policy: RateLimitPolicy, now: Date): number | undefined {
+  const banEnd = banTtl(ban);
+  return banEnd === undefined ? undefined : Math.max(banEnd, logTtl(now, policy));
 }

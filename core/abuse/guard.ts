@@ -15,7 +15,7 @@ import {
 import type { RateLimits } from './rate-limit-store';
 import { retryAfterSeconds, type RateLimitPolicy } from './rate-limit';
 
-export interface AbuseLimits {
+interface AbuseLimits {
   /** Joins (room join and matchmaking) per account in any 60 s span. */
   readonly joinsPerMinute: number;
   /** Room creations per account in any 60 s span. */
@@ -31,8 +31,8 @@ export interface AbuseGuardDependencies {
   readonly rates: RateLimits;
   readonly limits: AbuseLimits;
   /**
-   * The process's cache (Platform's): bans read at most `cachedKinds.ban` ago, and the
-   * accounts whose logs are full until their oldest admission leaves the window.
+   * The process's cache (Platform's): the accounts whose logs are full until their oldest
+   * admission leaves the window, and those whose joins it has just seen refused by a ban.
    */
   readonly cache: PlatformCache;
 }
@@ -40,7 +40,7 @@ export interface AbuseGuardDependencies {
 /**
  * The account checks of one join or create, split by what they need: `known` answers from
  * this process's memory (no request) and is awaited BEFORE anything is claimed or written;
- * `decide` needs DynamoDB (the ban read unless cached, the log's conditional write) and runs
+ * `decide` is one DynamoDB request (the gate's conditional write, ban included) and runs
  * BESIDE the action's own requests. Either throws the refusal.
  */
 export interface AccountChecks {
@@ -62,6 +62,11 @@ interface Refusal {
 
 type AccountAction = 'join' | 'create';
 
+/** What `accountBanned` holds: the ban's end, absent if permanent. */
+interface KnownBan {
+  readonly expiresAt?: string | undefined;
+}
+
 const log = childLogger('abuse');
 
 /**
@@ -76,18 +81,22 @@ const log = childLogger('abuse');
  *   `MessagePollRateLimitedError`: 429 `RATE_LIMITED` with `Retry-After`
  *   (whole seconds until the oldest admission of the last 60 s leaves the window, ≥ 1).
  *
- * A ban is a read of bounded staleness: one GetItem per account and process at most once a
- * second (`PlatformCache` kind `ban`), so a ban takes effect everywhere within 1 s, and at
- * once in the process that placed or lifted it. An admission is ONE conditional UpdateItem of
- * the account's sliding-window log (core/abuse/rate-limit-store.ts): no 60 s span admits more
- * than the limit, however many processes count, and a refused request records nothing, so
- * hammering never pushes the next admission back. A refusal by a full log is remembered until
- * its oldest admission leaves the window (`accountRefused`), an exact fact: it only refuses.
+ * An admission is ONE conditional UpdateItem of the account's gate for the action
+ * (core/abuse/rate-limit-store.ts): its sliding-window log, and its ban, mirrored there when
+ * placed (core/abuse/ban-store.ts). No 60 s span admits more than the limit, however many
+ * processes count; a ban takes effect exactly, at once in every process; and a refused request
+ * records nothing, so a banned account spends no allowance and hammering never pushes the next
+ * admission back. A refusal by a full log is remembered until its oldest admission leaves the
+ * window (`accountRefused`), an exact fact: it only refuses; and a join refused by a ban is
+ * remembered for a second (`accountBanned`), so a banned account's joins do not claim a slot
+ * on every attempt. Paths that are not counted read the ban item itself (`assertNotBanned`).
  */
 export class AbuseGuard {
   private readonly policies: Readonly<Record<AccountAction, RateLimitPolicy>>;
   private readonly commandPolicy: RateLimitPolicy;
   private readonly messagePollPolicy: RateLimitPolicy;
+  /** Every gate a ban is mirrored onto. */
+  private readonly gates: readonly RateLimitPolicy[];
 
   constructor(private readonly deps: AbuseGuardDependencies) {
     this.policies = {
@@ -96,13 +105,13 @@ export class AbuseGuard {
     };
     this.commandPolicy = { action: 'command', limit: deps.limits.commandsPerMinute ?? 60, windowS: 60 };
     this.messagePollPolicy = { action: 'messagePoll', limit: deps.limits.messagePollsPerMinute ?? 120, windowS: 60 };
+    this.gates = [this.policies.join, this.policies.create, this.commandPolicy, this.messagePollPolicy];
   }
 
   /**
    * The checks of one join or create at `now`, for a caller that runs them beside its own
-   * requests (core/rooms/join.ts, the create handler). `decide` reads the ban and writes the
-   * log at once: an account banned in the last second, that this process had not read yet,
-   * may spend one admission; one it knows banned never does (`known` refuses first).
+   * requests (core/rooms/join.ts, the create handler). `decide` is the gate's one write, which
+   * refuses a banned account (403) or a full log (429) and spends nothing when it refuses.
    *
    * @example
    * const checks = p.abuse.checks('create', principal.account, p.now());
@@ -112,14 +121,7 @@ export class AbuseGuard {
   checks(action: AccountAction, account: string, now: Date): AccountChecks {
     return {
       known: () => this.assertNotKnownRefused(action, account, now),
-      decide: async () => {
-        const [ban, admitted] = await Promise.allSettled([
-          this.assertNotBanned(account, now),
-          this.countAccount(action, account, now),
-        ]);
-        if (ban.status === 'rejected') throw ban.reason;
-        if (admitted.status === 'rejected') throw admitted.reason;
-      },
+      decide: () => this.countAccount(action, account, now),
     };
   }
 
@@ -161,7 +163,6 @@ export class AbuseGuard {
    * @throws CommandRateLimitedError 429 `RATE_LIMITED`, `Retry-After` set.
    */
   async assertCommandAllowed(account: string, now: Date): Promise<void> {
-    await this.assertNotBanned(account, now);
     await this.count(account, now, this.commandPolicy, CommandRateLimitedError);
   }
 
@@ -178,25 +179,24 @@ export class AbuseGuard {
    * await p.abuse.assertMessagePollAllowed(principal.account, p.now());
    */
   async assertMessagePollAllowed(account: string, now: Date): Promise<void> {
-    await this.assertNotBanned(account, now);
     await this.count(account, now, this.messagePollPolicy, MessagePollRateLimitedError);
   }
 
   /**
    * Throws `AccountBannedError` if a ban is in force at `now`; a check without counting,
-   * for paths that are not rate limited. The ban as read at most 1 s ago by this process.
+   * for paths that are not rate limited: one strongly consistent read of the ban item.
    *
    * @example
    * await platform().abuse.assertNotBanned(principal.account, platform().now());
    */
   async assertNotBanned(account: string, now: Date): Promise<void> {
-    const ban = await this.deps.cache.read('ban', account, () => this.deps.bans.find(account));
+    const ban = await this.deps.bans.find(account);
     if (ban && banInForce(ban, now)) throw new AccountBannedError(account, ban.expiresAt);
   }
 
   /**
-   * Places (or replaces) a ban. Takes effect on the account's next request through this
-   * process, and within 1 s through any other; rooms it already holds are left alone.
+   * Places (or replaces) a ban: the account's next request through any process is refused.
+   * Rooms it already holds are left alone.
    *
    * @throws RequestInvalidError 400 when `expiresAt` is not after `now`.
    * @example
@@ -204,8 +204,7 @@ export class AbuseGuard {
    */
   async ban(request: BanRequest, by: string, now: Date): Promise<Ban> {
     const ban = newBan(request, by, now);
-    await this.deps.bans.put(ban);
-    this.deps.cache.remember('ban', ban.account, ban);
+    await this.deps.bans.put(ban, this.gates, now);
     log.info('ban placed', { account: ban.account, by, expiresAt: ban.expiresAt ?? 'never' });
     return ban;
   }
@@ -222,33 +221,34 @@ export class AbuseGuard {
   }
 
   /**
-   * Lifts the account's ban: at once through this process, within 1 s through any other. An
-   * expired item is removed as well, but answers as absent.
+   * Lifts the account's ban: its next request through any process is admitted, except a join
+   * through a process that saw one of its joins refused by the ban in the last second (within
+   * 1 s there). An expired item is removed as well, but answers as absent.
    *
    * @throws BanNotFoundError 404 when no ban was in force.
    */
   async liftBan(account: string, by: string, now: Date): Promise<void> {
-    const ban = await this.deps.bans.delete(account);
-    this.deps.cache.remember<Ban | undefined>('ban', account, undefined);
+    const ban = await this.deps.bans.delete(account, this.gates, now);
+    this.deps.cache.forget('accountBanned', account);
     if (!ban || !banInForce(ban, now)) throw new BanNotFoundError(account);
     log.info('ban lifted', { account, by });
   }
 
-  /** The checks one after the other: a banned account spends no allowance. */
   private async assertAllowed(action: AccountAction, account: string, now: Date): Promise<void> {
     await this.assertNotKnownRefused(action, account, now);
-    await this.assertNotBanned(account, now);
     await this.countAccount(action, account, now);
   }
 
   /**
-   * The refusals this process knows without a request: a ban it read in the last second (a
-   * read still in flight is not waited for), and a full log until its oldest admission leaves
-   * the window.
+   * The refusals this process knows without a request: a full log, until its oldest admission
+   * leaves the window; and for a join, a ban its gate reported in the last second (the ban's
+   * own end still judged), so a banned account's joins claim no slot meanwhile.
    */
   private async assertNotKnownRefused(action: AccountAction, account: string, now: Date): Promise<void> {
-    const ban = await settledOrUndefined(this.deps.cache.peek<Ban | undefined>('ban', account));
-    if (ban && banInForce(ban, now)) throw new AccountBannedError(account, ban.expiresAt);
+    if (action === 'join') {
+      const banned = await this.deps.cache.peek<KnownBan>('accountBanned', account);
+      if (banned && banInForce(banned, now)) throw new AccountBannedError(account, banned.expiresAt);
+    }
     const refusal = await this.deps.cache.peek<Refusal>('accountRefused', refusalKey(action, account));
     if (refusal && now.getTime() < refusal.freeAtMs) {
       const policy = this.policies[action];
@@ -261,6 +261,9 @@ export class AbuseGuard {
   private async countAccount(action: AccountAction, account: string, now: Date): Promise<void> {
     const policy = this.policies[action];
     const result = await this.deps.rates.count(account, policy, now);
+    if (result.state === 'Banned' && action === 'join') {
+      this.deps.cache.remember<KnownBan>('accountBanned', account, { expiresAt: result.expiresAt });
+    }
     if (result.state === 'Exhausted') {
       this.deps.cache.remember<Refusal>('accountRefused', refusalKey(action, account), { freeAtMs: result.freeAtMs });
     }
@@ -285,6 +288,7 @@ function throwUnlessCounted(
   RateLimited: RateLimitedErrorClass,
 ): void {
   if (result.state === 'Counted') return;
+  if (result.state === 'Banned') throw new AccountBannedError(account, result.expiresAt);
   throw new RateLimited(
     account,
     { ...details(policy), retryAfterS: result.retryAfterS },
@@ -298,12 +302,3 @@ const rateLimitedError = (action: AccountAction): RateLimitedErrorClass =>
   action === 'join' ? JoinRateLimitedError : CreateRateLimitedError;
 
 const refusalKey = (action: AccountAction, account: string) => `${action}#${account}`;
-
-/** The value of a promise that has already settled with one; `undefined` while it is pending or if it failed. */
-async function settledOrUndefined<T>(promise: Promise<T> | undefined): Promise<T | undefined> {
-  if (!promise) return undefined;
-  const pending = Symbol('pending');
-  // An already-settled promise wins the race against an already-resolved one: it was queued first.
-  const first = await Promise.race([promise, Promise.resolve(pending)]).catch(() => pending);
-  return first === pending ? undefined : (first as T);
-}

@@ -4,6 +4,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { classifyDependencyError } from '../infra/dependency-errors';
 import { keys } from '../infra/keys';
 import { PlatformCache } from '../infra/platform-cache';
+import { gateBanInForce } from './bans';
 import { cutoffMs, decide, logTtl, ringSlot, type RateGate, type RateLimitPolicy } from './rate-limit';
 
 /** Outcome of one request against the limiter: expected refusals are results, not exceptions. */
@@ -13,13 +14,16 @@ export type RateCountResult =
   /** `freeAtMs`: when the log's oldest admission leaves the window; it admits nobody before. */
   | { readonly state: 'Exhausted'; readonly retryAfterS: number; readonly freeAtMs: number }
   /** Throttled even after the SDK's own jittered retries, or outraced too often: back off. */
-  | { readonly state: 'Contention'; readonly retryAfterS: number; readonly cause: unknown };
+  | { readonly state: 'Contention'; readonly retryAfterS: number; readonly cause: unknown }
+  /** A ban in force, as mirrored on the gate (core/abuse/ban-store.ts); `expiresAt` absent if permanent. */
+  | { readonly state: 'Banned'; readonly expiresAt?: string };
 
-/** Per-account sliding-window logs (core/abuse/rate-limit.ts): what the abuse guard depends on. */
+/** Per-account admission gates (core/abuse/rate-limit.ts): what the abuse guard depends on. */
 export interface RateLimits {
   /**
-   * Admits one `policy.action` request of `account` at `now` if no span of `policy.windowS`
-   * would then hold more than `policy.limit` admissions; a refused request records nothing.
+   * Admits one `policy.action` request of `account` at `now` if no ban is in force and no span
+   * of `policy.windowS` would then hold more than `policy.limit` admissions; a refused request
+   * records nothing.
    */
   count(account: string, policy: RateLimitPolicy, now: Date): Promise<RateCountResult>;
 }
@@ -32,17 +36,28 @@ export const rateConditions = {
   logIsAtExpectedSequence: '#n = :n',
   /** The admission `limit` places back is absent or has left the window. */
   slotIsFree: '(attribute_not_exists(#slot) OR #slot <= :cutoff)',
+  /** The account's ban, mirrored here, is absent or over; a permanent ban has no `until`, so it never is. */
+  noBanInForce: '(attribute_not_exists(#ban) OR #ban.#until <= :now)',
 } as const;
 
-const logIsAtSequenceWithFreeSlot = `${rateConditions.logIsAtExpectedSequence} AND ${rateConditions.slotIsFree}`;
+const newLogNotBanned = `${rateConditions.logIsNew} AND ${rateConditions.noBanInForce}`;
+const logIsAtSequenceWithFreeSlotNotBanned = `${rateConditions.logIsAtExpectedSequence} AND ${rateConditions.slotIsFree} AND ${rateConditions.noBanInForce}`;
+
+/** The attributes of a gate item that a ban's placement and lifting write (core/abuse/ban-store.ts). */
+export const gateAttributes = { ban: 'ban', until: 'until', ttl: 'ttl', type: 'type' } as const;
+
+export const gateItemType = 'accountGate';
 
 /**
- * Sliding-window logs (core/abuse/rate-limit.ts), one item per account, action and limit:
- * `n` and the ring slots `s0 … s<limit−1>` (admission times, epoch ms).
+ * Admission gates, one item per account and action: the sliding-window log (core/abuse/rate-limit.ts),
+ * `n` and the ring slots `s0 … s<limit−1>` (admission times, epoch ms), and the account's ban
+ * as mirrored there by core/abuse/ban-store.ts (`ban`, with its end `until` unless permanent).
  *
  * An admission is ONE conditional UpdateItem: "n is what I last saw AND the slot n mod limit is
- * free" → write the slot and n + 1. The expected n is this process's last sight of the log
- * (`PlatformCache` kind `rateLogSequence`), a guess only. When another process admitted
+ * free AND no ban is in force" → write the slot and n + 1. A failed condition's returned item
+ * says which clause refused: a ban in force (`Banned`, nothing spent) or a full log. The
+ * expected n is this process's last sight of the log (`PlatformCache` kind `rateLogSequence`),
+ * a guess only. When another process admitted
  * meanwhile, the condition fails and `ReturnValuesOnConditionCheckFailure` hands back the
  * current log, so the next attempt needs no read; a log whose gating slot is still in the
  * window is refused with the time that slot leaves it. Parallel requests of one account, in
@@ -57,9 +72,9 @@ export class RateLimitStore implements RateLimits {
     private readonly cache: PlatformCache = new PlatformCache(),
   ) {}
 
-  /** Admits one `policy.action` request of `account` at `now` if no span of the window would exceed the limit. */
+  /** Admits one `policy.action` request of `account` at `now` unless banned or no span of the window would exceed the limit. */
   async count(account: string, policy: RateLimitPolicy, now: Date): Promise<RateCountResult> {
-    const key = keys.rateLog(account, policy.action, policy.limit);
+    const key = keys.accountGate(account, policy.action);
     const cacheKey = `${key.pk}#${key.sk}`;
     let gate: RateGate = {
       n: (await this.cache.peek<number>('rateLogSequence', cacheKey)) ?? 0,
@@ -77,8 +92,11 @@ export class RateLimitStore implements RateLimits {
         return { state: 'Counted', sequence: gate.n + 1 };
       }
       if (written instanceof ConditionalCheckFailedException) {
-        gate = gateOf(written.Item ? unmarshall(written.Item) : undefined, policy);
+        const item = written.Item ? unmarshall(written.Item) : undefined;
+        gate = gateOf(item, policy);
         this.cache.remember('rateLogSequence', cacheKey, gate.n);
+        const ban = gateBanInForce(item?.[gateAttributes.ban], now);
+        if (ban) return { state: 'Banned', ...ban };
         continue;
       }
       const kind = classifyDependencyError(written)?.kind;
@@ -99,18 +117,22 @@ export class RateLimitStore implements RateLimits {
       new UpdateCommand({
         TableName: this.tableName,
         Key: key,
+        // An ended ban stays: a request judged at an earlier `now` (another clock) still meets it.
+        // The log's TTL is its own again, as the ban is over.
         UpdateExpression: 'SET #slot = :now, #n = :next, #type = :type, #ttl = :ttl',
-        ConditionExpression: isNew ? rateConditions.logIsNew : logIsAtSequenceWithFreeSlot,
+        ConditionExpression: isNew ? newLogNotBanned : logIsAtSequenceWithFreeSlotNotBanned,
         ExpressionAttributeNames: {
           '#n': 'n',
           '#slot': slotAttribute(ringSlot(n, policy.limit)),
-          '#type': 'type',
-          '#ttl': 'ttl',
+          '#type': gateAttributes.type,
+          '#ttl': gateAttributes.ttl,
+          '#ban': gateAttributes.ban,
+          '#until': gateAttributes.until,
         },
         ExpressionAttributeValues: {
           ':now': now.getTime(),
           ':next': n + 1,
-          ':type': 'rateLog',
+          ':type': gateItemType,
           ':ttl': logTtl(now, policy),
           ...(isNew ? {} : { ':n': n, ':cutoff': cutoffMs(now, policy.windowS) }),
         },

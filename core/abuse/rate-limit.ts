@@ -20,6 +20,10 @@
  * replaced, so each residue class has at most one admission per span, and there are `limit`
  * classes. A fixed window admits up to 2 × limit across its boundary, and a token bucket or
  * GCRA admits burst + refill within a span; this does neither.
+ *
+ * A changed limit keeps the log and only renumbers the ring: each slot still takes at most one
+ * admission per span, so a span after the change holds at most the new limit, and the span of
+ * the change at most the larger of the two.
  */
 
 /** What is being limited; part of the log's key. */
@@ -83,7 +87,7 @@ export function retryAfterSeconds(slotAdmittedAtMs: number, policy: RateLimitPol
 }
 
 /** Logs are dead once their newest admission has left the window; TTL may collect them after this margin. */
-export const logTtlMarginS = 60;
+const logTtlMarginS = 60;
 
 /** When DynamoDB TTL may collect a log last written at `now`; correctness never depends on it. */
 export function logTtl(now: Date, policy: RateLimitPolicy): number {

@@ -3,12 +3,12 @@
  *
  * | item                   | pk                     | sk                 |
  * | ---------------------- | ---------------------- | ------------------ |
- * | room = session document | ROOM#<roomId>          | ROOM               |  (members and keys inside: core/sessions/document.ts)
+ * | room = session document | ROOM#<roomId>          | ROOM               |  (members and keys inside: core/rooms/document.ts)
  * | game configuration     | GAME#<gameId>          | VERSION#<version>  |
  * | session template       | TEMPLATE#<name>        | TEMPLATE           |
  * | filling-room pointer   | BUCKET#<bucketHash>    | FILLING            |
  * | account ban            | ACCOUNT#<account>      | BAN                |
- * | rate limiter log       | ACCOUNT#<account>      | RATE#<action>#<limit> |
+ * | account's gate         | ACCOUNT#<account>      | GATE#<action>      |  (rate-limit log + mirrored ban: core/abuse/rate-limit-store.ts)
  * | idempotency record     | ACCOUNT#<account>      | IDEMPOTENCY#<sha256(key)> |
  * | owner's command        | ROOM#<roomId>          | COMMAND#<commandId> |  (core/commands/store.ts)
  * | room's message counter | ROOM#<roomId>          | MESSAGES           |
@@ -125,13 +125,11 @@ export const keys = {
   heartbeatPipeline: (): ItemKey => ({ pk: 'SWEEPER', sk: 'PIPELINE' }),
   ban: (account: string): ItemKey => ({ pk: `ACCOUNT#${account}`, sk: 'BAN' }),
   /**
-   * The sliding-window log of one account and action. The limit is part of the key: the ring's
-   * slots are numbered modulo the limit, so a changed limit starts a fresh log.
+   * The admission gate of one account and action: its sliding-window log and a mirror of the
+   * account's ban, so one conditional write decides both. The limit is not part of the key: a
+   * changed limit keeps the log (and the ban) and only renumbers the ring (core/abuse/rate-limit.ts).
    */
-  rateLog: (account: string, action: string, limit: number): ItemKey => ({
-    pk: `ACCOUNT#${account}`,
-    sk: `RATE#${action}#${limit}`,
-  }),
+  accountGate: (account: string, action: string): ItemKey => ({ pk: `ACCOUNT#${account}`, sk: `GATE#${action}` }),
   /**
    * Running-server caps (core/gameservers/server-slot-store.ts): the deployment's counter, one
    * per configuration, and one lease per room holding a server, all in one partition.

@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
  * whose staleness is bounded by its kind's `ttlMs` here. Nothing kept here decides who wins a
  * slot, a server or an admission: a conditional write does.
  */
-export const cachedKinds = {
+const cachedKinds = {
   /** A verified access token: signed, so it cannot change; bounded by the key rotation trust. */
   verifiedToken: { ttlMs: 30_000 },
   /** A room's constants (core/rooms): immutable once the room is ready. */

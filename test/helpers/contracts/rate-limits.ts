@@ -38,7 +38,7 @@ export function rateLimitsContract(subject: () => RateLimits): void {
     });
   });
 
-  it('keeps separate logs per account, per action and per limit', async () => {
+  it('keeps separate logs per account and per action', async () => {
     const rates = subject();
     const account = anAccount();
     for (const ms of [0, 1, 2]) await rates.count(account, policy, after(ms));
@@ -47,10 +47,15 @@ export function rateLimitsContract(subject: () => RateLimits): void {
     await expect(rates.count(account, { ...policy, action: 'create' }, after(3))).resolves.toMatchObject({
       state: 'Counted',
     });
-    await expect(rates.count(account, { ...policy, limit: 4 }, after(3))).resolves.toEqual({
-      state: 'Counted',
-      sequence: 1,
-    });
+  });
+
+  it('keeps the log when the limit changes: a raised limit admits up to the new one in the window, no more', async () => {
+    const rates = subject();
+    const account = anAccount();
+    for (const ms of [0, 1, 2]) await rates.count(account, policy, after(ms));
+    const raised = { ...policy, limit: 4 };
+    await expect(rates.count(account, raised, after(3))).resolves.toEqual({ state: 'Counted', sequence: 4 });
+    await expect(rates.count(account, raised, after(4))).resolves.toMatchObject({ state: 'Exhausted' });
   });
 
   it('admits exactly `limit` of a burst of parallel requests', async () => {

@@ -1,16 +1,22 @@
-import type { Ban } from '../../../core/abuse/bans';
+import { gateBanOf, type Ban } from '../../../core/abuse/bans';
 import type { Bans } from '../../../core/abuse/ban-store';
+import type { RateLimitPolicy } from '../../../core/abuse/rate-limit';
+import { InMemoryRateLimits } from './rate-limits';
 
 /**
- * `Bans` in memory, for unit tests. Like the table: one ban per account, `put` replaces,
- * expired bans still read back (judging them is the caller's job), `delete` hands back what
- * it removed, and every answer is a copy.
+ * `Bans` in memory, for unit tests. Like the table: one ban per account, `put` replaces and
+ * mirrors the ban onto the account's gates in `rates` (lifting removes it there), expired bans
+ * still read back (judging them is the caller's job), `delete` hands back what it removed,
+ * and every answer is a copy.
  */
 export class InMemoryBans implements Bans {
   private readonly items = new Map<string, Ban>();
 
-  async put(ban: Ban): Promise<void> {
+  constructor(readonly rates: InMemoryRateLimits = new InMemoryRateLimits()) {}
+
+  async put(ban: Ban, gates: readonly RateLimitPolicy[]): Promise<void> {
     this.items.set(ban.account, structuredClone(ban));
+    for (const { action } of gates) this.rates.mirrorBan(ban.account, action, gateBanOf(ban));
   }
 
   async find(account: string): Promise<Ban | undefined> {
@@ -18,9 +24,11 @@ export class InMemoryBans implements Bans {
     return ban && structuredClone(ban);
   }
 
-  async delete(account: string): Promise<Ban | undefined> {
+  async delete(account: string, gates: readonly RateLimitPolicy[]): Promise<Ban | undefined> {
     const ban = this.items.get(account);
+    if (!ban) return undefined;
     this.items.delete(account);
+    for (const { action } of gates) this.rates.mirrorBan(account, action, undefined);
     return ban;
   }
 }

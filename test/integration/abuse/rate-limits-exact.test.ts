@@ -3,7 +3,7 @@ import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { BanStore } from '../../../core/abuse/ban-store';
-import { AbuseRateLimitedError } from '../../../core/abuse/errors';
+import { AbuseRateLimitedError, AccountBannedError, BanNotFoundError } from '../../../core/abuse/errors';
 import { AbuseGuard } from '../../../core/abuse/guard';
 import { RateLimitStore } from '../../../core/abuse/rate-limit-store';
 import { createDocumentClient } from '../../../core/infra/aws-clients';
@@ -16,7 +16,9 @@ import { busiestSpan } from '../../helpers/busiest-span';
  * instance is a process with its own memory; here 2–4 "processes" (each its own AbuseGuard,
  * PlatformCache and DynamoDB client) share one table on DynamoDB Local, and 1–3 accounts
  * join and create at fake times: bursts at one instant, spread over several windows. For every
- * account and action, no 60 s span may hold more admissions than the limit.
+ * account and action, no 60 s span may hold more admissions than the limit. Before some bursts
+ * a process places a ban (permanent or timed) or lifts one: no account is ever admitted while
+ * a ban is in force, whichever process placed it.
  */
 const maxProcesses = 4;
 let tableName: string;
@@ -48,12 +50,25 @@ interface Attempt {
   readonly offsetMs: number;
 }
 
+/** An admin's hand before a burst, through one process, at the burst's instant. */
+interface BanEvent {
+  readonly process: number;
+  readonly account: number;
+  /** Lift the account's ban; else place one that ends this long after (absent: permanent). */
+  readonly lift: boolean;
+  readonly endsAfterMs: number | undefined;
+}
+
 interface Scenario {
   readonly processes: number;
   readonly accounts: number;
   readonly limits: { readonly join: number; readonly create: number };
   /** Each burst: how long after the previous one it starts, and its attempts, all in flight at once. */
-  readonly bursts: readonly { readonly gapMs: number; readonly attempts: readonly Attempt[] }[];
+  readonly bursts: readonly {
+    readonly gapMs: number;
+    readonly ban: BanEvent | undefined;
+    readonly attempts: readonly Attempt[];
+  }[];
 }
 
 const scenario: fc.Arbitrary<Scenario> = fc
@@ -70,6 +85,15 @@ const scenario: fc.Arbitrary<Scenario> = fc
             fc.constant(0),
             fc.integer({ min: 0, max: 20_000 }),
             fc.integer({ min: 55_000, max: 75_000 }),
+          ),
+          ban: fc.option(
+            fc.record({
+              process: fc.integer({ min: 0, max: processes - 1 }),
+              account: fc.integer({ min: 0, max: accounts - 1 }),
+              lift: fc.boolean(),
+              endsAfterMs: fc.option(fc.integer({ min: 1, max: 90_000 }), { nil: undefined }),
+            }),
+            { nil: undefined, freq: 3 },
           ),
           attempts: fc.array(
             fc.record({
@@ -89,8 +113,16 @@ const scenario: fc.Arbitrary<Scenario> = fc
 
 let run = 0;
 
-/** Plays a scenario; answers each account and action's admission times. */
-async function play(s: Scenario): Promise<Map<string, number[]>> {
+/** Each account and action's admission times, and every admission made while a ban was in force. */
+interface Played {
+  readonly admitted: Map<string, number[]>;
+  readonly admittedWhileBanned: string[];
+  /** Attempts made while their account was banned (all refused, or the property fails). */
+  readonly whileBanned: number;
+}
+
+/** Plays a scenario. */
+async function play(s: Scenario): Promise<Played> {
   // Fresh accounts per run: every run starts from empty logs on the shared table.
   const prefix = `run${++run}-${randomUUID().slice(0, 6)}`;
   let clockMs = Date.parse('2030-01-01T00:00:00.000Z');
@@ -105,20 +137,47 @@ async function play(s: Scenario): Promise<Map<string, number[]>> {
     });
   });
   const admitted = new Map<string, number[]>();
+  const admittedWhileBanned: string[] = [];
+  let whileBanned = 0;
+  /** Each account's ban as last placed (epoch ms it ends, `Infinity` if permanent), or lifted. */
+  const bans = new Map<number, number>();
   for (const burst of s.bursts) {
     clockMs += burst.gapMs;
+    if (burst.ban)
+      await applyBan(guards[burst.ban.process]!, burst.ban, `${prefix}-a${burst.ban.account}`, clockMs, bans);
     await Promise.all(
       burst.attempts.map(async (attempt) => {
         const at = clockMs + attempt.offsetMs;
         const account = `${prefix}-a${attempt.account}`;
+        const banned = at < (bans.get(attempt.account) ?? -Infinity);
+        if (banned) whileBanned++;
         if (await admits(guards[attempt.process]!, attempt, account, new Date(at))) {
           const key = `${attempt.account}:${attempt.action}`;
           admitted.set(key, [...(admitted.get(key) ?? []), at]);
+          if (banned) admittedWhileBanned.push(`${key} at ${at}`);
         }
       }),
     );
   }
-  return admitted;
+  return { admitted, admittedWhileBanned, whileBanned };
+}
+
+async function applyBan(guard: AbuseGuard, event: BanEvent, account: string, atMs: number, bans: Map<number, number>) {
+  const at = new Date(atMs);
+  if (event.lift) {
+    await guard.liftBan(account, 'ops', at).catch((error: unknown) => {
+      if (!(error instanceof BanNotFoundError)) throw error;
+    });
+    bans.delete(event.account);
+    return;
+  }
+  const endsAtMs = event.endsAfterMs === undefined ? undefined : atMs + event.endsAfterMs;
+  await guard.ban(
+    { account, ...(endsAtMs === undefined ? {} : { expiresAt: new Date(endsAtMs).toISOString() }) },
+    'ops',
+    at,
+  );
+  bans.set(event.account, endsAtMs ?? Infinity);
 }
 
 async function admits(guard: AbuseGuard, attempt: Attempt, account: string, at: Date): Promise<boolean> {
@@ -135,21 +194,25 @@ async function admits(guard: AbuseGuard, attempt: Attempt, account: string, at: 
     return true;
   } catch (error) {
     // A refusal is an answer; anything else fails the property.
-    if (error instanceof AbuseRateLimitedError) return false;
+    if (error instanceof AbuseRateLimitedError || error instanceof AccountBannedError) return false;
     throw error;
   }
 }
 
 describe('rate limits are exact across processes (issue 28)', () => {
-  it('never admits more than the limit in any 60 s span, for every account and action, over 200 random runs', async () => {
+  it('never admits more than the limit in any 60 s span, nor anyone while banned, for every account and action, over 200 random runs', async () => {
     const seed = Number(process.env.RATE_LIMIT_PROPERTY_SEED ?? Date.now() % 2 ** 31);
     let attempts = 0;
     let admissions = 0;
     let busiestAtLimit = 0;
+    let attemptsWhileBanned = 0;
     try {
       await fc.assert(
         fc.asyncProperty(scenario, async (s) => {
-          const admitted = await play(s);
+          const { admitted, admittedWhileBanned, whileBanned } = await play(s);
+          attemptsWhileBanned += whileBanned;
+          if (admittedWhileBanned.length > 0)
+            throw new Error(`admitted while banned: ${admittedWhileBanned.join(', ')}`);
           for (const [key, times] of admitted) {
             const limit = s.limits[key.endsWith(':join') ? 'join' : 'create'];
             const busiest = busiestSpan(times, 60);
@@ -166,9 +229,10 @@ describe('rate limits are exact across processes (issue 28)', () => {
       throw error;
     }
     process.stdout.write(
-      `200 runs (seed ${seed}): ${attempts} attempts, ${admissions} admitted, ${busiestAtLimit} account-actions filled a window to the limit, none past it\n`,
+      `200 runs (seed ${seed}): ${attempts} attempts, ${admissions} admitted, ${busiestAtLimit} account-actions filled a window to the limit, none past it; ${attemptsWhileBanned} attempts while banned, none admitted\n`,
     );
-    // Not vacuous: the runs did push accounts to their limits.
+    // Not vacuous: the runs did push accounts to their limits, and did meet bans.
     expect(busiestAtLimit).toBeGreaterThan(50);
+    expect(attemptsWhileBanned).toBeGreaterThan(50);
   }, 120_000);
 });

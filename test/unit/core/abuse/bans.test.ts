@@ -1,4 +1,13 @@
-import { banInForce, banRequestSchema, banTtl, newBan } from '../../../../core/abuse/bans';
+import {
+  banInForce,
+  banRequestSchema,
+  banTtl,
+  gateBanInForce,
+  gateBanOf,
+  mirroredBanTtl,
+  newBan,
+} from '../../../../core/abuse/bans';
+import { logTtl, type RateLimitPolicy } from '../../../../core/abuse/rate-limit';
 import { RequestInvalidError } from '../../../../core/errors';
 
 const now = new Date('2026-01-01T12:00:00.000Z');
@@ -55,6 +64,44 @@ describe('banTtl', () => {
     ['rounds a fraction up, so TTL never precedes the expiry', '2026-01-02T00:00:00.500Z', 1767312001],
   ])('%s', (_name, expiresAt, expected) => {
     expect(banTtl({ expiresAt })).toBe(expected);
+  });
+});
+
+describe('gateBanOf / gateBanInForce: the ban as a gate item carries it', () => {
+  it.each([
+    ['a permanent ban', undefined, {}],
+    ['a ban that ends later', '2026-01-01T12:00:00.001Z', { expiresAt: '2026-01-01T12:00:00.001Z' }],
+    ['a ban that ends exactly now', '2026-01-01T12:00:00.000Z', undefined],
+    ['a ban that ended days ago', '2025-12-29T00:00:00.000Z', undefined],
+  ])('%s (expiresAt %p) → %p, as banInForce judges it', (_name, expiresAt, expected) => {
+    const mirrored = gateBanOf({ expiresAt });
+    expect(gateBanInForce(mirrored, now)).toEqual(expected);
+    expect(gateBanInForce(mirrored, now) !== undefined).toBe(banInForce({ expiresAt }, now));
+  });
+
+  it('reads no ban from a gate that has none, or a malformed one', () => {
+    expect(gateBanInForce(undefined, now)).toBeUndefined();
+    expect(gateBanInForce({ until: 'soon' }, now)).toBeUndefined();
+  });
+});
+
+describe('mirroredBanTtl: TTL never collects a gate before its ban ends, nor before its log does', () => {
+  const policy: RateLimitPolicy = { action: 'join', limit: 20, windowS: 60 };
+  const logEnd = logTtl(now, policy);
+
+  it('a permanent ban: no TTL at all', () => {
+    expect(mirroredBanTtl({}, policy, now)).toBeUndefined();
+  });
+
+  it('a long ban: its end', () => {
+    const expiresAt = '2026-01-08T12:00:00.500Z';
+    expect(mirroredBanTtl({ expiresAt }, policy, now)).toBe(Math.ceil(Date.parse(expiresAt) / 1000));
+  });
+
+  it('a ban shorter than the log: the log’s end, so admissions made just before the ban keep counting', () => {
+    const expiresAt = '2026-01-01T12:00:10.000Z';
+    expect(mirroredBanTtl({ expiresAt }, policy, now)).toBe(logEnd);
+    expect(logEnd).toBeGreaterThan(Date.parse(expiresAt) / 1000);
   });
 });
 

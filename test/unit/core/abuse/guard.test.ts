@@ -10,7 +10,7 @@ import {
 } from '../../../../core/abuse/errors';
 import type { RateCountResult, RateLimits } from '../../../../core/abuse/rate-limit-store';
 import type { RateLimitPolicy } from '../../../../core/abuse/rate-limit';
-import { cachedKinds, PlatformCache } from '../../../../core/infra/platform-cache';
+import { PlatformCache } from '../../../../core/infra/platform-cache';
 import { InMemoryBans } from '../../../helpers/fakes/bans';
 import { InMemoryRateLimits } from '../../../helpers/fakes/rate-limits';
 
@@ -20,9 +20,9 @@ const now = new Date('2026-01-01T12:00:30.000Z');
 function guardWith(options: { ban?: Ban; count?: RateCountResult } = {}) {
   const counted: { account: string; policy: RateLimitPolicy }[] = [];
   const bans = {
-    find: jest.fn(async () => options.ban),
-    put: jest.fn(async () => undefined),
-    delete: jest.fn(async () => options.ban),
+    find: jest.fn(async (_account: string) => options.ban),
+    put: jest.fn(async (_ban: Ban, _gates: readonly RateLimitPolicy[], _now: Date) => undefined),
+    delete: jest.fn(async (_account: string, _gates: readonly RateLimitPolicy[], _now: Date) => options.ban),
   };
   const rates = {
     count: jest.fn(async (account: string, policy: RateLimitPolicy): Promise<RateCountResult> => {
@@ -87,19 +87,16 @@ describe('AbuseGuard.assertJoinAllowed / assertCreateAllowed', () => {
   it.each([
     ['a permanent ban', undefined, 'This account is banned.'],
     ['a ban until tomorrow', '2026-01-02T00:00:00.000Z', 'This account is banned until 2026-01-02T00:00:00.000Z.'],
-  ])('refuses %s with 403 BANNED before counting anything', async (_name, expiresAt, message) => {
-    const { guard, counted } = guardWith({ ban: ban(expiresAt) });
-    const error = await guard.assertJoinAllowed('mallory', now).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(AccountBannedError);
-    expect(error).toMatchObject({ code: 'BANNED', status: 403, message });
-    expect(counted).toEqual([]);
-  });
-
-  it('lets an expired ban through (TTL may not have collected it yet)', async () => {
-    const { guard, counted } = guardWith({ ban: ban('2026-01-01T12:00:30.000Z') });
-    await expect(guard.assertCreateAllowed('mallory', now)).resolves.toBeUndefined();
-    expect(counted).toHaveLength(1);
-  });
+  ])(
+    'answers %s, as the gate’s write reports it, with 403 BANNED and no ban read',
+    async (_name, expiresAt, message) => {
+      const { guard, bans } = guardWith({ count: { state: 'Banned', ...(expiresAt ? { expiresAt } : {}) } });
+      const error = await guard.assertJoinAllowed('mallory', now).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AccountBannedError);
+      expect(error).toMatchObject({ code: 'BANNED', status: 403, message });
+      expect(bans.find).not.toHaveBeenCalled();
+    },
+  );
 });
 
 describe('AbuseGuard.assertMessagePollAllowed', () => {
@@ -121,19 +118,26 @@ describe('AbuseGuard.assertMessagePollAllowed', () => {
     });
   });
 
-  it('refuses a banned account with 403 BANNED before counting anything', async () => {
-    const { guard, counted } = guardWith({ ban: ban() });
+  it('refuses a banned account with 403 BANNED in the same one write', async () => {
+    const { guard, bans, counted } = guardWith({ count: { state: 'Banned' } });
     await expect(guard.assertMessagePollAllowed('mallory', now)).rejects.toBeInstanceOf(AccountBannedError);
-    expect(counted).toEqual([]);
+    expect([counted.length, bans.find.mock.calls.length]).toEqual([1, 0]);
   });
 });
 
 describe('AbuseGuard bans', () => {
-  it('places a ban built from the request, by the admin, at now', async () => {
+  const allGates = [
+    { action: 'join', limit: 20, windowS: 60 },
+    { action: 'create', limit: 10, windowS: 60 },
+    { action: 'command', limit: 60, windowS: 60 },
+    { action: 'messagePoll', limit: 120, windowS: 60 },
+  ];
+
+  it('places a ban built from the request, by the admin, at now, mirrored onto every counted action’s gate', async () => {
     const { guard, bans } = guardWith();
     const placed = await guard.ban({ account: 'mallory', reason: 'spam' }, 'ops', now);
     expect(placed).toEqual({ account: 'mallory', reason: 'spam', createdAt: now.toISOString(), createdBy: 'ops' });
-    expect(bans.put).toHaveBeenCalledWith(placed);
+    expect(bans.put).toHaveBeenCalledWith(placed, allGates, now);
   });
 
   const read = (guard: AbuseGuard) => guard.getBan('mallory', now);
@@ -154,59 +158,68 @@ describe('AbuseGuard bans', () => {
     const { guard, bans } = guardWith({ ban: inForce });
     await expect(guard.getBan('mallory', now)).resolves.toEqual(inForce);
     await expect(guard.liftBan('mallory', 'ops', now)).resolves.toBeUndefined();
-    expect(bans.delete).toHaveBeenCalledWith('mallory');
+    expect(bans.delete).toHaveBeenCalledWith('mallory', allGates, now);
   });
 });
 
-describe('AbuseGuard ban reads (PlatformCache kind `ban`, ≤ 1 s stale)', () => {
-  /** One process: its own cache on a clock the test moves; `bans` may be shared with other processes. */
-  function process(bans: Bans = new InMemoryBans(), rates: RateLimits = new InMemoryRateLimits()) {
-    let clockMs = 1_000;
-    const guard = new AbuseGuard({
+describe('AbuseGuard bans take effect exactly, in every process', () => {
+  /** One process: its own guard and cache; `bans` (and the gates it mirrors onto) shared with the others. */
+  const process = (bans: InMemoryBans) =>
+    new AbuseGuard({
       bans,
-      rates,
+      rates: bans.rates,
+      limits: { joinsPerMinute: 20, createsPerMinute: 10 },
+      cache: new PlatformCache(),
+    });
+
+  it('a ban placed through one process refuses the very next request through another, and lifting admits at once', async () => {
+    const bans = new InMemoryBans();
+    const [here, admin] = [process(bans), process(bans)];
+    await here.assertNotBanned('mallory', now);
+    await here.checks('join', 'mallory', now).decide();
+    await admin.ban({ account: 'mallory' }, 'ops', now);
+    await expect(here.assertNotBanned('mallory', now)).rejects.toBeInstanceOf(AccountBannedError);
+    await expect(here.checks('join', 'mallory', now).decide()).rejects.toBeInstanceOf(AccountBannedError);
+    await expect(here.assertCommandAllowed('mallory', now)).rejects.toBeInstanceOf(AccountBannedError);
+    await admin.liftBan('mallory', 'ops', now);
+    await expect(here.assertNotBanned('mallory', now)).resolves.toBeUndefined();
+    await expect(here.checks('join', 'mallory', now).decide()).resolves.toBeUndefined();
+  });
+
+  it('a join its gate refused as banned is refused from memory (no claim) for at most 1 s; a lift here forgets it', async () => {
+    const bans = new InMemoryBans();
+    const count = jest.spyOn(bans.rates, 'count');
+    let clockMs = 1_000;
+    const here = new AbuseGuard({
+      bans,
+      rates: bans.rates,
       limits: { joinsPerMinute: 20, createsPerMinute: 10 },
       cache: new PlatformCache({ nowMs: () => clockMs }),
     });
-    return { guard, advance: (ms: number) => (clockMs += ms) };
-  }
-
-  it('reads an account’s ban at most once per second, so a ban placed by another process takes effect within 1 s', async () => {
-    const bans = new InMemoryBans();
-    const find = jest.spyOn(bans, 'find');
-    const here = process(bans);
-    const admin = process(bans);
-    await here.guard.assertNotBanned('mallory', now);
-    await admin.guard.ban({ account: 'mallory' }, 'ops', now);
-    here.advance(cachedKinds.ban.ttlMs);
-    await expect(here.guard.assertNotBanned('mallory', now)).resolves.toBeUndefined();
-    expect(find).toHaveBeenCalledTimes(1);
-    here.advance(1);
-    await expect(here.guard.assertNotBanned('mallory', now)).rejects.toBeInstanceOf(AccountBannedError);
-    expect(find).toHaveBeenCalledTimes(2);
+    const elsewhere = process(bans);
+    await elsewhere.ban({ account: 'mallory' }, 'ops', now);
+    await expect(here.checks('join', 'mallory', now).decide()).rejects.toBeInstanceOf(AccountBannedError);
+    await expect(here.checks('join', 'mallory', now).known()).rejects.toBeInstanceOf(AccountBannedError);
+    // Creates hold no slot: they keep asking the gate, so a lift reaches them at once.
+    await expect(here.checks('create', 'mallory', now).known()).resolves.toBeUndefined();
+    await elsewhere.liftBan('mallory', 'ops', now);
+    await expect(here.checks('join', 'mallory', now).known()).rejects.toBeInstanceOf(AccountBannedError);
+    clockMs += 1_001;
+    await expect(here.checks('join', 'mallory', now).known()).resolves.toBeUndefined();
+    // Through the process that lifts it, at once.
+    await elsewhere.ban({ account: 'mallory' }, 'ops', now);
+    await expect(here.checks('join', 'mallory', now).decide()).rejects.toBeInstanceOf(AccountBannedError);
+    await here.liftBan('mallory', 'ops', now);
+    await expect(here.checks('join', 'mallory', now).known()).resolves.toBeUndefined();
+    expect(count).toHaveBeenCalledTimes(2);
   });
 
-  it('a ban placed or lifted through this process takes effect here at once', async () => {
-    const here = process();
-    await here.guard.assertNotBanned('mallory', now);
-    await here.guard.ban({ account: 'mallory' }, 'ops', now);
-    await expect(here.guard.assertNotBanned('mallory', now)).rejects.toBeInstanceOf(AccountBannedError);
-    await here.guard.liftBan('mallory', 'ops', now);
-    await expect(here.guard.assertNotBanned('mallory', now)).resolves.toBeUndefined();
-  });
-
-  it('`known` refuses an account whose ban this process read, with no request; not one it has not read', async () => {
+  it('`decide` is the gate’s one write: no ban read beside it', async () => {
     const bans = new InMemoryBans();
-    const rates = new InMemoryRateLimits();
-    await bans.put({ account: 'mallory', createdAt: now.toISOString(), createdBy: 'ops' });
     const find = jest.spyOn(bans, 'find');
-    const count = jest.spyOn(rates, 'count');
-    const here = process(bans, rates);
-    await expect(here.guard.checks('join', 'mallory', now).known()).resolves.toBeUndefined();
-    await expect(here.guard.checks('join', 'mallory', now).decide()).rejects.toBeInstanceOf(AccountBannedError);
-    const [finds, counts] = [find.mock.calls.length, count.mock.calls.length];
-    await expect(here.guard.checks('create', 'mallory', now).known()).rejects.toBeInstanceOf(AccountBannedError);
-    expect([find.mock.calls.length, count.mock.calls.length]).toEqual([finds, counts]);
+    const count = jest.spyOn(bans.rates, 'count');
+    await process(bans).checks('create', 'alice', now).decide();
+    expect([find.mock.calls.length, count.mock.calls.length]).toEqual([0, 1]);
   });
 });
 
@@ -249,16 +262,5 @@ describe('AbuseGuard.checks: a full log is refused from memory until it can admi
     // Another account, and the same account's joins, are not refused by alice's creates.
     expect(await attempt(guard, 'bob', at(40_000))).toBe('admitted');
     await expect(guard.checks('join', 'alice', at(40_000)).known()).resolves.toBeUndefined();
-  });
-
-  it('writes the log beside the ban read: the count is sent before the ban read answers', async () => {
-    const { guard, bans, counted } = guardWith();
-    let answer: (ban: undefined) => void = () => undefined;
-    bans.find.mockImplementationOnce(() => new Promise((resolve) => (answer = resolve)));
-    const decided = guard.checks('join', 'alice', now).decide();
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(counted).toHaveLength(1);
-    answer(undefined);
-    await expect(decided).resolves.toBeUndefined();
   });
 });

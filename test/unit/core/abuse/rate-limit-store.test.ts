@@ -36,14 +36,21 @@ describe('RateLimitStore.count', () => {
     expect(inputs()).toEqual([
       {
         TableName: 'table',
-        Key: { pk: 'ACCOUNT#alice', sk: 'RATE#join#20' },
+        Key: { pk: 'ACCOUNT#alice', sk: 'GATE#join' },
         UpdateExpression: 'SET #slot = :now, #n = :next, #type = :type, #ttl = :ttl',
-        ConditionExpression: 'attribute_not_exists(#n)',
-        ExpressionAttributeNames: { '#n': 'n', '#slot': 's0', '#type': 'type', '#ttl': 'ttl' },
+        ConditionExpression: 'attribute_not_exists(#n) AND (attribute_not_exists(#ban) OR #ban.#until <= :now)',
+        ExpressionAttributeNames: {
+          '#n': 'n',
+          '#slot': 's0',
+          '#type': 'type',
+          '#ttl': 'ttl',
+          '#ban': 'ban',
+          '#until': 'until',
+        },
         ExpressionAttributeValues: {
           ':now': nowMs,
           ':next': 1,
-          ':type': 'rateLog',
+          ':type': 'accountGate',
           ':ttl': Math.ceil(nowMs / 1000) + 120,
         },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -53,6 +60,7 @@ describe('RateLimitStore.count', () => {
       logIsNew: 'attribute_not_exists(#n)',
       logIsAtExpectedSequence: '#n = :n',
       slotIsFree: '(attribute_not_exists(#slot) OR #slot <= :cutoff)',
+      noBanInForce: '(attribute_not_exists(#ban) OR #ban.#until <= :now)',
     });
   });
 
@@ -63,7 +71,8 @@ describe('RateLimitStore.count', () => {
     await store.count('alice', policy, now);
     expect(inputs()).toHaveLength(2);
     expect(inputs()[1]).toMatchObject({
-      ConditionExpression: '#n = :n AND (attribute_not_exists(#slot) OR #slot <= :cutoff)',
+      ConditionExpression:
+        '#n = :n AND (attribute_not_exists(#slot) OR #slot <= :cutoff) AND (attribute_not_exists(#ban) OR #ban.#until <= :now)',
       ExpressionAttributeNames: { '#slot': 's1' },
       ExpressionAttributeValues: { ':n': 1, ':next': 2, ':cutoff': nowMs - 60_000 },
     });
@@ -98,20 +107,40 @@ describe('RateLimitStore.count', () => {
     dbMock.on(UpdateCommand).rejectsOnce(conditionFailed()).resolves({});
     expect(await store.count('dave', policy, now)).toEqual({ state: 'Counted', sequence: 1 });
     expect(inputs().map((input) => input.ConditionExpression)).toEqual([
-      '#n = :n AND (attribute_not_exists(#slot) OR #slot <= :cutoff)',
-      'attribute_not_exists(#n)',
+      expect.stringMatching(/^#n = :n AND /),
+      expect.stringMatching(/^attribute_not_exists\(#n\) AND /),
     ]);
   });
 
-  it('keeps joins, creations and each limit on logs of their own', async () => {
+  it('keeps joins and creations on gates of their own; a changed limit keeps the gate (and its ban)', async () => {
     dbMock.on(UpdateCommand).resolves({});
     const store = new RateLimitStore(client, 'table');
     await store.count('alice', { ...policy, action: 'create' }, now);
     await store.count('alice', { ...policy, limit: 5 }, now);
     expect(inputs().map((input) => input.Key)).toEqual([
-      { pk: 'ACCOUNT#alice', sk: 'RATE#create#20' },
-      { pk: 'ACCOUNT#alice', sk: 'RATE#join#5' },
+      { pk: 'ACCOUNT#alice', sk: 'GATE#create' },
+      { pk: 'ACCOUNT#alice', sk: 'GATE#join' },
     ]);
+  });
+
+  it.each([
+    ['a permanent ban', {}, { state: 'Banned' }],
+    ['a ban in force', { until: nowMs + 1 }, { state: 'Banned', expiresAt: new Date(nowMs + 1).toISOString() }],
+  ])('answers %s the failed condition returned as Banned, with no other write', async (_name, ban, expected) => {
+    dbMock.on(UpdateCommand).rejects(conditionFailed({ n: 3, s3: nowMs - 61_000, ban }));
+    expect(await new RateLimitStore(client, 'table').count('mallory', policy, now)).toEqual(expected);
+    expect(inputs()).toHaveLength(1);
+  });
+
+  it('takes an ended ban the returned gate still carries for no ban: it catches up and admits', async () => {
+    dbMock
+      .on(UpdateCommand)
+      .rejectsOnce(conditionFailed({ n: 3, ban: { until: nowMs } }))
+      .resolves({});
+    expect(await new RateLimitStore(client, 'table').count('mallory', policy, now)).toEqual({
+      state: 'Counted',
+      sequence: 4,
+    });
   });
 
   it('answers being outraced on every attempt as Contention, never a 500', async () => {

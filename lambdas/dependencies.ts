@@ -55,6 +55,8 @@ import { assignThroughSidecar, sqsAssignAnswers } from '../core/pool/assign';
 import { queueUrlResolver } from '../core/infra/queue-urls';
 import { gameServerTokenClaims } from '../core/auth/token-model';
 import { PlatformCache } from '../core/infra/platform-cache';
+import { tableUpgradeName } from '../core/upgrade/table-upgrade';
+import { UpgradeStore } from '../core/upgrade/upgrade-store';
 
 /**
  * The composition root: every store and port a handler uses, built once per process from the
@@ -92,6 +94,8 @@ export interface Platform {
   readonly idempotency: IdempotencyRecords;
   /** What the room sweeper remembers between runs. */
   readonly sweeperState: SweeperStateStore;
+  /** How far this release's one-time pass over older items got (core/upgrade/table-upgrade.ts): the sweeper runs it. */
+  readonly tableUpgrade: UpgradeStore;
   /** Owners' commands to their rooms' game servers, and the games' answers (core/commands/). */
   readonly commands: Commands;
   /** Each room's log of game → owner messages (the last 100). */
@@ -380,6 +384,7 @@ function basePlatform(settings: PlatformConfig, chosen: PlatformOptions, shared:
     }),
     idempotency: new IdempotencyStore(db, table, tokens.idempotencyKey),
     sweeperState: new SweeperStateStore(db, table),
+    tableUpgrade: new UpgradeStore(db, table, tableUpgradeName),
     commands: new CommandStore(db, table),
     roomMessages: new MessageStore(db, table),
     deliverCommand: (roomId, command) => deliverCommand(roomId, command),

@@ -16,6 +16,7 @@ import { routes } from '../lambdas/http/routes';
 import { configurePlatform, platform, resetPlatform } from '../lambdas/dependencies';
 import { sweep } from '../lambdas/schedule/room-sweeper';
 import { keepPools } from '../lambdas/schedule/pool-keeper';
+import { upgradeTable } from '../core/upgrade/table-upgrade';
 import { bundle } from '../containers/build';
 import { configurationForFleet } from '../core/gameservers/fleet-fit';
 import { LocalFleet } from './fleet';
@@ -185,6 +186,12 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       rooms: platform().rooms,
       now: platform().now,
     });
+    // A table kept by `--persist` from the previous release: its older items are brought up to
+    // date before any request, not a sweep later (core/upgrade/table-upgrade.ts). Once done, one read.
+    await upgradeTable(
+      { store: platform().tableUpgrade, bans: platform().abuse, rooms: platform().rooms, now: platform().now },
+      { maxPages: Number.POSITIVE_INFINITY },
+    );
     // Build once up front so the first room does not pay for it (the sample game's script runs its bundle).
     await Promise.all([bundle('controller'), bundle('sample-game')]);
     await installFileConfig(fileConfig, fleetPlan);

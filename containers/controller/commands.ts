@@ -63,16 +63,20 @@ export function createCommandRelay(options: CommandRelayOptions): (command: Plat
       });
       return;
     }
+    const relayed = performance.now();
     const outcome = await options.calls.call(command.method, command.params ?? {}, options.timeoutMs);
     const answer = commandAnswer(outcome, options.timeoutMs);
-    // Sent before it is logged: the owner (or a create, for `assign`) waits for the answer.
-    const sent = send(command.commandId, answer, isAssign);
+    // Logged once SQS has the answer, not beside its send: the SDK writes the request only
+    // after several turns of the event loop, and a log line formatted in between delays the
+    // answer the owner (or a create, for `assign`) waits for.
+    await send(command.commandId, answer, isAssign);
     options.log.info('relayed a command', {
       ...context,
       answer: outcome.kind !== 'answered' ? outcome.kind : 'error' in answer ? 'error' : 'result',
       code: 'error' in answer ? answer.error.code : undefined,
+      // The sidecar's and the game's share of what the caller waited: the rest is SQS and the platform.
+      ms: Math.round((performance.now() - relayed) * 10) / 10,
     });
-    await sent;
   };
 
   async function send(commandId: string, answer: CommandAnswer, isAssign = false): Promise<void> {

@@ -113,9 +113,6 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   log('info', 'ready', { port, map: settings.map, sinceProcessStartMs: Math.round(performance.now()) });
-  // zod compiles a schema at its first parse: a standby server does that now, while it waits,
-  // and not in the hand-over that a player's create waits for.
-  if (env.standby) assignSchema.safeParse({ room_id: '', room_settings: {}, game_max_players: 1 });
 }
 
 /** The params of the warm pool's hand-over, as the protocol's table declares them. */

@@ -1,8 +1,8 @@
-import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { systemClock } from '../infra/clock';
-import { retryOnContention } from '../infra/dependency-errors';
+import { isConditionFailure, retryOnContention } from '../infra/dependency-errors';
 import { keys } from '../infra/keys';
-import { banTtl, gateBanOf, mirroredBanTtl, type Ban } from './bans';
+import { banInForce, banTtl, gateBanOf, mirroredBanTtl, type Ban } from './bans';
 import { logTtl, type RateLimitPolicy } from './rate-limit';
 import { gateAttributes, gateItemType } from './rate-limit-store';
 
@@ -18,7 +18,16 @@ export interface Bans {
   find(account: string): Promise<Ban | undefined>;
   /** Removes the account's ban and its mirrors at once, if it has one, and hands back what it held. */
   delete(account: string, gates: readonly RateLimitPolicy[], now: Date): Promise<Ban | undefined>;
+  /**
+   * A ban as a scan read it, made whole again: placed anew with its mirrors (as `put` does) if
+   * it is in force at `now`, deleted if it is over, in either case only while the stored ban is
+   * still the one read (a ban lifted or replaced since is left as it is now).
+   */
+  restore(ban: Ban, gates: readonly RateLimitPolicy[], now: Date): Promise<BanRestored>;
 }
+
+/** What `restore` did: re-placed with its mirrors, deleted as over, or nothing (it changed since it was read). */
+export type BanRestored = 'mirrored' | 'deleted' | 'changed';
 
 /** A ban transaction collides with the admissions of the account it bans, often a busy one. */
 const maxTransactionAttempts = 8;
@@ -39,11 +48,46 @@ export class BanStore implements Bans {
   ) {}
 
   async put(ban: Ban, gates: readonly RateLimitPolicy[], now: Date): Promise<void> {
+    await this.transact(this.placement(ban, gates, now));
+  }
+
+  async restore(ban: Ban, gates: readonly RateLimitPolicy[], now: Date): Promise<BanRestored> {
+    // Only the ban that was read: one lifted or replaced since is the admin's, never undone here.
+    const asRead = {
+      ConditionExpression: '#createdAt = :createdAt',
+      ExpressionAttributeNames: { '#createdAt': 'createdAt' },
+      ExpressionAttributeValues: { ':createdAt': ban.createdAt },
+    };
+    const over = !banInForce(ban, now);
+    try {
+      if (over) {
+        // An ended ban blocks nothing, mirrored or not: deleting its record is all that is left.
+        await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: keys.ban(ban.account), ...asRead }));
+      } else {
+        await this.transact(this.placement(ban, gates, now, asRead));
+      }
+    } catch (error) {
+      if (isConditionFailure(error)) return 'changed';
+      throw error;
+    }
+    return over ? 'deleted' : 'mirrored';
+  }
+
+  /** A ban's placement: its record (on `condition`, if given) and its mirror on each gate, for one transaction. */
+  private placement(
+    ban: Ban,
+    gates: readonly RateLimitPolicy[],
+    now: Date,
+    condition: Partial<
+      Pick<TransactPut, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>
+    > = {},
+  ): TransactItem[] {
     const ttl = banTtl(ban);
     const banItem = {
       Put: {
         TableName: this.tableName,
         Item: { ...keys.ban(ban.account), type: 'ban', ...ban, ...(ttl === undefined ? {} : { ttl }) },
+        ...condition,
       },
     };
     const mirrors = gates.map((policy) => {
@@ -71,7 +115,7 @@ export class BanStore implements Bans {
         },
       };
     });
-    await this.transact([banItem, ...mirrors]);
+    return [banItem, ...mirrors];
   }
 
   /** Strongly consistent: a ban placed a moment ago is seen by the very next read. */
@@ -108,13 +152,16 @@ export class BanStore implements Bans {
     return ban;
   }
 
-  private async transact(items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>) {
+  private async transact(items: TransactItem[]) {
     await retryOnContention(() => this.db.send(new TransactWriteCommand({ TransactItems: items })), {
       maxAttempts: maxTransactionAttempts,
       sleep: this.sleep,
     });
   }
 }
+
+type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+type TransactPut = NonNullable<TransactItem['Put']>;
 
 function fromItem(item: Record<string, unknown>): Ban {
   const { pk: _pk, sk: _sk, type: _type, ttl: _ttl, ...ban } = item;

@@ -1,6 +1,6 @@
 import { childLogger } from '../infra/logger';
 import type { PlatformCache } from '../infra/platform-cache';
-import type { Bans } from './ban-store';
+import type { BanRestored, Bans } from './ban-store';
 import { banInForce, newBan, type Ban, type BanRequest } from './bans';
 import {
   AccountBannedError,
@@ -207,6 +207,15 @@ export class AbuseGuard {
     await this.deps.bans.put(ban, this.gates, now);
     log.info('ban placed', { account: ban.account, by, expiresAt: ban.expiresAt ?? 'never' });
     return ban;
+  }
+
+  /**
+   * A ban record as the previous release stored it, without its mirrors on the gates: placed
+   * anew on every gate (or deleted if over), only while it is still the stored ban
+   * (core/upgrade/table-upgrade.ts).
+   */
+  restoreBan(ban: Ban, now: Date): Promise<BanRestored> {
+    return this.deps.bans.restore(ban, this.gates, now);
   }
 
   /**

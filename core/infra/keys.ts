@@ -22,6 +22,7 @@
  * | host                   | FLEET                  | HOST#<hostId>      |
  * | warm pool              | POOL#<gameId>#<version> | REGION#<region>    |  (its standby servers and their states: core/pool/pool-store.ts; one Query reads every region's)
  * | pooled configuration   | POOLS                  | <gameId>#<version> |
+ * | table upgrade's marker | UPGRADE                | MIGRATION#<name>   |  (how far this release's one-time pass got: core/upgrade/table-upgrade.ts)
  *
  * Index keys of a live room (written at create, REMOVEd by the write that fails or closes it):
  *
@@ -153,6 +154,8 @@ export const keys = {
   }),
   poolRegistryPartition: 'POOLS',
   pooledConfiguration: (gameId: string, version: string): ItemKey => ({ pk: 'POOLS', sk: `${gameId}#${version}` }),
+  /** How far the one-time pass over the table's older items (`name`: the release's migration) got. */
+  upgradeMarker: (name: string): ItemKey => ({ pk: 'UPGRADE', sk: `MIGRATION#${name}` }),
   /** A request made with an `Idempotency-Key`, by account and the key's hash. */
   idempotencyRecord: (account: string, keyHash: string): ItemKey => ({
     pk: `ACCOUNT#${account}`,

@@ -19,14 +19,9 @@ type AssignAnswer =
 
 /**
  * Waits up to `waitMs` for the sidecar's answer to the `assign` `commandId` of `roomId` on
- * that room's assign queue. Resolves early with `timeout` when `signal` aborts.
+ * that room's assign queue.
  */
-export type AssignAnswers = (
-  roomId: string,
-  commandId: string,
-  waitMs: number,
-  signal: AbortSignal,
-) => Promise<AssignAnswer>;
+export type AssignAnswers = (roomId: string, commandId: string, waitMs: number) => Promise<AssignAnswer>;
 
 export interface AssignDependencies {
   readonly deliver: CommandDelivery;
@@ -56,39 +51,28 @@ export function assignParams(assignment: Assignment): z.input<(typeof rpcMethods
 /**
  * Hands a taken standby server its room: the sealed `assign` on the sidecar's reply queue
  * (the sidecar relays it once, whitelist or not, when it was started with STANDBY=1), and
- * the game's answer from the sidecar's assign queue, long-polled from right after the send. This
- * is the AWS request-response pattern (a response queue per requester): the answer reaches
- * the waiting create in one SQS hop, not through the request queue's consumer and a record.
- * Accepted only when the game answered `{"status": "OK"}`. Only the create whose take won the
- * server's room calls it (core/pool/warm-pool.ts).
+ * the game's answer from the sidecar's assign queue. This is the AWS request-response pattern
+ * (a response queue per requester): the answer reaches the waiting create in one SQS hop, not
+ * through the request queue's consumer and a record. Accepted only when the game answered
+ * `{"status": "OK"}`. Only the create whose take won the server's room calls it
+ * (core/pool/warm-pool.ts).
  */
 export function assignThroughSidecar(deps: AssignDependencies) {
   return async (assignment: Assignment): Promise<AssignOutcome> => {
     const commandId = deps.newId();
-    const stopWaiting = new AbortController();
-    // The send goes out first: the game waits for it. The answer's long poll starts right
-    // after; an answer already on the queue by then is returned by it at once.
-    const delivery = deps.deliver(assignment.roomId, {
+    const deadline = Date.now() + assignTimeoutMs;
+    // The answer's long poll starts once SQS has the `assign`, not beside its send: building
+    // and signing a second request on this process's one thread would hold the first one back.
+    // The game can answer only after its sidecar received the `assign`, and an answer already
+    // on the queue when the poll starts is returned at once.
+    const delivered = await deps.deliver(assignment.roomId, {
       type: 'command',
       commandId,
       method: assignMethod,
       params: assignParams(assignment),
     });
-    const answer = deps.answers(assignment.roomId, commandId, assignTimeoutMs, stopWaiting.signal);
-    let delivered: 'delivered' | 'gone';
-    try {
-      delivered = await delivery;
-    } catch (error) {
-      stopWaiting.abort();
-      await answer.catch(() => undefined);
-      throw error;
-    }
-    if (delivered === 'gone') {
-      stopWaiting.abort();
-      await answer.catch(() => undefined);
-      return { accepted: false, detail: 'its sidecar has ended' };
-    }
-    return outcomeOf(await answer);
+    if (delivered === 'gone') return { accepted: false, detail: 'its sidecar has ended' };
+    return outcomeOf(await deps.answers(assignment.roomId, commandId, Math.max(0, deadline - Date.now())));
   };
 }
 
@@ -120,11 +104,15 @@ export function sqsAssignAnswers(
   keysFor: (roomId: string) => Promise<SidecarKeys>,
   queueUrl: (name: string) => Promise<string>,
 ): AssignAnswers {
-  return async (roomId, commandId, waitMs, signal) => {
+  return async (roomId, commandId, waitMs) => {
     const deadline = Date.now() + waitMs;
+    // The room's keys are derived while the answer is awaited, not once it has come.
+    const keys = keysFor(roomId);
+    keys.catch(() => undefined); // Rethrown where the answer is opened; no unhandled rejection meanwhile.
+    const keysOf = (id: string) => (id === roomId ? keys : keysFor(id));
     try {
       const url = await queueUrl(assignQueueName(replyQueuePrefix, roomId));
-      for (let left = waitMs; left > 0 && !signal.aborted; left = deadline - Date.now()) {
+      for (let left = waitMs; left > 0; left = deadline - Date.now()) {
         const { Messages = [] } = await sqs.send(
           new ReceiveMessageCommand({
             QueueUrl: url,
@@ -134,10 +122,10 @@ export function sqsAssignAnswers(
             // not the queue's default 30.
             VisibilityTimeout: 1,
           }),
-          { abortSignal: AbortSignal.any([signal, AbortSignal.timeout(left)]) },
+          { abortSignal: AbortSignal.timeout(left) },
         );
         for (const message of Messages) {
-          const opened = await openControllerMessage(message.Body ?? '', keysFor);
+          const opened = await openControllerMessage(message.Body ?? '', keysOf);
           if (!opened.ok || opened.request.roomId !== roomId) continue;
           const { request } = opened;
           if (request.type !== 'commandResult' || request.commandId !== commandId) continue;
@@ -149,7 +137,7 @@ export function sqsAssignAnswers(
       return { kind: 'timeout' };
     } catch (error) {
       if (isMissingQueue(error)) return { kind: 'gone' };
-      if (signal.aborted || (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')))
+      if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError'))
         return { kind: 'timeout' };
       throw error;
     }

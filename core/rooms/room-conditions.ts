@@ -51,6 +51,8 @@ export const roomConditions = {
   tombstonesAtMost: (n: number): Condition => ({ kind: 'sizeAtMost', path: ['gone'], max: n }),
   /** A standby server's room: nobody's yet, to be handed over to one create. */
   roomIsStandby: equals(['standby'], true),
+  /** Not listed in gsi1 (a standby room of the previous release, started before the standby index). */
+  notInGsi1: absent('gsi1pk'),
   /**
    * Spawning rooms have no server to hear from yet; a ready room without a heartbeat is no
    * evidence; otherwise the last heartbeat is at or after `since` (ISO).

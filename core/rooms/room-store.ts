@@ -199,6 +199,13 @@ export interface RoomStore {
     listing: Omit<RoomListing, 'roomId' | 'createdAt' | 'standby'>,
     handOver: HandOver,
   ): Promise<SessionRead | undefined>;
+  /**
+   * Lists a live standby room in the standby index, where creates find it: roomIsStandby AND
+   * roomIsLive AND notInGsi1 → its `STANDBY#…` keys, nothing else (no change number: nothing a
+   * reader compares changes). For standby rooms a previous release started unlisted. False
+   * when it was taken, ended or listed meanwhile.
+   */
+  listStandby(listing: Omit<RoomListing, 'standby' | 'bucket'>, now: Date): Promise<boolean>;
 }
 
 /** Outcome of one conditional write of a room item. */

@@ -318,6 +318,17 @@ export class Rooms implements RoomStore {
     return result.applied ? readOf(result.item) : undefined;
   }
 
+  async listStandby(listing: Omit<RoomListing, 'standby' | 'bucket'>, now: Date): Promise<boolean> {
+    const result = await this.write(listing.roomId, {
+      condition: allOf(is.roomIsStandby, is.roomIsLive, is.notInGsi1),
+      change: {},
+      now,
+      quiet: true,
+      lists: { ...listing, standby: true },
+    });
+    return result.applied;
+  }
+
   private async transition(roomId: string, write: RoomWrite): Promise<TransitionResult> {
     const result = await this.write(roomId, write);
     if (result.applied) return { applied: true, room: roomOf(result.item) };

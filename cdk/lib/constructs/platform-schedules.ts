@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { bindCostBounds, grantOrphanSweeps } from './cost-bounds';
 import { bindNeeds, type PlatformResources } from './platform-resources';
@@ -41,8 +42,10 @@ export class PlatformSchedules extends StackPart {
 
   /**
    * Fails rooms whose server stopped reporting or never came up, and stops their tasks. It
-   * finds live rooms through the sweeper index (gsi3), never a Scan. Overlapping or skipped
-   * runs are harmless (every change is a conditional write; reads judge timeouts lazily anyway).
+   * finds live rooms through the sweeper index (gsi3). Overlapping or skipped runs are harmless
+   * (every change is a conditional write; reads judge timeouts lazily anyway). It alone may
+   * Scan the table, for a release's one-time pass over older items (core/upgrade/table-upgrade.ts):
+   * bans have no index to find them by.
    */
   private newSweeper(platform: PlatformResources): ProjectFunction {
     const sweeper = new ProjectFunction(this, 'RoomSweeper', {
@@ -58,6 +61,11 @@ export class PlatformSchedules extends StackPart {
       .bindQueue(platform.queues.controllerRequests, 'observe')
       .bindReplyQueues(platform.replyQueuePrefix, 'name')
       .bindAuth(platform.auth);
+    iam.Grant.addToPrincipal({
+      grantee: sweeper.role,
+      actions: ['dynamodb:Scan'],
+      resourceArns: [platform.table.tableArn],
+    });
     // Cost bounds: it also stops tasks and deletes reply queues whose room is not live.
     grantOrphanSweeps(sweeper, platform.fleet, platform.replyQueuePrefix);
     bindCostBounds(sweeper, platform.costBounds);

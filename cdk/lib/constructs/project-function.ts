@@ -150,7 +150,8 @@ export class ProjectFunction extends Construct {
 
   /**
    * Grants item access to `table` (and Query on its indexes) and sets `TABLE_NAME`. Never
-   * Scan: every lookup is a key or an index query (the sweeper reads the live-room index).
+   * Scan: every lookup is a key or an index query (only the sweeper is granted Scan besides,
+   * for a release's one-time pass: cdk/lib/constructs/platform-schedules.ts).
    */
   bindTable(table: dynamodb.ITable, mode: TableAccess): this {
     const actions = [...tableReadActions, ...(mode === 'readWrite' ? tableWriteActions : [])];

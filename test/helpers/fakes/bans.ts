@@ -1,5 +1,5 @@
-import { gateBanOf, type Ban } from '../../../core/abuse/bans';
-import type { Bans } from '../../../core/abuse/ban-store';
+import { banInForce, gateBanOf, type Ban } from '../../../core/abuse/bans';
+import type { BanRestored, Bans } from '../../../core/abuse/ban-store';
 import type { RateLimitPolicy } from '../../../core/abuse/rate-limit';
 import { InMemoryRateLimits } from './rate-limits';
 
@@ -30,5 +30,15 @@ export class InMemoryBans implements Bans {
     this.items.delete(account);
     for (const { action } of gates) this.rates.mirrorBan(account, action, undefined);
     return ban;
+  }
+
+  async restore(ban: Ban, gates: readonly RateLimitPolicy[], now: Date): Promise<BanRestored> {
+    if (this.items.get(ban.account)?.createdAt !== ban.createdAt) return 'changed';
+    if (!banInForce(ban, now)) {
+      this.items.delete(ban.account);
+      return 'deleted';
+    }
+    await this.put(ban, gates);
+    return 'mirrored';
   }
 }

@@ -316,7 +316,7 @@ describe('controller sidecar: commands', () => {
         await game.call('inited', { standby: true });
         const sqs = sqsClient();
         const answers = sqsAssignAnswers(sqs, 'rk-test-reply-', () => Promise.resolve(run.keys), queueUrlResolver(sqs));
-        const wait = (commandId: string) => answers(run.roomId, commandId, 10_000, new AbortController().signal);
+        const wait = (commandId: string) => answers(run.roomId, commandId, 10_000);
         await run.sendReply({ type: 'command', commandId: 'first', method: 'assign', params: { room_id: run.roomId } });
         const assign = (await game.next((m) => (m as { method?: string }).method === 'assign')) as Record<
           string,

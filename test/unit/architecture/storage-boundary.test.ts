@@ -44,10 +44,12 @@ describe('the storage boundary', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('scans nothing, not even in a store: every lookup is a key or an index query', () => {
+  it('scans nothing but a release’s one-time pass: every lookup is a key or an index query', () => {
     // A Scan reads everything the table ever stored (ended rooms awaiting TTL, accounts,
-    // idempotency records); live rooms are found through the sweeper's index (gsi3).
+    // idempotency records); live rooms are found through the sweeper's index (gsi3). Only the
+    // pass over the previous release's items scans, once per table (bans have no index).
     const offenders = files
+      .filter((file) => file.path !== 'core/upgrade/upgrade-store.ts')
       .filter((file) => importsOf(file.text).some((line) => /\b(Scan|ParallelScan)(Command)?\b/.test(line)))
       .map((file) => file.path);
     expect(offenders).toEqual([]);

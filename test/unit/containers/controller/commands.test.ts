@@ -130,6 +130,28 @@ describe('createCommandRelay', () => {
     await relay({ type: 'command', commandId: 'c1', method: 'say' });
     expect(logged).toContain('could not send a command answer to the platform');
   });
+
+  it('logs a relayed command only once SQS has taken its answer, so no log line delays the send', async () => {
+    const logged: string[] = [];
+    const log = { info: (m: string) => logged.push(m) } as unknown as Logger;
+    const calls = new GameCalls({ send: async () => true });
+    let taken: (sent: boolean) => void = () => undefined;
+    const relay = createCommandRelay({
+      whitelist: ['say'],
+      calls,
+      timeoutMs: 50,
+      log,
+      answer: () => new Promise<boolean>((resolve) => (taken = resolve)),
+    });
+    const relayed = relay({ type: 'command', commandId: 'c1', method: 'say' });
+    await settle();
+    calls.settle({ jsonrpc: '2.0', id: 1, result: {} });
+    await settle();
+    expect(logged).toEqual([]);
+    taken(true);
+    await relayed;
+    expect(logged).toEqual(['relayed a command']);
+  });
 });
 
 describe('commandAnswer', () => {

@@ -1,5 +1,5 @@
 import { AbuseGuard } from '../../../../core/abuse/guard';
-import type { Bans } from '../../../../core/abuse/ban-store';
+import type { BanRestored, Bans } from '../../../../core/abuse/ban-store';
 import type { Ban } from '../../../../core/abuse/bans';
 import {
   AccountBannedError,
@@ -23,6 +23,7 @@ function guardWith(options: { ban?: Ban; count?: RateCountResult } = {}) {
     find: jest.fn(async (_account: string) => options.ban),
     put: jest.fn(async (_ban: Ban, _gates: readonly RateLimitPolicy[], _now: Date) => undefined),
     delete: jest.fn(async (_account: string, _gates: readonly RateLimitPolicy[], _now: Date) => options.ban),
+    restore: jest.fn(async (): Promise<BanRestored> => 'changed'),
   };
   const rates = {
     count: jest.fn(async (account: string, policy: RateLimitPolicy): Promise<RateCountResult> => {

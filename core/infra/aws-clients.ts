@@ -5,6 +5,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { PlatformConfig } from './config';
+import { conditionRefusals } from './condition-refusals';
 
 /** Emulators accept any credentials; AWS uses the Lambda role's. */
 const emulatorCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -69,6 +70,16 @@ function handlerOptions(timeouts: { requestTimeout: number } | { socketTimeout: 
   };
 }
 
+/**
+ * The SDK's logging middleware filters every request's input and answer for a logger that is
+ * never configured (the SDK's is a no-op; ours logs what matters itself): walking a room's
+ * members twice per request for nothing.
+ */
+function withoutSdkLogging<C extends { middlewareStack: { remove(name: string): boolean } }>(client: C): C {
+  client.middlewareStack.remove('loggerMiddleware');
+  return client;
+}
+
 export function createDocumentClient(
   config: Pick<PlatformConfig, 'region' | 'dynamodbEndpoint'>,
 ): DynamoDBDocumentClient {
@@ -78,21 +89,24 @@ export function createDocumentClient(
     maxAttempts: dependencyTimeouts.maxAttempts,
     ...(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint, credentials: emulatorCredentials } : {}),
   });
+  withoutSdkLogging(client).middlewareStack.use(conditionRefusals);
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
 export function createSqsClient(
   config: Pick<PlatformConfig, 'region' | 'sqsEndpoint'> & { credentials?: SQSClientConfig['credentials'] },
 ): SQSClient {
-  return new SQSClient({
-    region: config.region,
-    requestHandler: new SqsRequestHandler(handlerOptions({ requestTimeout: dependencyTimeouts.sqsRequestMs })),
-    maxAttempts: dependencyTimeouts.maxAttempts,
-    // A deployed sidecar's scoped, renewed session; otherwise the default chain (the Lambda role).
-    ...(config.credentials ? { credentials: config.credentials } : {}),
-    // The emulator puts its own host name in queue URLs; send to the endpoint we were given.
-    ...(config.sqsEndpoint
-      ? { endpoint: config.sqsEndpoint, credentials: emulatorCredentials, useQueueUrlAsEndpoint: false }
-      : {}),
-  });
+  return withoutSdkLogging(
+    new SQSClient({
+      region: config.region,
+      requestHandler: new SqsRequestHandler(handlerOptions({ requestTimeout: dependencyTimeouts.sqsRequestMs })),
+      maxAttempts: dependencyTimeouts.maxAttempts,
+      // A deployed sidecar's scoped, renewed session; otherwise the default chain (the Lambda role).
+      ...(config.credentials ? { credentials: config.credentials } : {}),
+      // The emulator puts its own host name in queue URLs; send to the endpoint we were given.
+      ...(config.sqsEndpoint
+        ? { endpoint: config.sqsEndpoint, credentials: emulatorCredentials, useQueueUrlAsEndpoint: false }
+        : {}),
+    }),
+  );
 }

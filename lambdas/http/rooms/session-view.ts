@@ -4,7 +4,6 @@ import { constantsOf } from '../../../core/rooms/session-model';
 import { roomOnlyView, sessionRoomView, type SessionRoomView } from '../../../core/rooms/room-response';
 import { endIfOver } from '../../../core/rooms/session-end';
 import type { Platform } from '../../dependencies';
-import { sessionDependencies } from './session-dependencies';
 
 /**
  * The room view a create or join answers with: the session document as it is now, so the
@@ -19,7 +18,10 @@ export async function memberViewOf(p: Platform, room: Room, account: string): Pr
   const read = await p.rooms.read(room.roomId);
   // Gone meanwhile (failed and collected, or ended): what the write saw is all there is.
   if (!read) return roomOnlyView(room);
-  if (await endIfOver(read, p.now(), sessionDependencies(p), account)) throw new RoomNotFoundError(room.roomId);
+  // The player routes hold no right to stop servers: the sweeper's orphan pass stops the
+  // server of a room that is not live any more (docs/cost-bounds.md).
+  const ends = { sessions: p.rooms, rooms: p.rooms, now: p.now };
+  if (await endIfOver(read, p.now(), ends, account)) throw new RoomNotFoundError(room.roomId);
   return sessionRoomView(read.room, read.doc, p.now(), account);
 }
 

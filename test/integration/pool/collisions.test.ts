@@ -17,9 +17,8 @@ import { WarmPool } from '../../../core/pool/warm-pool';
 import { assignQueueName } from '../../../core/protocol/queue-names';
 import { createRoom, type CreateRoomResult } from '../../../core/rooms/create';
 import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
-import { defaultConstants } from '../../../core/rooms/session-model';
 import { platform } from '../../../lambdas/dependencies';
-import { aRoom } from '../../helpers/factories';
+import { aStandbyRoom } from '../../helpers/factories';
 import { emulatorEndpoints, startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
 /**
@@ -37,8 +36,6 @@ beforeAll(async () => {
   test = await startTestPlatform();
 });
 afterAll(() => test.close());
-
-const shape = { maxPlayers: 8, reservationTimeoutS: 30 };
 
 function configurationOf(gameId: string): GameServerConfiguration {
   return {
@@ -78,16 +75,7 @@ class RecordingSpawner implements Spawner {
  */
 async function standbyServer(key: PoolKey, sqs: SQSClient) {
   const pool = new PoolStore(test.db, test.tableName);
-  const room = aRoom({
-    ...key,
-    state: 'ready',
-    owner: '@standby',
-    standby: true,
-    settings: {},
-    placement: { taskId: `standby-task-${randomUUID()}`, host: '127.0.0.1', ports: [40001] },
-    constants: { ...defaultConstants(shape), visibility: 'private' },
-    properties: { joinability: 'closed', custom: {} },
-  });
+  const room = aStandbyRoom(key);
   await dynamoRoomStore(test.db, test.tableName).createWithMember(room);
   await pool.addStarting(key, room.roomId, new Date());
   await pool.markReady(key, room.roomId);

@@ -11,10 +11,9 @@ import type { SpawnRequest, Spawner } from '../../../core/gameservers/spawner';
 import { assignQueueName } from '../../../core/protocol/queue-names';
 import { sealRequest } from '../../../core/protocol/sidecar-channel';
 import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
-import type { HandOver, RoomStore } from '../../../core/rooms/room-store';
-import { defaultConstants } from '../../../core/rooms/session-model';
+import type { RoomStore } from '../../../core/rooms/room-store';
 import { platform } from '../../../lambdas/dependencies';
-import { aRoom } from '../../helpers/factories';
+import { aHandOver, aStandbyRoom } from '../../helpers/factories';
 import { emulatorEndpoints, startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
 /**
@@ -39,33 +38,8 @@ afterAll(async () => {
   await test.close();
 });
 
-const shape = { maxPlayers: 8, reservationTimeoutS: 30 };
-
-function handOver(account: string): HandOver {
-  const createdAt = new Date().toISOString();
-  return {
-    owner: account,
-    settings: { map: account },
-    maxPlayers: 8,
-    createdAt,
-    template: null,
-    constants: defaultConstants(shape),
-    properties: { joinability: 'open', custom: {} },
-    members: { [account]: { s: 0, t: Date.parse(createdAt), e: Date.parse(createdAt) + 30_000, k: 'key' } },
-  };
-}
-
 async function standbyServer(key: PoolKey, state: 'ready' | 'spawning' = 'ready'): Promise<string> {
-  const room = aRoom({
-    ...key,
-    state,
-    owner: '@standby',
-    standby: true,
-    settings: {},
-    placement: { taskId: `standby-task-${randomUUID()}`, host: '127.0.0.1', ports: [40001] },
-    constants: { ...defaultConstants(shape), visibility: 'private' },
-    properties: { joinability: 'closed', custom: {} },
-  });
+  const room = aStandbyRoom(key, { state });
   await rooms.createWithMember(room);
   await pool.addStarting(key, room.roomId, new Date());
   if (state === 'ready') await pool.markReady(key, room.roomId);
@@ -83,7 +57,7 @@ describe('PoolStore.readyServers and RoomStore.handOver', () => {
       creators.map(async (account, i) => {
         const listed = await pool.readyServers(key.gameId, key.version);
         const roomId = listed[i % listed.length]?.roomId ?? '';
-        return { account, session: await rooms.handOver(roomId, key, handOver(account)) };
+        return { account, session: await rooms.handOver(roomId, key, aHandOver(account)) };
       }),
     );
 
@@ -103,13 +77,13 @@ describe('PoolStore.readyServers and RoomStore.handOver', () => {
     const key = { gameId: `hand-${randomUUID().slice(0, 8)}`, version: '1', region: 'eu-west-1' };
     const server = await standbyServer(key);
     const sessions = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => rooms.handOver(server, key, handOver(`player-${i}`))),
+      Array.from({ length: 200 }, (_, i) => rooms.handOver(server, key, aHandOver(`player-${i}`))),
     );
     expect(sessions.filter(Boolean)).toHaveLength(1);
 
     const ended = await standbyServer(key);
     await rooms.markFailed(ended, 'spawn-timeout', new Date());
-    expect(await rooms.handOver(ended, key, handOver('late'))).toBeUndefined();
+    expect(await rooms.handOver(ended, key, aHandOver('late'))).toBeUndefined();
     expect(await rooms.find(ended)).toMatchObject({ owner: '@standby', state: 'failed' });
   });
 
@@ -119,7 +93,7 @@ describe('PoolStore.readyServers and RoomStore.handOver', () => {
     const starting = await standbyServer(key, 'spawning');
     expect(await listed()).toEqual([]);
     // Not ready: its room's write refuses it too.
-    expect(await rooms.handOver(starting, key, handOver('early'))).toBeUndefined();
+    expect(await rooms.handOver(starting, key, aHandOver('early'))).toBeUndefined();
     const ready = await standbyServer(key);
     const elsewhere = await standbyServer({ ...key, region: 'eu-west-1' });
     const ended = await standbyServer(key);
@@ -136,7 +110,7 @@ describe('PoolStore.readyServers and RoomStore.handOver', () => {
       { region: key.region, roomId: ready },
     ]);
 
-    const session = await rooms.handOver(ready, key, handOver('first'));
+    const session = await rooms.handOver(ready, key, aHandOver('first'));
     expect(session?.room.owner).toBe('first');
     // The take's own write took it off the list: no create is offered it again.
     expect(await listed()).toEqual([{ region: 'eu-west-1', roomId: elsewhere }]);
@@ -209,7 +183,7 @@ describe('WarmPool.takeStandby', () => {
     const games = acceptingGames();
     const configuration = { gameId: key.gameId, version: key.version } as GameServerConfiguration;
 
-    const taken = await warmPool({ assign: games.assign }).takeStandby(configuration, key.region, handOver('creator'));
+    const taken = await warmPool({ assign: games.assign }).takeStandby(configuration, key.region, aHandOver('creator'));
 
     expect(taken?.room).toMatchObject({ roomId, owner: 'creator', settings: { map: 'creator' } });
     expect(games.handed).toEqual([{ roomId, creator: 'creator', ownerThen: 'creator' }]);
@@ -228,8 +202,8 @@ describe('WarmPool.takeStandby', () => {
     const processA = warmPool({ assign: games.assign, pick: inOrder });
     const processB = warmPool({ assign: games.assign, pick: inOrder });
     await processB.listedReady(key);
-    const takenA = await processA.takeStandby(configuration, key.region, handOver('player-a'));
-    const takenB = await processB.takeStandby(configuration, key.region, handOver('player-b'));
+    const takenA = await processA.takeStandby(configuration, key.region, aHandOver('player-a'));
+    const takenB = await processB.takeStandby(configuration, key.region, aHandOver('player-b'));
 
     expect(takenA?.room).toMatchObject({ roomId: first, owner: 'player-a' });
     expect(takenB?.room).toMatchObject({ roomId: second, owner: 'player-b' });
@@ -238,7 +212,7 @@ describe('WarmPool.takeStandby', () => {
       [second, 'player-b'],
     ]);
     // B now knows both are gone, and the ended one that is still listed is tried once and skipped.
-    expect(await processB.takeStandby(configuration, key.region, handOver('player-c'))).toBeUndefined();
+    expect(await processB.takeStandby(configuration, key.region, aHandOver('player-c'))).toBeUndefined();
     expect(games.handed).toHaveLength(2);
     expect(await rooms.find(ended)).toMatchObject({ owner: '@standby', state: 'failed' });
   });
@@ -253,7 +227,7 @@ describe('WarmPool.takeStandby', () => {
       assign: () => Promise.resolve({ accepted: false, detail: 'the game answered {"status":"BUSY"}' }),
     });
 
-    expect(await warm.takeStandby(configuration, key.region, handOver('creator'))).toBeUndefined();
+    expect(await warm.takeStandby(configuration, key.region, aHandOver('creator'))).toBeUndefined();
 
     expect(await rooms.find(roomId)).toMatchObject({ state: 'failed', failureReason: 'assign-refused' });
     expect(spawner.stopped).toHaveLength(1);
@@ -267,7 +241,7 @@ describe('WarmPool.refill', () => {
     const handed = await standbyServer(key);
     const ended = await standbyServer(key);
     const ready = await standbyServer(key);
-    await rooms.handOver(handed, key, handOver('creator'));
+    await rooms.handOver(handed, key, aHandOver('creator'));
     await rooms.markFailed(ended, 'spawn-timeout', new Date());
     const warm = warmPool({
       assign: () => {
@@ -294,7 +268,7 @@ describe('WarmPool.refill, lowered', () => {
     const racedRooms = Object.create(rooms) as RoomStore;
     racedRooms.find = async (roomId: string) => {
       const room = await rooms.find(roomId);
-      if (roomId === older && ++olderReads === 2) await rooms.handOver(older, key, handOver('late-creator'));
+      if (roomId === older && ++olderReads === 2) await rooms.handOver(older, key, aHandOver('late-creator'));
       return room;
     };
     const warm = warmPool({

@@ -7,9 +7,7 @@ import { keys } from '../../../core/infra/keys';
 import { PlatformCache } from '../../../core/infra/platform-cache';
 import type { PoolKey } from '../../../core/pool/pool-store';
 import { WarmPool } from '../../../core/pool/warm-pool';
-import type { HandOver } from '../../../core/rooms/room-store';
 import { roomItem } from '../../../core/rooms/room-item';
-import { defaultConstants } from '../../../core/rooms/session-model';
 import {
   upgradeTable,
   type TableUpgradeDependencies,
@@ -17,7 +15,7 @@ import {
 } from '../../../core/upgrade/table-upgrade';
 import { UpgradeStore } from '../../../core/upgrade/upgrade-store';
 import { platform } from '../../../lambdas/dependencies';
-import { aRoom } from '../../helpers/factories';
+import { aHandOver, aStandbyRoom } from '../../helpers/factories';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
 /**
@@ -49,39 +47,14 @@ async function oldBan(overrides: Partial<Ban> = {}): Promise<Ban> {
   return ban;
 }
 
-const shape = { maxPlayers: 8, reservationTimeoutS: 30 };
-
 /** A ready standby server as the previous release started it: its room without the standby index keys. */
 async function oldStandbyServer(key: PoolKey): Promise<string> {
-  const room = aRoom({
-    ...key,
-    state: 'ready',
-    owner: '@standby',
-    standby: true,
-    settings: {},
-    placement: { taskId: `standby-task-${randomUUID()}`, host: '127.0.0.1', ports: [40001] },
-    constants: { ...defaultConstants(shape), visibility: 'private' },
-    properties: { joinability: 'closed', custom: {} },
-  });
+  const room = aStandbyRoom(key);
   const { gsi1pk: _pk, gsi1sk: _sk, ...item } = roomItem(room, {});
   await test.db.send(new PutCommand({ TableName: test.tableName, Item: item }));
   await platform().pool.addStarting(key, room.roomId, new Date());
   await platform().pool.markReady(key, room.roomId);
   return room.roomId;
-}
-
-function handOver(account: string): HandOver {
-  const createdAt = new Date().toISOString();
-  return {
-    owner: account,
-    settings: { map: account },
-    maxPlayers: 8,
-    createdAt,
-    template: null,
-    constants: defaultConstants(shape),
-    properties: { joinability: 'open', custom: {} },
-    members: { [account]: { s: 0, t: Date.parse(createdAt), e: Date.parse(createdAt) + 30_000, k: 'key' } },
-  };
 }
 
 /** A warm create's take, in a process of its own; every game accepts its room. */
@@ -100,7 +73,7 @@ function warmCreate(key: PoolKey, account: string) {
     assign: () => Promise.resolve({ accepted: true }),
   });
   const configuration = { gameId: key.gameId, version: key.version } as GameServerConfiguration;
-  return warm.takeStandby(configuration, key.region, handOver(account));
+  return warm.takeStandby(configuration, key.region, aHandOver(account));
 }
 
 const timedOut = () => new Error('the run timed out');

@@ -23,7 +23,10 @@ import { CommandStore, type Commands } from '../core/commands/store';
 import { GameConfigurationStore, type GameConfigurations } from '../core/gameservers/configuration-store';
 import { EcsSpawner, ecsTaskDefaults } from '../core/gameservers/ecs-spawner';
 import { ThrottledSpawner } from '../core/gameservers/throttled-spawner';
-import { ec2PublicIpLookup, ecsTaskLocator } from '../core/gameservers/ecs-task-address';
+import { TemplateFollowingSpawner } from '../core/gameservers/template-revisions';
+import { envelopeKeyFromSecret, type EnvelopeKey } from '../core/gameservers/sidecar-envelope';
+import { SpawnFailedError } from '../core/gameservers/errors';
+import { EcsTaskAddresses } from '../core/gameservers/ecs-task-address';
 import { ecsTaskDefinitions } from '../core/gameservers/ecs-task-definitions';
 import type { GameServerConfiguration } from '../core/gameservers/configuration';
 import { locatePausesMs, patientLocator, type ServerLocator } from '../core/gameservers/server-address';
@@ -252,10 +255,35 @@ function platformTokens(settings: PlatformConfig): {
   };
 }
 
+/**
+ * The key spawns seal sidecar secrets under, read from Secrets Manager on the first spawn and
+ * again once its cache bound has passed (a rotation). Functions that never spawn need no secret.
+ */
+export function envelopeKeyReader(settings: PlatformConfig, cache: PlatformCache): () => Promise<EnvelopeKey> {
+  const arn = settings.sidecarEnvelopeKeySecretArn;
+  if (!arn) {
+    const missing = new ConfigInvalidError(['SIDECAR_ENVELOPE_KEY_SECRET_ARN'], 'needed to start game servers on ECS');
+    return () => Promise.reject(missing);
+  }
+  let client: SecretsManagerClient | undefined;
+  const load = async () => {
+    client ??= new SecretsManagerClient({ region: settings.region });
+    let text;
+    try {
+      text = (await client.send(new GetSecretValueCommand({ SecretId: arn }))).SecretString;
+    } catch (error) {
+      throw new SpawnFailedError('The sidecar envelope key could not be read.', { cause: error });
+    }
+    if (!text) throw new ConfigInvalidError(['SIDECAR_ENVELOPE_KEY_SECRET_ARN'], 'the secret holds no text');
+    return envelopeKeyFromSecret(text);
+  };
+  return () => cache.read('sidecarEnvelopeKey', arn, load);
+}
+
 function ecsSpawner(
   settings: PlatformConfig,
   sidecar: () => SidecarPlatformSettings,
-  secrets: Pick<Platform, 'sidecarKeys' | 'sidecarCredentials' | 'fleet'>,
+  secrets: Pick<Platform, 'sidecarKeys' | 'sidecarCredentials' | 'fleet' | 'cache' | 'gameConfigurations'>,
   clock: Clock,
 ): Spawner {
   const { cluster, taskDefinition } = settings.ecs;
@@ -266,8 +294,8 @@ function ecsSpawner(
       stop: () => Promise.resolve(),
     };
   }
-  // Creations beyond the account's RunTask rate wait with backoff instead of failing.
-  const ecs = new EcsSpawner(new ECSClient({ region: settings.region }), {
+  const client = new ECSClient({ region: settings.region });
+  const ecs = new EcsSpawner(client, {
     ...settings.ecs,
     cluster,
     taskDefinition,
@@ -277,29 +305,37 @@ function ecsSpawner(
     },
     sidecarKeys: secrets.sidecarKeys,
     sidecarCredentials: secrets.sidecarCredentials,
+    envelopeKey: envelopeKeyReader(settings, secrets.cache),
     hostClusters: async () =>
       (await secrets.fleet.read()).hosts.flatMap((host) => (host.ecs ? [host.ecs.cluster] : [])),
   });
-  return new ThrottledSpawner(ecs, { clock });
+  // Configurations' revisions follow the deployed template (its controller image).
+  const current = new TemplateFollowingSpawner(ecs, {
+    template: taskDefinition,
+    register: ecsTaskDefinitions(client, { baseTaskDefinition: taskDefinition, ...ecsTaskDefaults }),
+    configurations: secrets.gameConfigurations,
+    cache: secrets.cache,
+  });
+  // Creations beyond the account's RunTask rate wait with backoff instead of failing.
+  return new ThrottledSpawner(current, { clock });
 }
 
 /**
- * Deployed: DescribeTasks → the task's ENI → DescribeNetworkInterfaces → its public IPv4.
- * Without a cluster (tests with their own spawner) nothing is located: rooms become ready
- * with the address their placement already has, or not at all.
+ * Deployed: DescribeTasks → the task's ENI → DescribeNetworkInterfaces → its public IPv4, the
+ * concurrent lookups of this process merged (core/gameservers/ecs-task-address.ts). The clients
+ * make one attempt: a throttled call goes back to the queue for a few seconds rather than
+ * being retried against the same bucket. Without a cluster (tests with their own spawner)
+ * nothing is located: rooms become ready with the address their placement already has, or not at all.
  */
 function ecsLocator(settings: PlatformConfig): ServerLocator {
   const { cluster } = settings.ecs;
   if (!cluster) return () => Promise.resolve(undefined);
-  return patientLocator(
-    ecsTaskLocator(
-      new ECSClient({ region: settings.region }),
-      cluster,
-      ec2PublicIpLookup(new EC2Client({ region: settings.region })),
-    ),
-    locatePausesMs,
-    (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  const addresses = new EcsTaskAddresses(
+    new ECSClient({ region: settings.region, maxAttempts: 1 }),
+    new EC2Client({ region: settings.region, maxAttempts: 1 }),
+    cluster,
   );
+  return patientLocator(addresses.locate, locatePausesMs, (ms) => new Promise((resolve) => setTimeout(resolve, ms)));
 }
 
 /** The local fleet runs binaries, and without a deployed task definition there is nothing to register. */

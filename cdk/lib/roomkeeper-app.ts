@@ -1,20 +1,45 @@
 import type { CostBoundSettings } from './constructs/cost-bounds';
 import { Annotations, type App, Validations } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as z from 'zod';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CorsOriginInvalidError, corsOriginsSchema, parseCorsOrigins } from '../../lambdas/http/cors';
 import { RoomkeeperStack, type RoomkeeperStackProps } from './roomkeeper-stack';
+import { scaleContext } from './scale/context';
 
 /**
  * Placeholders that let `cdk synth` run offline. Deploy with real values:
- * `cdk deploy -c stage=prod -c authIssuer=https://idp.example/ -c authAudience=roomkeeper -c authJwksUrl=https://idp.example/.well-known/jwks.json`
- * With Cognito, `authAudience` is the app client id: access tokens carry it as `client_id`
- * (no `aud`), ID tokens as `aud`; the authorizer and the handlers accept both alike.
+ * `cdk deploy -c stage=prod -c authIssuer=https://idp.example/ -c authAudience=roomkeeper`
+ * The authorizer and the handlers find the signing keys from the issuer alone (its OpenID
+ * discovery document names them). With Cognito, `authAudience` is the app client id: access
+ * tokens carry it as `client_id` (no `aud`), ID tokens as `aud`; the authorizer and the
+ * handlers accept both alike.
  */
 const authPlaceholders = {
   authIssuer: 'https://auth.roomkeeper.invalid/',
   authAudience: 'roomkeeper-api',
-  authJwksUrl: 'https://auth.roomkeeper.invalid/.well-known/jwks.json',
 } as const;
+
+/**
+ * Context keys the app refuses, with why: a deploy command or cdk.json that still passes one
+ * would otherwise deploy something other than what it says, silently.
+ */
+const refusedContext: Readonly<Record<string, string>> = {
+  authJwksUrl:
+    "the JWT authorizer and the handlers both find the identity provider's signing keys through authIssuer's " +
+    'OpenID discovery document (<authIssuer>/.well-known/openid-configuration names its jwks_uri), so a separate ' +
+    'key set address could only disagree with the one the authorizer uses. Remove it from the command line, ' +
+    'cdk.json and cdk.context.json',
+};
+
+function refuseRemovedContext(app: App): void {
+  for (const [key, why] of Object.entries(refusedContext)) {
+    const value: unknown = app.node.tryGetContext(key);
+    if (value !== undefined && value !== null && value !== '') {
+      throw new Error(`CDK context "${key}" is not accepted: ${why}.`);
+    }
+  }
+}
 
 /**
  * The game server image when the context names none: a name only, so `cdk synth` runs
@@ -77,6 +102,42 @@ function corsContext(app: App): Pick<RoomkeeperStackProps, 'corsOrigins'> {
   return { corsOrigins: parseCorsOrigins(value, 'CDK context "corsOrigins"') };
 }
 
+/** `protocol:port` or `protocol:from-to`, protocol `tcp` or `udp` (`udp:3478`, `tcp:5222-5230`). */
+const egressItemPattern = /^(tcp|udp):(\d{1,5})(?:-(\d{1,5}))?$/;
+const egressContextSchema = z.union([z.string(), z.array(z.string())]);
+
+function egressPort(item: string): ec2.Port {
+  const match = egressItemPattern.exec(item);
+  const from = Number(match?.[2]);
+  const to = match?.[3] === undefined ? from : Number(match[3]);
+  if (!match || from < 1 || to > 65_535 || from > to) {
+    throw new Error(
+      `CDK context "gameServerEgress": "${item}" is not protocol:port or protocol:from-to, with protocol tcp or ` +
+        'udp and ports from 1 to 65535, the first not above the last (for example udp:3478,tcp:5222-5230).',
+    );
+  }
+  if (match[1] === 'udp') return from === to ? ec2.Port.udp(from) : ec2.Port.udpRange(from, to);
+  return from === to ? ec2.Port.tcp(from) : ec2.Port.tcpRange(from, to);
+}
+
+/**
+ * `gameServerEgress`: what game servers may reach beyond HTTPS, on any IPv4 destination
+ * (docs/ecs-fleet.md), comma-separated (`-c gameServerEgress=udp:3478,tcp:5222-5230`) or a
+ * list in cdk.json. Absent: HTTPS only.
+ */
+function egressContext(app: App): Pick<RoomkeeperStackProps, 'gameServerEgress'> {
+  const value: unknown = app.node.tryGetContext('gameServerEgress');
+  if (value === undefined || value === null || value === '') return {};
+  const parsed = egressContextSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new Error('CDK context "gameServerEgress" must be a comma-separated string or a list of protocol:ports.');
+  }
+  const items = (typeof parsed.data === 'string' ? parsed.data.split(',') : parsed.data)
+    .map((item) => item.trim())
+    .filter(Boolean);
+  return { gameServerEgress: items.map(egressPort) };
+}
+
 /** `alarmEmail` and `monthlyBudgetUsd` (`-c monthlyBudgetUsd=200`), both optional. */
 function operationsContext(app: App): Pick<RoomkeeperStackProps, 'alarmEmail' | 'monthlyBudgetUsd'> {
   const alarmEmail = contextString(app, 'alarmEmail');
@@ -132,13 +193,13 @@ export function addRoomkeeper(app: App, overrides: Partial<RoomkeeperStackProps>
   if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage)) {
     throw new Error(`CDK context "stage" must be lower-case letters, digits and dashes, not "${stage}".`);
   }
+  refuseRemovedContext(app);
   const missing = (Object.keys(authPlaceholders) as (keyof typeof authPlaceholders)[]).filter(
     (key) => contextString(app, key) === undefined,
   );
   const auth = {
     issuer: contextString(app, 'authIssuer') ?? authPlaceholders.authIssuer,
     audience: contextString(app, 'authAudience') ?? authPlaceholders.authAudience,
-    jwksUrl: contextString(app, 'authJwksUrl') ?? authPlaceholders.authJwksUrl,
   };
 
   const stack = new RoomkeeperStack(app, `Roomkeeper-${stage}`, {
@@ -148,8 +209,10 @@ export function addRoomkeeper(app: App, overrides: Partial<RoomkeeperStackProps>
     gameImage: contextString(app, 'gameImage') ?? gameImagePlaceholder,
     gamePorts: contextPorts(app) ?? 4,
     ...hostClustersContext(app),
+    ...egressContext(app),
     ...operationsContext(app),
     ...corsContext(app),
+    ...scaleContext(app),
     costBounds: contextCostBounds(app),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     ...overrides,

@@ -21,6 +21,8 @@ import { ProjectQueue } from './constructs/project-queue';
 import { QueueConsumers } from './constructs/queue-consumers';
 import { StackOfParts } from './constructs/stack-part';
 import { TokenSigningKey } from './constructs/token-signing-key';
+import type { ScaleName, ScaleProfile } from './scale/profiles';
+import { scaleSettings } from './scale/settings';
 
 export interface RoomkeeperStackProps extends StackProps {
   /** Prefix of resource names in this deployment (`roomkeeper-prod`). */
@@ -61,6 +63,18 @@ export interface RoomkeeperStackProps extends StackProps {
    * preflights and adds the CORS headers (lambdas/http/cors.ts). @default none: no CORS
    */
   readonly corsOrigins?: readonly string[];
+  /**
+   * The most invocations the controller-requests consumer runs at once (its event source
+   * mapping's cap, 2–1,000; it reserves no concurrency). @default core/infra/queues.ts
+   */
+  readonly consumerMaxConcurrency?: number;
+  /**
+   * The scale profile (docs/scale.md): server caps, heartbeat cadence, consumer concurrency,
+   * subnet size and throttles sized for 1k, 10k or 100k concurrent players; the props above
+   * override its values. Choose it at the first deploy: another profile's subnet size
+   * replaces the game server subnets. @default '1k'
+   */
+  readonly scale?: ScaleName;
 }
 
 /** Name prefix of the reply queues controller sidecars create: `roomkeeper-prod-reply-`. */
@@ -88,6 +102,8 @@ export class RoomkeeperStack extends StackOfParts {
   readonly sweepSchedule: events.Rule;
   /** Tops up the warm pools (lambdas/schedule/pool-keeper.ts): it starts standby servers. */
   readonly poolKeeper: ProjectFunction;
+  /** The scale profile the stack is built with (docs/scale.md). */
+  readonly scale: ScaleProfile;
 
   constructor(scope: Construct, id: string, props: RoomkeeperStackProps) {
     super(scope, id, props);
@@ -96,7 +112,9 @@ export class RoomkeeperStack extends StackOfParts {
     if (conflict) throw new Error(`Invalid auth settings: ${conflict}.`);
     this.namePrefix = props.namePrefix;
     const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
-    this.table = newTable(this);
+    const scale = scaleSettings(props);
+    this.scale = scale.profile;
+    this.table = newTable(this, scale.tableWarmWritesPerS);
     this.queues = newQueues(this, props.namePrefix);
     const replyPrefix = replyQueuePrefix(props.namePrefix);
     this.fleet = new GameServerFleet(this, 'GameServers', {
@@ -107,6 +125,7 @@ export class RoomkeeperStack extends StackOfParts {
       gamePorts: props.gamePorts ?? 4,
       ...(props.hostClusters ? { hostClusters: props.hostClusters } : {}),
       extraEgress: props.gameServerEgress,
+      subnetCidrMask: scale.subnetCidrMask,
       logRetention,
     });
     this.tokenSigningKey = newSigningSecret(this, props.namePrefix);
@@ -118,21 +137,23 @@ export class RoomkeeperStack extends StackOfParts {
       replyQueuePrefix: replyPrefix,
       tokenSigningKey: this.tokenSigningKey,
       auth: props.auth,
-      ...(props.costBounds ? { costBounds: props.costBounds } : {}),
+      costBounds: scale.costBounds,
       logRetention,
     };
     const playerApi = new PlayerApi(this, 'PlayerApi', {
       platform,
       namePrefix: props.namePrefix,
       audience: props.auth.audience,
-      ...(props.throttle ? { throttle: props.throttle } : {}),
+      throttle: scale.throttle,
       ...(props.routes ? { routes: props.routes } : {}),
-      ...(props.spawnRouteThrottle ? { spawnRouteThrottle: props.spawnRouteThrottle } : {}),
+      spawnRouteThrottle: scale.spawnRouteThrottle,
       ...(props.corsOrigins ? { corsOrigins: props.corsOrigins } : {}),
     });
     this.api = playerApi.api;
     this.routeFunctions = playerApi.routeFunctions;
-    this.consumers = new QueueConsumers(this, 'QueueConsumers', platform).consumers;
+    this.consumers = new QueueConsumers(this, 'QueueConsumers', platform, {
+      maxConcurrency: { controllerRequests: scale.consumerMaxConcurrency },
+    }).consumers;
     // Id `Default`: CDK leaves it out of the unique ids that name the schedules' Lambda
     // permissions too (a part's id is left out of logical IDs only), so they keep their names.
     const schedules = new PlatformSchedules(this, 'Default', platform);
@@ -140,9 +161,10 @@ export class RoomkeeperStack extends StackOfParts {
     this.sweepSchedule = schedules.sweepSchedule;
     this.poolKeeper = schedules.poolKeeper;
 
-    // Fargate's start times and the fleet's ports, for every function (docs/ecs-fleet.md).
+    // Fargate's start times and the fleet's ports (docs/ecs-fleet.md), and the profile's heartbeat cadence.
     for (const fn of this.node.findAll().filter((c): c is ProjectFunction => c instanceof ProjectFunction)) {
       fn.bindFleetLimits(this.fleet);
+      for (const [name, value] of Object.entries(scale.functionEnvironment)) fn.function.addEnvironment(name, value);
     }
     this.addOutputs(playerApi);
     // A function that signs tokens is created only once the key is in the secret (first deploy).
@@ -172,6 +194,10 @@ export class RoomkeeperStack extends StackOfParts {
       description:
         'The Ed25519 private JWK that signs platform tokens (generated at deploy; rotation: docs/operations.md)',
     });
+    new CfnOutput(this, 'SidecarEnvelopeKeySecretArn', {
+      value: this.fleet.envelopeKey.secretArn,
+      description: "The key game server tasks' sidecar secrets are sealed under (rotation: docs/operations.md)",
+    });
     new CfnOutput(this, 'TokenSigningPublicJwks', {
       value: this.signingKey.publicJwks,
       description: 'Public half of the platform signing key, for verifiers of platform tokens',
@@ -183,8 +209,10 @@ export class RoomkeeperStack extends StackOfParts {
 }
 
 /** The one table, from its definition in core/infra/table.ts; kept when the stack goes. */
-function newTable(scope: Construct): dynamodb.TableV2 {
+function newTable(scope: Construct, warmWritesPerS?: number): dynamodb.TableV2 {
   return new dynamodb.TableV2(scope, 'Table', {
+    // What the table serves from its first minute, for a launch at the profile's size (docs/scale.md).
+    ...(warmWritesPerS !== undefined ? { warmThroughput: { writeUnitsPerSecond: warmWritesPerS } } : {}),
     partitionKey: { name: tableDefinition.partitionKey, type: dynamodb.AttributeType.STRING },
     sortKey: { name: tableDefinition.sortKey, type: dynamodb.AttributeType.STRING },
     globalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map((index) => ({

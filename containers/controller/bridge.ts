@@ -91,8 +91,14 @@ export class PlatformBridge {
   private closed = false;
   private queueUrl: string | undefined;
   private assignQueueUrl: string | undefined;
+  private delivered = performance.now();
 
   constructor(private readonly options: BridgeOptions) {}
+
+  /** When (`performance.now()`) the request queue last took a send; the bridge's creation before any. */
+  get lastDelivered(): number {
+    return this.delivered;
+  }
 
   /** Creates the reply queue (and a standby server's assign queue); requests can carry it as `replyTo` from then on. */
   async createReplyQueue(): Promise<string> {
@@ -338,6 +344,7 @@ export class PlatformBridge {
         }),
         abortSignal ? { abortSignal } : {},
       );
+      if (!to) this.delivered = performance.now();
       return true;
     } catch (error) {
       this.options.log.error('could not send to the platform', { error, type: partial.type });

@@ -6,6 +6,7 @@ import { assignMethod, type GameMethod } from '../../core/protocol/game-methods'
 import { rpcErrorCodes, type RpcError, type RpcId } from '../../core/protocol/jsonrpc';
 import { assignQueueName } from '../../core/protocol/queue-names';
 import type { SidecarKeys } from '../../core/protocol/sidecar-channel';
+import { afterPlayers, afterReady, selfBoundReached, selfBoundsOf, type RoomWatch, type SelfBounds } from './bounds';
 import { PlatformBridge, type ForwardOutcome } from './bridge';
 import { sessionCredentials } from './credentials';
 import { createCommandRelay } from './commands';
@@ -14,7 +15,7 @@ import { gameLaunch } from './game-environment';
 import { GameSocket } from './game-socket';
 import { startHealthChecks, statusProbe } from './health';
 import { PlayerLoad, startHeartbeat, type Ticker } from './heartbeat';
-import { endPlan, gameExitReason, noticeWindowMs, type EndReason } from './lifecycle';
+import { endPlan, gameExitReason, noticeGraceMs, noticeWindowMs, type EndReason } from './lifecycle';
 import { controllerLogger } from './log';
 import { createDispatcher, failure } from './rpc/dispatcher';
 import { GameCalls } from './rpc/game-calls';
@@ -58,6 +59,9 @@ export interface Controller {
 }
 
 const ms = (seconds: number) => Math.round(seconds * 1000);
+
+/** How often the sidecar judges its own bounds: each judgement is a few comparisons. */
+const boundCheckMs = 1_000;
 
 /**
  * The controller sidecar of one room, in this process:
@@ -168,7 +172,13 @@ class RoomController {
   private readonly spawnTimer: NodeJS.Timeout;
   private readonly heartbeat: Ticker;
   private stopNotice = 'stopped';
-  private readonly load = new PlayerLoad();
+  private readonly bounds: SelfBounds;
+  private watch: RoomWatch;
+  private readonly boundChecks: NodeJS.Timeout;
+  private handedOver = false;
+  private readonly load = new PlayerLoad((players) => {
+    this.watch = afterPlayers(this.watch, players, performance.now());
+  });
   private readonly calls: GameCalls;
   private readonly game: SupervisedGame;
 
@@ -178,6 +188,9 @@ class RoomController {
       this.settleStopped = resolve;
     });
     this.calls = new GameCalls(socket);
+    this.bounds = selfBoundsOf(env);
+    this.watch = { since: performance.now(), lastDelivered: bridge.lastDelivered };
+    this.boundChecks = setInterval(() => this.checkBounds(), boundCheckMs);
     this.answerGame();
     this.game = this.launchGame();
     this.spawnTimer = setTimeout(() => {
@@ -198,6 +211,16 @@ class RoomController {
       bridge.report({ type: 'heartbeat', load: { players: this.load.players } }, ms(env.HEARTBEAT_INTERVAL_S)),
     );
     this.relayCommands();
+  }
+
+  /** Ends the room once it passed a bound the sidecar enforces itself (containers/controller/bounds.ts). */
+  private checkBounds(): void {
+    const watch = { ...this.watch, lastDelivered: this.room.bridge.lastDelivered };
+    const reason = selfBoundReached(watch, this.bounds, performance.now());
+    if (!reason || this.ending) return;
+    this.room.log.warn('the room passed a bound the sidecar enforces itself; ending it', { reason });
+    this.stopNotice = reason;
+    void this.end(reason);
   }
 
   /** What startController hands its caller. */
@@ -267,6 +290,8 @@ class RoomController {
     const { env, log } = this.room;
     this.phase = 'ready';
     clearTimeout(this.spawnTimer);
+    // A standby server has no players by design until its hand-over.
+    if (env.STANDBY !== '1') this.watch = afterReady(this.watch, performance.now(), false);
     log.info('game is ready (inited accepted)');
     this.health = startHealthChecks({
       intervalMs: ms(env.STATUS_INTERVAL_S),
@@ -287,7 +312,7 @@ class RoomController {
 
   private launchGame(): SupervisedGame {
     const { env, log, socket } = this.room;
-    if (env.GAME_LAUNCH === 'external') return externalGame();
+    if (env.GAME_LAUNCH === 'external') return externalGame((timeoutMs) => socket.peerGone(timeoutMs));
     return startGameProcess(gameLaunch(env, socket.endpoint, this.room.hostEnvironment), {
       log,
       secrets: [env.LOGIN_ACCESS_TOKEN],
@@ -311,6 +336,11 @@ class RoomController {
     });
     bridge.consume((command) => {
       if (this.phase === 'ending') return undefined;
+      if (command.method === assignMethod && env.STANDBY === '1' && !this.handedOver) {
+        // The room's lifetime and its creator's reservation count from the hand-over.
+        this.handedOver = true;
+        this.watch = afterReady(this.watch, performance.now(), true);
+      }
       const relayed = relay(command);
       // The hand-over first: nothing else of this sidecar's runs beside the answer a create waits for.
       if (command.method === assignMethod) return relayed;
@@ -337,6 +367,7 @@ class RoomController {
     const { log, bridge, socket } = this.room;
     this.phase = 'ending';
     clearTimeout(this.spawnTimer);
+    clearInterval(this.boundChecks);
     this.health?.stop();
     this.heartbeat.stop();
     const plan = endPlan(reason);
@@ -369,12 +400,16 @@ class RoomController {
         return game.awaitExit(graceMs);
       case 'terminate':
         return game.terminate(graceMs);
-      case 'notice-then-terminate':
+      case 'notice-then-terminate': {
         // Before it ever spoke, a send would only wait for a peer that is not there.
         if (!this.room.socket.peerHeard) return game.terminate(graceMs);
         // graceS: how long it has to exit by itself before the signals start.
-        await this.calls.notify('shutdown', { reason: this.stopNotice, graceS: noticeWindowMs(graceMs) / 1000 });
-        return game.terminate(graceMs, noticeWindowMs(graceMs));
+        const noticeMs = noticeGraceMs(graceMs, game.canSignal);
+        const told = await this.calls.notify('shutdown', { reason: this.stopNotice, graceS: noticeMs / 1000 });
+        if (game.canSignal) return game.terminate(graceMs, noticeWindowMs(graceMs));
+        // ECS signals an external game once the sidecar has exited: it gets the grace first.
+        return told ? game.awaitExit(graceMs) : game.terminate(graceMs);
+      }
     }
   }
 }

@@ -2,7 +2,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { Pair } from 'zeromq';
+import { Pair, type Event, type Observer } from 'zeromq';
 
 export interface GameSocketOptions {
   /** `ipc`: a fresh 0700 directory per spawn; `tcp`: 127.0.0.1 on a port the kernel picks. */
@@ -36,6 +36,7 @@ export class GameSocket {
     readonly endpoint: string,
     private readonly privateDirectory: string | undefined,
     private readonly log: Logger,
+    private readonly peers: PeerConnections,
   ) {}
 
   static async bind(options: GameSocketOptions): Promise<GameSocket> {
@@ -44,6 +45,8 @@ export class GameSocket {
       sendTimeout: options.sendTimeoutMs,
       maxMessageSize: hardFrameLimitBytes,
     });
+    // Watched before the bind, so no connection of the game's is missed.
+    const peers = new PeerConnections(socket);
     let directory: string | undefined;
     try {
       let address: string;
@@ -63,7 +66,7 @@ export class GameSocket {
         // the game may run as another user, and connecting needs write access to the socket.
         await chmod(options.fixedEndpoint.slice('ipc://'.length), 0o666);
       }
-      return new GameSocket(socket, endpoint, directory, options.log);
+      return new GameSocket(socket, endpoint, directory, options.log, peers);
     } catch (error) {
       socket.close();
       if (directory) await rm(directory, { recursive: true, force: true });
@@ -74,6 +77,14 @@ export class GameSocket {
   /** Whether the game has sent anything yet (PAIR sends would block until it connects). */
   get peerHeard(): boolean {
     return this.heard;
+  }
+
+  /**
+   * Resolves true once no game is connected (at once if none is), false after `timeoutMs`.
+   * A game in another container (GAME_LAUNCH=external) is gone when its connection closes.
+   */
+  peerGone(timeoutMs: number): Promise<boolean> {
+    return this.peers.gone(timeoutMs);
   }
 
   /**
@@ -120,5 +131,47 @@ export class GameSocket {
     this.closed = true;
     this.socket.close();
     if (this.privateDirectory) await rm(this.privateDirectory, { recursive: true, force: true });
+  }
+}
+
+/** The game's connections to the bound socket, from ZeroMQ's monitor events. */
+class PeerConnections {
+  private connected = 0;
+  private readonly waiters = new Set<() => void>();
+
+  constructor(socket: Pair) {
+    void this.watch(socket.events);
+  }
+
+  /** Read until the socket closes (its observer closes with it). */
+  private async watch(events: Observer): Promise<void> {
+    while (!events.closed) {
+      let event: Event;
+      try {
+        event = await events.receive();
+      } catch {
+        return;
+      }
+      if (event.type === 'accept') this.connected += 1;
+      if (event.type !== 'disconnect') continue;
+      this.connected = Math.max(0, this.connected - 1);
+      if (this.connected > 0) continue;
+      for (const wake of this.waiters) wake();
+      this.waiters.clear();
+    }
+  }
+
+  gone(timeoutMs: number): Promise<boolean> {
+    if (this.connected === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (gone: boolean) => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+        resolve(gone);
+      };
+      const wake = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.waiters.add(wake);
+    });
   }
 }

@@ -7,12 +7,21 @@ import { createHash } from 'node:crypto';
 export class PlayerLoad {
   private readonly keys = new Set<string>();
 
+  /** `onChange`: told the new count whenever it changes. */
+  constructor(private readonly onChange?: (players: number) => void) {}
+
   joined(key: string): void {
-    this.keys.add(digest(key));
+    this.changed(() => this.keys.add(digest(key)));
   }
 
   left(key: string): void {
-    this.keys.delete(digest(key));
+    this.changed(() => this.keys.delete(digest(key)));
+  }
+
+  private changed(update: () => unknown): void {
+    const before = this.keys.size;
+    update();
+    if (this.keys.size !== before) this.onChange?.(this.keys.size);
   }
 
   get players(): number {

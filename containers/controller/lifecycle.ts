@@ -1,11 +1,14 @@
 import type { FailureReason } from '../../core/protocol/controller-messages';
+import type { SelfBoundReason } from './bounds';
 import type { GameExit } from './supervisor';
 
 /**
  * Why the controller ends: a failure reason of the protocol (reported to the platform as
- * `exited`), `stopped` (SIGTERM/SIGINT on the sidecar) or `fatal` (a bug in the sidecar).
+ * `exited`), `stopped` (SIGTERM/SIGINT on the sidecar), a bound the sidecar enforces itself
+ * (containers/controller/bounds.ts) or `fatal` (a bug in the sidecar).
  */
-export type EndReason = Exclude<FailureReason, 'heartbeat-lost' | 'platform-error'> | 'stopped' | 'fatal';
+export type EndReason =
+  Exclude<FailureReason, 'heartbeat-lost' | 'platform-error'> | 'stopped' | SelfBoundReason | 'fatal';
 
 /** How to stop the game for each end. */
 type GameStop =
@@ -39,6 +42,11 @@ const plans: Readonly<Record<EndReason, EndPlan>> = {
   exited: { stopGame: 'none', report: 'exited', exitCode: 0 },
   // Stopped on purpose by whoever runs the sidecar: an orderly end of the room.
   stopped: { stopGame: 'notice-then-terminate', report: 'exited', exitCode: 0 },
+  // The sidecar's own cost bounds: the room closes as when the sweeper closes it.
+  lifetime: { stopGame: 'notice-then-terminate', report: 'exited', exitCode: 0 },
+  empty: { stopGame: 'notice-then-terminate', report: 'exited', exitCode: 0 },
+  // Nothing is wrong with the game, but the platform lost sight of the room: not an orderly end.
+  unwatched: { stopGame: 'notice-then-terminate', report: 'exited', exitCode: 1 },
   fatal: { stopGame: 'kill', report: 'crashed', exitCode: 1 },
 };
 
@@ -49,6 +57,14 @@ const plans: Readonly<Record<EndReason, EndPlan>> = {
  */
 export function noticeWindowMs(graceMs: number): number {
   return Math.min(1_000, Math.floor(graceMs / 2));
+}
+
+/**
+ * The `graceS` of the `shutdown` notice, in ms. A game the sidecar cannot signal
+ * (GAME_LAUNCH=external: ECS signals it once the sidecar has exited) has the whole grace.
+ */
+export function noticeGraceMs(graceMs: number, canSignal: boolean): number {
+  return canSignal ? noticeWindowMs(graceMs) : graceMs;
 }
 
 export function endPlan(reason: EndReason): EndPlan {

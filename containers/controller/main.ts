@@ -4,18 +4,32 @@
  * ECS runs it as the task's controller container).
  *
  * Exit codes: 0 orderly end (SIGTERM/SIGINT, or the game exited with 0), 1 the room failed
- * (spawn timeout, refused, hung, crashed) or the sidecar broke, 2 bad environment.
+ * (spawn timeout, refused, hung, crashed) or the sidecar broke, 2 bad environment (a sealed
+ * environment that does not open included).
  */
+import type { SidecarEnvelopeError } from '../../core/gameservers/sidecar-envelope';
 import { sidecarEnvironmentSchema } from '../../core/gameservers/sidecar-environment';
 import { startController, type Controller } from './controller';
 import { controllerLogger } from './log';
+import { openedEnvironment } from './sealed-environment';
 import { readSidecarKeys } from './sidecar-key';
 
 /** After a fatal error, cleanup gets this long before the process exits anyway. */
 const fatalCleanupMs = 5_000;
 
 async function main(): Promise<void> {
-  const parsed = sidecarEnvironmentSchema.safeParse(process.env);
+  let source;
+  try {
+    source = openedEnvironment(process.env);
+  } catch (error) {
+    const { reason, message } = error as SidecarEnvelopeError;
+    controllerLogger(process.env.ROOM_ID ?? 'unknown').error('cannot open the sealed sidecar environment', {
+      reason,
+      detail: message,
+    });
+    process.exit(2);
+  }
+  const parsed = sidecarEnvironmentSchema.safeParse(source);
   if (!parsed.success) {
     // Names only: values may be secrets (LOGIN_ACCESS_TOKEN).
     const variables = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0])))];

@@ -5,11 +5,11 @@ import { decodeRoomKey, sidecarKeysFromRoomKey, type SidecarKeys } from '../../c
 const maxKeyText = 256;
 
 /**
- * The room's channel keys, read once at start. On ECS the controller container's override
- * sets SIDECAR_KEY (the game container cannot see it). The local fleet writes K_room to the
- * sidecar's stdin instead and closes it: a game running as the same user can read the
- * sidecar's /proc/<pid>/environ, but not a pipe that was drained and closed before the game
- * was started. Throws SidecarChannelError (no key, or not a key); the text is never logged.
+ * The room's channel keys, read once at start. On ECS SIDECAR_KEY comes out of the sealed
+ * override (sealed-environment.ts; the game container sees neither). The local fleet writes
+ * K_room to the sidecar's stdin instead and closes it: a game running as the same user can
+ * read the sidecar's /proc/<pid>/environ, but not a pipe that was drained and closed before
+ * the game was started. Throws SidecarChannelError (no key, or not a key); the text is never logged.
  */
 export async function readSidecarKeys(
   roomId: string,

@@ -17,6 +17,8 @@ export interface GameExit {
 export interface SupervisedGame {
   readonly pid: number | undefined;
   readonly running: boolean;
+  /** Whether the sidecar can signal the game (not when ECS runs it in its own container). */
+  readonly canSignal: boolean;
   /** Settles once, when the game has ended (or, for an external game, been let go). */
   readonly exited: Promise<GameExit>;
   /** SIGTERM after `sigtermAfterMs` (default now), SIGKILL after `graceMs`, unless it has exited by then. */
@@ -94,6 +96,7 @@ export function startGameProcess(launch: GameLaunch, options: GameProcessOptions
     get running() {
       return running;
     },
+    canSignal: true,
     exited,
     terminate: async (graceMs, sigtermAfterMs = 0) => {
       const sigterm = () => {
@@ -113,10 +116,12 @@ export function startGameProcess(launch: GameLaunch, options: GameProcessOptions
 
 /**
  * GAME_LAUNCH=external: ECS starts the game in its own container of the task; the sidecar
- * cannot signal it. Ending the sidecar ends the task (both containers are essential), which
- * is how a hung or refused game is stopped there.
+ * cannot signal it. Ending the sidecar ends the task (both containers are essential), and ECS
+ * then signals the game: that is how a hung or refused game is stopped there. `awaitExit`
+ * gives a game that was told to exit (`shutdown`, a refused `inited`) the grace to close its
+ * connection (`peerGone`) before the sidecar lets it go; `terminate` and `kill` let go at once.
  */
-export function externalGame(): SupervisedGame {
+export function externalGame(peerGone: (timeoutMs: number) => Promise<boolean>): SupervisedGame {
   let release: (exit: GameExit) => void = () => undefined;
   const exited = new Promise<GameExit>((resolve) => {
     release = resolve;
@@ -128,9 +133,13 @@ export function externalGame(): SupervisedGame {
   return {
     pid: undefined,
     running: false,
+    canSignal: false,
     exited,
     terminate: letGo,
-    awaitExit: letGo,
+    awaitExit: async (graceMs) => {
+      await peerGone(graceMs);
+      return letGo();
+    },
     kill: () => void letGo(),
   };
 }

@@ -11,8 +11,10 @@ import {
   type JSONWebKeySet,
   type JWK,
   type JWTPayload,
+  type JWTVerifyGetKey,
 } from 'jose';
-import { AuthScopeMissingError, AuthTokenInvalidError } from '../errors';
+import { AuthScopeMissingError, AuthTokenInvalidError, DependencyUnavailableError } from '../errors';
+import { discoveredKeySet } from './issuer-discovery';
 import {
   acceptsAudience,
   defaultPlatformIssuer,
@@ -29,11 +31,13 @@ export type { Principal } from './token-model';
 export type TokenVerifier = (token: string) => Promise<Principal>;
 
 export interface VerifierSettings {
-  /** The identity provider's `iss`. */
+  /**
+   * The identity provider's `iss`. Without `jwks`, its OpenID discovery document names the
+   * key set (core/auth/issuer-discovery.ts), as it does for API Gateway's JWT authorizer.
+   */
   readonly issuer: string;
   /** The API's audience: `aud`, or `client_id` when `aud` is absent. Required of every token when set. */
   readonly audience?: string;
-  readonly jwksUrl?: string;
   /** The key set as JSON, when it is known up front (local cloud, tests). */
   readonly jwks?: string;
   /** `iss` of the platform's own tokens, refused here whatever the keys say. @default roomkeeper-platform */
@@ -93,13 +97,12 @@ function invalid(error: unknown): AuthTokenInvalidError {
   return new AuthTokenInvalidError(reason, { cause: error });
 }
 
-function keySetOf(settings: { jwks?: string; jwksUrl?: string }) {
-  return settings.jwks
-    ? createLocalJWKSet(JSON.parse(settings.jwks) as JSONWebKeySet)
-    : createRemoteJWKSet(new URL(settings.jwksUrl ?? 'about:blank'), {
-        cacheMaxAge: keySetMaxAgeMs,
-        cooldownDuration: keySetCooldownMs,
-      });
+function localKeySet(jwks: string): JWTVerifyGetKey {
+  return createLocalJWKSet(JSON.parse(jwks) as JSONWebKeySet);
+}
+
+function remoteKeySet(url: URL) {
+  return createRemoteJWKSet(url, { cacheMaxAge: keySetMaxAgeMs, cooldownDuration: keySetCooldownMs });
 }
 
 const reservedAccountRefused = `The token's subject is an account name the platform reserves for itself (one starting with ${reservedAccountPrefixes.map((prefix) => `'${prefix}'`).join(' or ')}); the player and admin API accept no such account.`;
@@ -116,7 +119,7 @@ const platformTokenRefused =
  * server's own account) is refused too, so no identity provider account can be either.
  */
 export function createTokenVerifier(settings: VerifierSettings, cache = new PlatformCache()): TokenVerifier {
-  const keySet = keySetOf(settings);
+  const keySet = settings.jwks ? localKeySet(settings.jwks) : discoveredKeySet(settings.issuer, cache, remoteKeySet);
   const platformIssuer = settings.platformIssuer ?? defaultPlatformIssuer;
   const now = settings.now ?? Date.now;
   return async (token) => {
@@ -139,6 +142,8 @@ export function createTokenVerifier(settings: VerifierSettings, cache = new Plat
         currentDate: new Date(at),
       }));
     } catch (error) {
+      // The identity provider could not be read: nothing is known about the token yet.
+      if (error instanceof DependencyUnavailableError) throw error;
       throw invalid(error);
     }
     if (settings.audience !== undefined && !acceptsAudience(payload, settings.audience)) {
@@ -178,7 +183,7 @@ interface PlatformTokenClaims extends Principal {
 export type PlatformTokenVerifier = (token: string, audience: string) => Promise<PlatformTokenClaims>;
 
 export function createPlatformTokenVerifier(settings: { issuer: string; jwks: string }): PlatformTokenVerifier {
-  const keySet = keySetOf(settings);
+  const keySet = localKeySet(settings.jwks);
   return async (token, audience) => {
     let payload: JWTPayload;
     try {

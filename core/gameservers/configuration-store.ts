@@ -1,8 +1,18 @@
-import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure } from '../infra/dependency-errors';
 import { keys } from '../infra/keys';
 import type { PlatformCache } from '../infra/platform-cache';
 import type { GameServerConfiguration } from './configuration';
 import { GameConfigurationNotFoundError } from './errors';
+
+/** A configuration's task definition revision and the deployed template it was derived from. */
+export type TemplateRevision = Readonly<{ taskDefinition: string; templateTaskDefinition: string }>;
 
 /** Game server configurations by game and version: what use cases and handlers depend on. */
 export interface GameConfigurations {
@@ -15,6 +25,13 @@ export interface GameConfigurations {
   recent(gameId: string, version: string): Promise<GameServerConfiguration>;
   /** Places or replaces the configuration of its game version. */
   put(configuration: GameServerConfiguration): Promise<void>;
+  /**
+   * Records `revision`, registered from the deployed template for `configuration`, if the
+   * stored configuration is still that one (the same `updatedAt` and `taskDefinition`): an
+   * admin's PUT since, or another process that recorded its own revision first, wins.
+   * @returns whether this revision was recorded.
+   */
+  followTemplate(configuration: GameServerConfiguration, revision: TemplateRevision): Promise<boolean>;
   /** @throws GameConfigurationNotFoundError 404 when the version has none. */
   get(gameId: string, version: string): Promise<GameServerConfiguration>;
   /** @throws GameConfigurationNotFoundError 404 when the version had none. */
@@ -43,6 +60,32 @@ export class GameConfigurationStore implements GameConfigurations {
   async put(configuration: GameServerConfiguration): Promise<void> {
     // Forgotten after the write: a read that began before it and ends after it is dropped too.
     await this.forgettingAfter(cacheKey(configuration.gameId, configuration.version), () => this.write(configuration));
+  }
+
+  async followTemplate(configuration: GameServerConfiguration, revision: TemplateRevision): Promise<boolean> {
+    let recorded = false;
+    await this.forgettingAfter(cacheKey(configuration.gameId, configuration.version), async () => {
+      try {
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: keys.gameConfiguration(configuration.gameId, configuration.version),
+            UpdateExpression: 'SET taskDefinition = :next, templateTaskDefinition = :template',
+            ConditionExpression: 'updatedAt = :updatedAt AND taskDefinition = :previous',
+            ExpressionAttributeValues: {
+              ':next': revision.taskDefinition,
+              ':template': revision.templateTaskDefinition,
+              ':updatedAt': configuration.updatedAt,
+              ':previous': configuration.taskDefinition ?? null,
+            },
+          }),
+        );
+        recorded = true;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    });
+    return recorded;
   }
 
   private async write(configuration: GameServerConfiguration): Promise<void> {

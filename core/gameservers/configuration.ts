@@ -9,6 +9,12 @@ export interface GameServerConfiguration extends GameServerConfigurationBody {
    * (core/gameservers/ecs-task-definitions.ts). Absent: the deployment's task definition.
    */
   readonly taskDefinition?: string;
+  /**
+   * ECS: the deployment's task definition (ECS_TASK_DEFINITION) `taskDefinition` was derived
+   * from, whose controller container it copies. Another one deployed since: the next spawn
+   * registers the configuration anew (core/gameservers/template-revisions.ts).
+   */
+  readonly templateTaskDefinition?: string;
   readonly gameId: string;
   readonly version: string;
   readonly updatedAt: string;

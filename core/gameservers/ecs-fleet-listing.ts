@@ -1,4 +1,4 @@
-import { DescribeTasksCommand, ListTasksCommand, type ECSClient } from '@aws-sdk/client-ecs';
+import { DescribeTasksCommand, ListTasksCommand, type ECSClient, type Task } from '@aws-sdk/client-ecs';
 import type { RunningServer } from './spawner';
 
 /** What every room task is started with (ecs-spawner.ts): `startedBy` and the room tag. */
@@ -13,12 +13,22 @@ export function clusterOfTask(taskArn: string, fallback: string): string {
   return /^arn:aws[a-z-]*:ecs:[^:]*:\d*:task\/([A-Za-z0-9_-]{1,255})\/[A-Za-z0-9]+$/.exec(taskArn)?.[1] ?? fallback;
 }
 
+/** A task ECS is stopping or has stopped: it holds no room's server any more. */
+function isStoppedOrStopping(task: Pick<Task, 'desiredStatus' | 'lastStatus'>): boolean {
+  return task.desiredStatus === 'STOPPED' || task.lastStatus === 'STOPPED';
+}
+
 /** DescribeTasks takes at most 100 tasks. */
 const describeBatch = 100;
 
 /**
- * The cluster's room tasks that are running or about to (`desiredStatus` RUNNING), with the
- * room each was started for (its `roomkeeper:room` tag). Two calls per 100 tasks.
+ * The cluster's room tasks that are running or about to, with the room each was started for
+ * (its `roomkeeper:room` tag). Two calls per 100 tasks.
+ *
+ * ListTasks gets `startedBy` and no other filter: the ECS API reference says that when
+ * `startedBy` is given it must be the only filter, and ECS refuses the request otherwise. It
+ * lists tasks ECS wants running, plus recently stopped ones for at least an hour; the stopped
+ * and stopping ones are dropped here by DescribeTasks' `desiredStatus` and `lastStatus`.
  */
 export async function listRoomTasks(ecs: ECSClient, cluster: string): Promise<RunningServer[]> {
   const arns: string[] = [];
@@ -28,7 +38,6 @@ export async function listRoomTasks(ecs: ECSClient, cluster: string): Promise<Ru
       new ListTasksCommand({
         cluster,
         startedBy: roomTaskStartedBy,
-        desiredStatus: 'RUNNING',
         maxResults: 100,
         nextToken,
       }),
@@ -42,7 +51,7 @@ export async function listRoomTasks(ecs: ECSClient, cluster: string): Promise<Ru
       new DescribeTasksCommand({ cluster, tasks: arns.slice(i, i + describeBatch), include: ['TAGS'] }),
     );
     for (const task of tasks ?? []) {
-      if (!task.taskArn) continue;
+      if (!task.taskArn || isStoppedOrStopping(task)) continue;
       const roomId = task.tags?.find((tag) => tag.key === roomTagKey)?.value;
       servers.push({
         taskId: task.taskArn,

@@ -9,6 +9,7 @@ import {
   type SidecarPlatformSettings,
 } from './sidecar-launch';
 import { launchOnlyVariables } from './task-overrides';
+import { sealSidecarVariables, type EnvelopeKey } from './sidecar-envelope';
 import { clusterOfTask, listRoomTasks } from './ecs-fleet-listing';
 import type { Placement } from './game-server';
 import type { RunningServer, SpawnRequest, Spawner } from './spawner';
@@ -34,6 +35,12 @@ export interface EcsSpawnerSettings {
    * credentials would reach the game container too). Absent in tests that need none.
    */
   readonly sidecarCredentials?: (roomId: string) => Promise<SidecarCredentials>;
+  /**
+   * The deployment's sidecar envelope key (core/gameservers/sidecar-envelope.ts): the secrets
+   * above travel sealed under it, never in clear: without it `spawn` fails. Stopping and
+   * listing tasks need no secret.
+   */
+  readonly envelopeKey?: () => Promise<EnvelopeKey>;
 }
 
 /** The game container's name and first port when the settings name none (the fleet's contract). */
@@ -127,34 +134,42 @@ export class EcsSpawner implements Spawner {
   }
 
   /**
-   * The controller container's variables: the sidecar's settings, its channel keys and, when
-   * issued, its room-scoped session. The game container is a separate container (its own PID
-   * namespace and environment): nothing here reaches it.
+   * The controller container's variables: the sidecar's settings in clear, and its secrets
+   * (channel key, room-scoped session) sealed into SIDECAR_SEALED for this room: RunTask's
+   * overrides are readable through ecs:DescribeTasks and CloudTrail. The game container is a
+   * separate container (its own PID namespace and environment): nothing here reaches it.
    */
   private async controllerEnvironment(
     request: SpawnRequest,
     ports: readonly number[],
     binary: string,
   ): Promise<KeyValuePair[]> {
-    const [keys, credentials] = await Promise.all([
+    const { envelopeKey: readEnvelopeKey } = this.settings;
+    if (!readEnvelopeKey) throw new SpawnFailedError("No sidecar envelope key to seal the sidecar's secrets under.");
+    const [keys, credentials, envelopeKey] = await Promise.all([
       this.settings.sidecarKeys(request.roomId),
       this.settings.sidecarCredentials?.(request.roomId),
+      readEnvelopeKey(),
     ]);
-    return pairs({
-      ...sidecarEnvironment(request, ports, binary, this.settings.sidecar),
-      // Read only by a sidecar that launches the game itself; here they would only fill RunTask's 8,192 characters.
-      ...launchOnlyVariables,
-      GAME_LAUNCH: 'external',
-      ZMQ_ENDPOINT: taskSocketEndpoint,
+    const sealed = sealSidecarVariables(envelopeKey, request.roomId, {
       SIDECAR_KEY: encodeRoomKey(keys),
       ...(credentials
         ? {
             AWS_ACCESS_KEY_ID: credentials.accessKeyId,
             AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
             AWS_SESSION_TOKEN: credentials.sessionToken,
-            AWS_CREDENTIAL_EXPIRATION: credentials.expiration,
           }
         : {}),
+    });
+    return pairs({
+      ...sidecarEnvironment(request, ports, binary, this.settings.sidecar),
+      // Read only by a sidecar that launches the game itself; here they would only fill RunTask's 8,192 characters.
+      ...launchOnlyVariables,
+      GAME_LAUNCH: 'external',
+      ZMQ_ENDPOINT: taskSocketEndpoint,
+      SIDECAR_SEALED: sealed,
+      // When the session ends is no secret; the sidecar plans its renewal by it.
+      AWS_CREDENTIAL_EXPIRATION: credentials?.expiration,
     });
   }
 

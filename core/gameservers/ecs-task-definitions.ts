@@ -19,13 +19,15 @@ export interface EcsTaskDefinitionSettings {
 
 /**
  * A configuration with its own `image` gets its own task definition revision, registered when
- * the configuration is put: the deployment's task definition with the game container's image
- * and port mappings replaced. Same family, so the spawner's RunTask grant (the family's
- * revisions, in this cluster) covers it, and the execution role stays the one the stack made.
- * A configuration without `image` runs the deployment's game image, in the deployment's task definition.
+ * the configuration is put: the deployment's task definition (the template) with the game
+ * container's image and port mappings replaced. Same family, so the spawner's RunTask grant
+ * (the family's revisions, in this cluster) covers it, and the execution role stays the one
+ * the stack made. A configuration without `image` runs the deployment's game image, in the
+ * deployment's task definition.
  *
- * The revision copies the controller image of the deployment current when it was put: after
- * deploying a new controller, put such configurations again (docs/ecs-fleet.md).
+ * The revision copies the template's controller container, so it records the template it was
+ * derived from (`templateTaskDefinition`): once a deploy changes the template, the next spawn
+ * registers the configuration anew (core/gameservers/template-revisions.ts).
  */
 export function ecsTaskDefinitions(
   ecs: ECSClient,
@@ -82,11 +84,11 @@ export function ecsTaskDefinitions(
     }
     const arn = registered.taskDefinition?.taskDefinitionArn;
     if (!arn) throw new Error('RegisterTaskDefinition returned no task definition.');
-    return { ...configuration, taskDefinition: arn };
+    return { ...configuration, taskDefinition: arn, templateTaskDefinition: settings.baseTaskDefinition };
   };
 }
 
 function withoutTaskDefinition(configuration: GameServerConfiguration): GameServerConfiguration {
-  const { taskDefinition: _earlier, ...rest } = configuration;
+  const { taskDefinition: _earlier, templateTaskDefinition: _template, ...rest } = configuration;
   return rest;
 }

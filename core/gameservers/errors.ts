@@ -43,6 +43,21 @@ export class ServerAddressPendingError extends Error {
 }
 
 /**
+ * ECS or EC2 throttled the address lookup of an `inited`: the message goes back to the queue
+ * for a few seconds at once. Retrying in place would only spend the bucket that is refilling,
+ * and it says nothing about the heartbeat pipeline.
+ */
+export class ServerAddressThrottledError extends Error {
+  override readonly name = 'ServerAddressThrottledError';
+  constructor(
+    readonly roomId: string,
+    options: { cause: unknown },
+  ) {
+    super(`ECS or EC2 throttled the address lookup of room ${roomId}; the inited will be retried.`, options);
+  }
+}
+
+/**
  * A local-fleet configuration whose `binary` this machine cannot start: refused when it is
  * put, not later as a `crashed` room (core/gameservers/local-binary.ts).
  */

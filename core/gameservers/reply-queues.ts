@@ -7,24 +7,28 @@ import {
 } from '@aws-sdk/client-sqs';
 import { roomOfQueueName } from '../protocol/queue-names';
 
-/** A sidecar's reply queue (`<prefix><roomId>`) or assign queue (`…-assign`), as the sweeper sees it. */
+/**
+ * A sidecar's reply queue (`<prefix><roomId>`) or assign queue (`…-assign`), as the sweeper
+ * lists it: the room comes from the name, so listing costs no call per queue.
+ */
 export interface ReplyQueue {
   readonly url: string;
   readonly roomId: string;
-  /** Absent when the queue vanished between the listing and the read. */
-  readonly createdAt?: Date;
 }
 
-/** The reply queues left in the account, and deleting one: what the orphan sweep needs of SQS. */
+/** The reply queues left in the account, their age, and deleting one: what the orphan sweep needs of SQS. */
 export interface ReplyQueues {
   list(): Promise<ReplyQueue[]>;
+  /** When the queue was created; undefined once it is gone (its sidecar deleted it meanwhile). */
+  createdAt(url: string): Promise<Date | undefined>;
   delete(url: string): Promise<void>;
 }
 
 /**
- * Reply queues on SQS: ListQueues by the deployment's prefix (1,000 a page), each queue's
- * CreatedTimestamp, DeleteQueue. A sidecar deletes its own queue at exit; these are the
- * queues of sidecars that never got there (killed task, lost process).
+ * Reply queues on SQS: ListQueues by the deployment's prefix (1,000 a page), a queue's
+ * CreatedTimestamp (one GetQueueAttributes, asked only for queues whose room is not live),
+ * DeleteQueue. A sidecar deletes its own queue at exit; these are the queues of sidecars that
+ * never got there (killed task, lost process).
  */
 export class SqsReplyQueues implements ReplyQueues {
   constructor(
@@ -33,23 +37,19 @@ export class SqsReplyQueues implements ReplyQueues {
   ) {}
 
   async list(): Promise<ReplyQueue[]> {
-    const urls: string[] = [];
+    const queues: ReplyQueue[] = [];
     let nextToken: string | undefined;
     do {
       const page = await this.sqs.send(
         new ListQueuesCommand({ QueueNamePrefix: this.prefix, MaxResults: 1000, NextToken: nextToken }),
       );
-      urls.push(...(page.QueueUrls ?? []));
+      for (const url of page.QueueUrls ?? []) {
+        // ListQueues matches the prefix; the name check keeps a look-alike URL out.
+        const roomId = roomOfQueueName(this.prefix, url.slice(url.lastIndexOf('/') + 1));
+        if (roomId) queues.push({ url, roomId });
+      }
       nextToken = page.NextToken;
     } while (nextToken);
-    const queues: ReplyQueue[] = [];
-    for (const url of urls) {
-      const name = url.slice(url.lastIndexOf('/') + 1);
-      // ListQueues matches the prefix; the name check keeps a look-alike URL out.
-      const roomId = roomOfQueueName(this.prefix, name);
-      if (!roomId) continue;
-      queues.push({ url, roomId, ...(await this.createdAt(url)) });
-    }
     return queues;
   }
 
@@ -62,15 +62,15 @@ export class SqsReplyQueues implements ReplyQueues {
     }
   }
 
-  private async createdAt(url: string): Promise<{ createdAt?: Date }> {
+  async createdAt(url: string): Promise<Date | undefined> {
     try {
       const { Attributes } = await this.sqs.send(
         new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['CreatedTimestamp'] }),
       );
       const seconds = Number(Attributes?.CreatedTimestamp);
-      return Number.isFinite(seconds) && seconds > 0 ? { createdAt: new Date(seconds * 1000) } : {};
+      return Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000) : undefined;
     } catch (error) {
-      if (error instanceof QueueDoesNotExist) return {};
+      if (error instanceof QueueDoesNotExist) return undefined;
       throw error;
     }
   }

@@ -32,10 +32,11 @@ export type ServerLocator = (room: {
 }) => Promise<string | undefined>;
 
 /**
- * Asks `locate` again after each of `pausesMs` while it knows no address. An `inited` whose
- * address is not readable yet is otherwise handed back to the queue and redelivered only after
- * the queue's visibility timeout (60 s), holding the room's other messages meanwhile; a few
- * seconds' patience here covers the short lag between a task running and its ENI's public IP.
+ * Asks `locate` again after each of `pausesMs` while it knows no address (a failure is not
+ * asked again: it goes back to the caller). An `inited` whose address is not readable yet is
+ * otherwise handed back to the queue and redelivered only after the queue's visibility timeout
+ * (60 s); two seconds' patience here covers the short lag between a task running and its
+ * ENI's public IP.
  */
 export function patientLocator(
   locate: ServerLocator,
@@ -53,5 +54,8 @@ export function patientLocator(
   };
 }
 
-/** 3.75 s in all, well inside the controller consumer's 10 s timeout. */
-export const locatePausesMs = [250, 500, 1_000, 2_000] as const;
+/**
+ * Three lookups in 2 s, well inside the controller consumer's 10 s timeout: each lookup is two
+ * calls against account-wide read buckets, so a retry in place is worth it only for the lag above.
+ */
+export const locatePausesMs = [500, 1_500] as const;

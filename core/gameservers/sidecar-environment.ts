@@ -61,20 +61,48 @@ export const sidecarEnvironmentSchema = z.object({
   /** SIGTERM → SIGKILL grace when stopping the game. */
   KILL_GRACE_S: z.coerce.number().positive().default(3),
   /**
-   * K_room, the room's sidecar channel key (core/protocol/sidecar-channel.ts), on ECS only
-   * (the controller container's override; the game container cannot see it). The local fleet
-   * never puts it here — a game can read its parent's /proc/<pid>/environ — but writes it to
-   * the sidecar's stdin.
+   * The room's own cost bounds, which the sidecar enforces itself (containers/controller/bounds.ts)
+   * so they hold when the platform's sweeper does not: its maximum lifetime, its empty grace, and
+   * the longest a member stays without the game's `joined` (absent: no empty bound here).
+   */
+  ROOM_MAX_LIFETIME_S: z.coerce.number().positive().optional(),
+  ROOM_EMPTY_GRACE_S: z.coerce.number().positive().optional(),
+  ROOM_MEMBER_HOLD_S: z.coerce.number().nonnegative().optional(),
+  /** Added to the lifetime and empty deadlines, so the sweeper (every minute) normally acts first. */
+  ROOM_BOUND_MARGIN_S: z.coerce.number().nonnegative().default(180),
+  /**
+   * No send reached the request queue for this long: the room ends rather than run unwatched.
+   * Far beyond any stall the platform rides out (SDK retries, throttling, a slow consumer does
+   * not even fail a send): only a task cut off from SQS, or whose session lapsed, gets here.
+   */
+  PLATFORM_UNREACHABLE_S: z.coerce.number().positive().default(900),
+  /**
+   * K_room, the room's sidecar channel key (core/protocol/sidecar-channel.ts). On ECS it
+   * arrives inside SIDECAR_SEALED (`sealedSidecarEnvironmentSchema`) and the sidecar sets it
+   * here once opened. The local fleet never puts it in the environment — a game can read its
+   * parent's /proc/<pid>/environ — but writes it to the sidecar's stdin.
    */
   SIDECAR_KEY: z.string().optional(),
   /**
    * Deployed: the scoped STS session the spawner issued (AWS_ACCESS_KEY_ID and friends hold
-   * it). Set, the sidecar asks the platform for a fresh session before this time.
+   * it, sealed like SIDECAR_KEY). Set, the sidecar asks the platform for a fresh session
+   * before this time.
    */
   AWS_CREDENTIAL_EXPIRATION: z.iso.datetime().optional(),
   AWS_ACCESS_KEY_ID: z.string().optional(),
   AWS_SECRET_ACCESS_KEY: z.string().optional(),
   AWS_SESSION_TOKEN: z.string().optional(),
+});
+
+/**
+ * On ECS, the variables the sidecar opens before it parses the rest: SIDECAR_SEALED (the
+ * spawner's override, core/gameservers/sidecar-envelope.ts) and SIDECAR_ENVELOPE_KEY (the
+ * deployment's envelope secret, which ECS injects into the controller container alone from
+ * the task definition's `secrets`). Neither reaches the game.
+ */
+export const sealedSidecarEnvironmentSchema = z.object({
+  SIDECAR_SEALED: z.string().min(1).optional(),
+  SIDECAR_ENVELOPE_KEY: z.string().min(1).optional(),
 });
 
 export type SidecarEnvironment = z.output<typeof sidecarEnvironmentSchema>;

@@ -51,6 +51,11 @@ export function sidecarEnvironment(
     HEARTBEAT_INTERVAL_S: optional(settings.heartbeatIntervalS),
     PLATFORM_REPLY_TIMEOUT_S: undefined,
     KILL_GRACE_S: undefined,
+    ROOM_MAX_LIFETIME_S: optional(request.bounds?.maxLifetimeS),
+    ROOM_EMPTY_GRACE_S: optional(request.bounds?.emptyGraceS),
+    ROOM_MEMBER_HOLD_S: optional(request.bounds?.memberHoldS),
+    ROOM_BOUND_MARGIN_S: undefined,
+    PLATFORM_UNREACHABLE_S: undefined,
     // Secrets: each spawner passes them its own way (stdin locally, the override on ECS).
     SIDECAR_KEY: undefined,
     AWS_CREDENTIAL_EXPIRATION: undefined,

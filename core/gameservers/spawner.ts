@@ -23,6 +23,16 @@ export interface SpawnRequest {
    * timeout from now.
    */
   readonly startBy?: Date;
+  /** The bounds the sidecar enforces itself (core/rooms/cost-bounds.ts `sidecarBoundsOf`); absent: none. */
+  readonly bounds?: SidecarRoomBounds;
+}
+
+/** A room's cost bounds as its sidecar gets them (docs/cost-bounds.md "When the sweeper fails"). */
+export interface SidecarRoomBounds {
+  readonly maxLifetimeS: number;
+  readonly emptyGraceS: number;
+  /** The longest a member stays without the game's `joined`; absent: unbounded (no empty bound in the sidecar). */
+  readonly memberHoldS?: number;
 }
 
 /** Where on the fleet a server starts: a local host by id, or an ECS cluster (and capacity provider). */

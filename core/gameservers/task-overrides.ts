@@ -8,9 +8,9 @@ import type { GameSettings } from './game-server';
  *
  * | part          | what                                                                  | capped by                          |
  * | ------------- | --------------------------------------------------------------------- | ---------------------------------- |
- * | platform      | JSON structure, container names, the sidecar's variables, its scoped  | deployment values (test/unit/core/ |
- * |               | STS session, the channel key, the game server token without scopes,   | gameservers/task-overrides.test.ts |
- * |               | ports, ids                                                            | builds the worst case)             |
+ * | platform      | JSON structure, container names, the sidecar's variables, SIDECAR_    | deployment values (test/unit/core/ |
+ * |               | SEALED (its scoped STS session and channel key, deflated, encrypted,  | gameservers/task-overrides.test.ts |
+ * |               | base64url), the game server token without scopes, ports, ids          | builds the worst case)             |
  * | configuration | binary (twice), args, env, serverSettings, commands, serverScopes (in | PUT of the configuration (400)     |
  * |               | the game server token)                                                |                                    |
  * | room settings | `room_settings` of the game container (criteria merged in)            | room creation (400)                |
@@ -28,7 +28,9 @@ export const taskOverridesBudget = {
 
 /**
  * The AWS_SESSION_TOKEN the platform part is sized for. STS does not fix its length; the
- * room-scoped sessions (core/gameservers/sidecar-credentials.ts) come to about 1,000.
+ * room-scoped sessions (core/gameservers/sidecar-credentials.ts) come to about 1,000. It is
+ * base64 text, which SIDECAR_SEALED deflates to about 3/4 before its base64url takes 4/3 again:
+ * sealed, the secrets take about what they took in clear (core/gameservers/sidecar-envelope.ts).
  */
 export const assumedMaxSessionTokenChars = 2_048;
 

@@ -26,6 +26,9 @@ export const runTaskBackoff: BackoffPolicy = { baseMs: 100, capMs: 3_200 };
  */
 export const runTaskQueueMs = 22_000;
 
+/** When a create refused for ECS's rate may come back: the bucket's 100 starts refill in 5 s. */
+const throttledRetryAfterS = runTaskRate.burst / runTaskRate.ratePerS;
+
 /** A StopTask ECS throttled is retried this long; the sweeper stops whatever is still left. */
 const stopBudgetMs = 5_000;
 
@@ -56,6 +59,8 @@ export interface ThrottledSpawnerOptions {
 export class ThrottledSpawner implements Spawner {
   private readonly backoff: BackoffPolicy;
   private readonly random: RandomSource;
+  /** The inner spawner's own listing: the orphan pass finds the tasks to stop through it. */
+  readonly listServers?: Spawner['listServers'];
 
   constructor(
     /** The spawner that starts tasks (ECS). */
@@ -64,6 +69,8 @@ export class ThrottledSpawner implements Spawner {
   ) {
     this.backoff = options.backoff ?? runTaskBackoff;
     this.random = options.random ?? cryptoRandom;
+    const { listServers } = inner;
+    if (listServers) this.listServers = () => listServers.call(inner);
   }
 
   async spawn(request: SpawnRequest): Promise<Awaited<ReturnType<Spawner['spawn']>>> {
@@ -81,7 +88,7 @@ export class ThrottledSpawner implements Spawner {
         if (clock.now().getTime() + pauseMs >= startBy) {
           throw new NoHealthyHostError(
             `ECS is throttling task starts; no game server could be started in time (${attempt + 1} attempts). Try again shortly.`,
-            { cause: error },
+            { cause: error, headers: { 'retry-after': String(throttledRetryAfterS) } },
           );
         }
         await clock.sleep(pauseMs);

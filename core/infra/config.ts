@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defaultPlatformIssuer, identityProviderConflict } from '../auth/token-model';
-import { heartbeatDefaults } from '../protocol/heartbeat';
+import { heartbeatDefaults, heartbeatTimeoutFor, minHeartbeatTimeoutIntervals } from '../protocol/heartbeat';
 import { maxRateLimit } from '../abuse/rate-limit';
 
 /**
@@ -15,15 +15,17 @@ const environmentSchema = z.object({
   /** Set only when talking to the SQS emulator. */
   SQS_ENDPOINT: z.url().optional(),
   QUEUE_URL_CONTROLLER_REQUESTS: z.string().min(1).optional(),
+  /**
+   * The identity provider's `iss`. Without AUTH_JWKS it must be an https URL: its OpenID
+   * discovery document names the key set, as for API Gateway's JWT authorizer (deployed).
+   */
   AUTH_ISSUER: z.string().min(1),
   /** The API's audience; every player and admin token must carry it (`aud`, or `client_id`). */
   AUTH_AUDIENCE: z.string().min(1).optional(),
   /** `iss` of the tokens the platform mints for game servers and rooms; never the identity provider's. */
   // At most 128: it is in every game server token, inside RunTask's 8,192-character overrides.
   PLATFORM_TOKEN_ISSUER: z.string().min(1).max(128).default(defaultPlatformIssuer),
-  /** Where the identity provider publishes its signing keys (deployed). */
-  AUTH_JWKS_URL: z.url().optional(),
-  /** The same key set inline, as JSON (local cloud and tests). */
+  /** The identity provider's key set inline, as JSON (local cloud and tests): no discovery then. */
   AUTH_JWKS: z.string().min(2).optional(),
   /** Private JWK that signs dev tokens. Only the local cloud gives it, in memory (`provideConfigSecrets`). */
   DEV_SIGNING_JWK: z.string().min(2).optional(),
@@ -43,6 +45,12 @@ const environmentSchema = z.object({
   SIDECAR_ROLE_ARN: z.string().min(1).optional(),
   /** ARN of the controller-requests queue: the one queue a sidecar session may send to. */
   QUEUE_ARN_CONTROLLER_REQUESTS: z.string().min(1).optional(),
+  /**
+   * Deployed, in functions that start game servers: the Secrets Manager secret the sidecars'
+   * secrets are sealed under (core/gameservers/sidecar-envelope.ts); ECS gives it to the
+   * controller container too. Read when spawning only.
+   */
+  SIDECAR_ENVELOPE_KEY_SECRET_ARN: z.string().min(1).optional(),
   REPLY_QUEUE_PREFIX: z.string().min(1).max(60).default('roomkeeper-reply-'),
   ECS_CLUSTER: z.string().optional(),
   ECS_TASK_DEFINITION: z.string().optional(),
@@ -54,6 +62,8 @@ const environmentSchema = z.object({
    * before answering 202. Deployed on ECS: 5 s (docs/ecs-fleet.md "Spawn times").
    */
   CREATE_WAIT_S: z.coerce.number().positive().max(28).default(25),
+  /** `Retry-After` of a 202 for a room still spawning. Deployed on ECS: 5 s (docs/ecs-fleet.md "Spawn times"). */
+  SPAWN_POLL_AFTER_S: z.coerce.number().int().min(1).max(60).default(1),
   /** The spawn deadline of configurations that set no `spawnTimeoutS`. Deployed on ECS: 120 s. */
   DEFAULT_SPAWN_TIMEOUT_S: z.coerce.number().int().min(1).max(600).default(30),
   /** Game ports the fleet opens per server (the ECS security group); configurations asking more are refused. */
@@ -62,10 +72,10 @@ const environmentSchema = z.object({
   FLEET_ECR_REPOSITORIES: z.string().optional(),
   /**
    * A ready room silent this long takes no joins, and the sweeper fails it once it knows the
-   * heartbeat pipeline is current.
+   * heartbeat pipeline is current. Unset: five heartbeat intervals, at least 10 s.
    */
-  HEARTBEAT_TIMEOUT_S: z.coerce.number().positive().default(heartbeatDefaults.timeoutS),
-  /** Passed to sidecars when set (they default to the same 2 s). */
+  HEARTBEAT_TIMEOUT_S: z.coerce.number().positive().optional(),
+  /** Passed to sidecars when set (they default to the same 2 s); unset, the timeout follows it. */
   HEARTBEAT_INTERVAL_S: z.coerce.number().positive().optional(),
   /** How often the sweeper is scheduled (EventBridge: every minute), to tell a late run. */
   SWEEP_INTERVAL_S: z.coerce.number().positive().default(60),
@@ -108,7 +118,6 @@ export type PlatformConfig = Readonly<{
   auth: Readonly<{
     issuer: string;
     audience?: string;
-    jwksUrl?: string;
     jwks?: string;
     devSigningJwk?: string;
     /** Issuer of platform-minted tokens, which the player and admin API refuse. */
@@ -121,6 +130,8 @@ export type PlatformConfig = Readonly<{
   spawner: 'ecs' | 'local';
   /** Both set when deployed: sidecars then get scoped STS credentials instead of a task role. */
   sidecarRole?: Readonly<{ roleArn: string; requestQueueArn: string }>;
+  /** Deployed, where game servers are started on ECS: the secret their sidecars' secrets are sealed under. */
+  sidecarEnvelopeKeySecretArn?: string;
   replyQueuePrefix: string;
   ecs: Readonly<{
     cluster?: string;
@@ -130,6 +141,8 @@ export type PlatformConfig = Readonly<{
     controllerContainer: string;
   }>;
   createWaitS: number;
+  /** `Retry-After` of a 202 for a room still spawning. */
+  spawnPollAfterS: number;
   /** What configurations may ask of this deployment's fleet, and its defaults (core/gameservers/fleet-fit.ts). */
   fleet: Readonly<{ maxPorts: number; defaultSpawnTimeoutS: number; ecrRepositories?: readonly string[] }>;
   heartbeatTimeoutS: number;
@@ -192,18 +205,33 @@ function validEnvironment(env: NodeJS.ProcessEnv, secrets: ConfigSecrets): Envir
     );
   }
   const e = parsed.data;
-  if (!e.AUTH_JWKS_URL && !e.AUTH_JWKS) {
-    throw new ConfigInvalidError(['AUTH_JWKS_URL', 'AUTH_JWKS'], 'one of them must be set to verify tokens');
-  }
   const conflict = identityProviderConflict(
     { issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE },
     e.PLATFORM_TOKEN_ISSUER,
   );
   if (conflict) throw new ConfigInvalidError(['AUTH_ISSUER', 'AUTH_AUDIENCE', 'PLATFORM_TOKEN_ISSUER'], conflict);
+  if (!e.AUTH_JWKS && !isHttpsUrl(e.AUTH_ISSUER)) {
+    throw new ConfigInvalidError(
+      ['AUTH_ISSUER', 'AUTH_JWKS'],
+      "without AUTH_JWKS, AUTH_ISSUER must be an https URL whose /.well-known/openid-configuration names the identity provider's key set",
+    );
+  }
+  checkHeartbeatTimeout(e);
   if (Boolean(e.SIDECAR_ROLE_ARN) !== Boolean(e.QUEUE_ARN_CONTROLLER_REQUESTS)) {
     throw new ConfigInvalidError(['SIDECAR_ROLE_ARN', 'QUEUE_ARN_CONTROLLER_REQUESTS'], 'set both or neither');
   }
   return e;
+}
+
+/** A timeout shorter than two intervals would read one late heartbeat as a dead room. */
+function checkHeartbeatTimeout(e: Environment): void {
+  const intervalS = e.HEARTBEAT_INTERVAL_S ?? heartbeatDefaults.intervalS;
+  if (e.HEARTBEAT_TIMEOUT_S !== undefined && e.HEARTBEAT_TIMEOUT_S < minHeartbeatTimeoutIntervals * intervalS) {
+    throw new ConfigInvalidError(
+      ['HEARTBEAT_TIMEOUT_S', 'HEARTBEAT_INTERVAL_S'],
+      `the heartbeat timeout must be at least ${minHeartbeatTimeoutIntervals} intervals (${minHeartbeatTimeoutIntervals * intervalS} s)`,
+    );
+  }
 }
 
 function platformConfigOf(e: Environment): PlatformConfig {
@@ -216,7 +244,6 @@ function platformConfigOf(e: Environment): PlatformConfig {
     auth: {
       issuer: e.AUTH_ISSUER,
       audience: e.AUTH_AUDIENCE,
-      jwksUrl: e.AUTH_JWKS_URL,
       jwks: e.AUTH_JWKS,
       devSigningJwk: e.DEV_SIGNING_JWK,
       platformIssuer: e.PLATFORM_TOKEN_ISSUER,
@@ -229,6 +256,7 @@ function platformConfigOf(e: Environment): PlatformConfig {
     ...(e.SIDECAR_ROLE_ARN && e.QUEUE_ARN_CONTROLLER_REQUESTS
       ? { sidecarRole: { roleArn: e.SIDECAR_ROLE_ARN, requestQueueArn: e.QUEUE_ARN_CONTROLLER_REQUESTS } }
       : {}),
+    ...(e.SIDECAR_ENVELOPE_KEY_SECRET_ARN ? { sidecarEnvelopeKeySecretArn: e.SIDECAR_ENVELOPE_KEY_SECRET_ARN } : {}),
     replyQueuePrefix: e.REPLY_QUEUE_PREFIX,
     ecs: {
       cluster: e.ECS_CLUSTER,
@@ -238,12 +266,14 @@ function platformConfigOf(e: Environment): PlatformConfig {
       controllerContainer: e.ECS_CONTROLLER_CONTAINER,
     },
     createWaitS: e.CREATE_WAIT_S,
+    spawnPollAfterS: e.SPAWN_POLL_AFTER_S,
     fleet: {
       maxPorts: e.FLEET_GAME_PORTS,
       defaultSpawnTimeoutS: e.DEFAULT_SPAWN_TIMEOUT_S,
       ...(e.FLEET_ECR_REPOSITORIES === undefined ? {} : { ecrRepositories: list(e.FLEET_ECR_REPOSITORIES) }),
     },
-    heartbeatTimeoutS: e.HEARTBEAT_TIMEOUT_S,
+    heartbeatTimeoutS:
+      e.HEARTBEAT_TIMEOUT_S ?? heartbeatTimeoutFor(e.HEARTBEAT_INTERVAL_S ?? heartbeatDefaults.intervalS),
     heartbeatIntervalS: e.HEARTBEAT_INTERVAL_S ?? heartbeatDefaults.intervalS,
     sweepIntervalS: e.SWEEP_INTERVAL_S,
     endedRoomRetentionS: e.ENDED_ROOM_RETENTION_S,
@@ -266,6 +296,10 @@ function platformConfigOf(e: Environment): PlatformConfig {
       orphanGraceS: e.ORPHAN_GRACE_S,
     },
   };
+}
+
+function isHttpsUrl(value: string): boolean {
+  return URL.canParse(value) && new URL(value).protocol === 'https:';
 }
 
 function list(value: string | undefined): string[] {

@@ -5,7 +5,8 @@
  * what its handler uses (test/cdk/function-needs.test.ts derives the needs from the code).
  *
  * - `spawn`: starts game servers (and stops one that misses its deadline): the ECS settings,
- *   RunTask/StopTask, the controller queue URL, the room region, sidecar credentials.
+ *   RunTask/StopTask, the controller queue URL, the room region, sidecar credentials, and the
+ *   sidecar envelope key their secrets are sealed under.
  * - `signTokens`: reads the platform's signing key: minting game server or joined-player
  *   tokens, the sidecar channel keys, and `Idempotency-Key` records (their key is derived
  *   from it).

@@ -20,6 +20,11 @@ export const spawnMetrics = {
   timedOut: 'SpawnTimeouts',
 } as const;
 
+export const sweeperMetrics = {
+  /** A phase of a room sweeper run (rooms, orphans, ECS hosts, table upgrade) that failed; the others still ran. */
+  phaseFailed: 'SweeperPhaseFailures',
+} as const;
+
 function enabledByEnvironment(env: NodeJS.ProcessEnv): boolean {
   if (env.POWERTOOLS_METRICS_DISABLED?.toLowerCase() === 'true') return false;
   return env.AWS_LAMBDA_FUNCTION_NAME !== undefined;

@@ -9,6 +9,20 @@ import { LRUCache } from 'lru-cache';
 const cachedKinds = {
   /** A verified access token: signed, so it cannot change; bounded by the key rotation trust. */
   verifiedToken: { ttlMs: 30_000 },
+  /**
+   * Where the identity provider publishes its signing keys (`jwks_uri` of its OpenID discovery
+   * document, core/auth/issuer-discovery.ts): it moves only when the provider moves its key
+   * set, and a move reaches every process within this. The keys themselves are fetched anew
+   * on their own, shorter bound (core/auth/tokens.ts `keySetMaxAgeMs`).
+   */
+  issuerKeySetUrl: { ttlMs: 5 * 60_000 },
+  /**
+   * A game-server configuration's task definition revision registered anew from the deployed
+   * template (core/gameservers/template-revisions.ts): a registered revision never changes,
+   * so spawns of this process (a retried RunTask, a pool's batch) reuse it instead of
+   * registering one each.
+   */
+  templateRevision: { ttlMs: 10 * 60_000 },
   /** A room's constants (core/rooms): immutable once the room is ready. */
   roomConstants: { ttlMs: 10 * 60_000 },
   /** A game-server configuration: an admin's change reaches every process within this. */
@@ -47,6 +61,12 @@ const cachedKinds = {
   unsettledRoom: { ttlMs: 50 },
   /** A warm pool's list of ready servers: a hint only, a conditional take decides. */
   readyServers: { ttlMs: 1_000 },
+  /**
+   * The deployment's sidecar envelope key (Secrets Manager), which spawns seal sidecar secrets
+   * under: it changes only when an operator rotates it, and a rotation reaches every spawning
+   * process within this (docs/operations.md "Rotating the sidecar envelope key").
+   */
+  sidecarEnvelopeKey: { ttlMs: 60_000 },
 } as const satisfies Record<string, { readonly ttlMs: number }>;
 
 export type CachedKind = keyof typeof cachedKinds;

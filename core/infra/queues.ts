@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import type { FunctionNeed } from './function-needs';
 
 /**
@@ -24,10 +25,12 @@ export interface QueueDefinition {
   /** The consumer function's timeout. @default defaultConsumerTimeoutS */
   readonly consumerTimeoutS?: number;
   /**
-   * Executions reserved for the consumer (and the most its event source mapping runs at
-   * once), so other functions of the account cannot take them all. Absent: none reserved.
+   * The most invocations its event source mapping runs at once (`ScalingConfig.MaximumConcurrency`,
+   * 2–1,000; on a FIFO queue the number of active message groups caps it too). A cap that
+   * reserves nothing: the consumer still draws from the account's unreserved executions, so
+   * the stack deploys in an account of any concurrency quota. Absent: no cap.
    */
-  readonly reservedConcurrency?: number;
+  readonly maxConcurrency?: number;
   /** What the consumer needs besides its table (core/infra/function-needs.ts). */
   readonly needs?: readonly FunctionNeed[];
 }
@@ -50,11 +53,11 @@ export const queueDefinitions = {
     batchSize: 10,
     consumer: 'lambdas/queue/controller-events.ts',
     consumerTimeoutS: 10,
-    // Room creations hold an execution for up to ~25 s each (createWaitS): a burst of them
-    // must not take every execution of the account while `inited` and heartbeats wait here.
-    // 20 executions × batches of 10 answer thousands of messages a second (a batch takes
-    // tens of milliseconds), far above 10,000 rooms' heartbeats.
-    reservedConcurrency: 20,
+    // A backlog here (a stalled dependency, a burst of `inited`) must not take every
+    // execution of the account from the API's room creations, which hold one for up to ~25 s
+    // each (createWaitS). 20 invocations × batches of 10 answer thousands of messages a second
+    // (a batch takes tens of milliseconds). A stack prop (`consumerMaxConcurrency`) raises it.
+    maxConcurrency: 20,
     // Checks and seals the sidecar channel (keyed by the signing key), mints joined-player
     // tokens, and renews sidecar sessions.
     needs: ['signTokens', 'sidecarCredentials'],
@@ -62,6 +65,16 @@ export const queueDefinitions = {
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueId = keyof typeof queueDefinitions;
+
+/** Lambda's bounds of an SQS event source mapping's `MaximumConcurrency`. */
+export const eventSourceMaxConcurrency = { min: 2, max: 1_000 } as const;
+
+/** An event source mapping's concurrency cap: an integer Lambda accepts. */
+export const maxConcurrencySchema = z
+  .number()
+  .int()
+  .min(eventSourceMaxConcurrency.min)
+  .max(eventSourceMaxConcurrency.max);
 
 /** The consumer timeout of a queue definition that names none (ProjectFunction's default). */
 export const defaultConsumerTimeoutS = 10;

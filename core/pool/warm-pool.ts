@@ -7,7 +7,7 @@ import { childLogger } from '../infra/logger';
 import { countSpawnFailure } from '../infra/metrics';
 import type { PlatformCache } from '../infra/platform-cache';
 import type { Placement } from '../placement/placement';
-import { roomBoundsOf } from '../rooms/cost-bounds';
+import { roomBoundsOf, sidecarBoundsOf } from '../rooms/cost-bounds';
 import type { RoomCosts, StandbyServers } from '../rooms/create';
 import type { Room } from '../rooms/model';
 import type { HandOver, RoomStore, SessionRead } from '../rooms/room-store';
@@ -255,6 +255,7 @@ export class WarmPool implements StandbyServers {
         maxPlayers: configuration.maxPlayers,
         loginAccessToken: await deps.mintServerToken(configuration, roomId),
         standby: true,
+        bounds: sidecarBoundsOf(room),
       });
       await deps.rooms.recordPlacement(roomId, placement, deps.now());
       log.info('standby server started', { roomId, gameId: configuration.gameId, region, host: host?.hostId ?? null });

@@ -1,7 +1,9 @@
+import type { SidecarRoomBounds } from '../gameservers/spawner';
 import type { SessionDocument } from './document';
 import { hostingOf } from './room-response';
 import { emptySinceOf } from './session-end';
 import type { Room, RoomBounds } from './model';
+import { constantsOf } from './session-model';
 
 /** Why the platform ends a room that is otherwise fine (docs/cost-bounds.md). */
 export type CostBoundReason = 'empty' | 'lifetime';
@@ -43,5 +45,24 @@ export function roomBoundsOf(
   return {
     emptyGraceS: configuration.emptyRoomGraceS ?? defaults.emptyRoomGraceS,
     maxLifetimeS: configuration.maxLifetimeS ?? defaults.maxLifetimeS,
+  };
+}
+
+/**
+ * The bounds a room's sidecar enforces itself, so they hold when the sweeper does not. The
+ * empty bound needs how long a member may hold a place without the game's `joined`: its
+ * reservation, then `ready` if that state has a timeout. A member waiting in `ready` without
+ * one does not hold the server past the sidecar's bound: a server nobody connects to is what
+ * the empty bound is for. A template whose reservations never expire, and a standby server
+ * (its room's template comes only with the hand-over), leave the sidecar its lifetime bound.
+ */
+export function sidecarBoundsOf(room: Room): SidecarRoomBounds | undefined {
+  if (!room.bounds) return undefined;
+  const { reservedMs, readyMs } = constantsOf(room).timeouts;
+  const holdMs = room.standby || reservedMs === null ? undefined : reservedMs + (readyMs ?? 0);
+  return {
+    maxLifetimeS: room.bounds.maxLifetimeS,
+    emptyGraceS: room.bounds.emptyGraceS,
+    ...(holdMs === undefined ? {} : { memberHoldS: Math.ceil(holdMs / 1000) }),
   };
 }

@@ -11,7 +11,7 @@ import type { Spawner } from '../gameservers/spawner';
 import { assertRoomSettingsFitTask } from '../gameservers/task-overrides';
 import { countSpawnFailure } from '../infra/metrics';
 import type { CostBoundDefaults } from '../infra/config';
-import { roomBoundsOf } from './cost-bounds';
+import { roomBoundsOf, sidecarBoundsOf } from './cost-bounds';
 import { RequestInvalidError } from '../errors';
 import { generateRegistrationKey, hashRegistrationKey } from './registration-keys';
 import type { NewMember, Reservation } from './member';
@@ -230,6 +230,7 @@ async function startServer(room: Room, host: Host | undefined, deps: CreateRoomD
       roomSettings: room.settings,
       maxPlayers: room.maxPlayers,
       loginAccessToken: await deps.mintServerToken(room.roomId),
+      bounds: sidecarBoundsOf(room),
       // A throttled start keeps its place for the request's budget, never past the spawn deadline.
       startBy: new Date(
         Math.min(spawnDeadline, Math.max(deps.answerBy.getTime(), (deps.spawnQueueBy ?? deps.answerBy).getTime())),

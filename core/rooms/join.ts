@@ -267,7 +267,11 @@ async function silenceError(
     // Cannot tell whose silence it is: the careful answer is the one a client retries.
     return new DependencyUnavailableError(
       `Room '${roomId}' has not been heard from lately and the platform cannot tell why; try again.`,
-      { retryAfterS: heartbeatDefaults.intervalS, cause: error, details: { roomId, reason: 'not-heard-from' } },
+      {
+        retryAfterS: deps.heartbeatIntervalS ?? heartbeatDefaults.intervalS,
+        cause: error,
+        details: { roomId, reason: 'not-heard-from' },
+      },
     );
   }
   if (verdict.cause === 'room') return silent();

@@ -25,6 +25,12 @@ export interface LiveRoomIndex {
    * next sweep finds it); one ended a moment ago is read and dropped here by its state.
    */
   liveRooms(): Promise<LiveRoom[]>;
+  /**
+   * Which of `roomIds` are live, each room's item read strongly consistently (BatchGetItem,
+   * 100 a request), whether the index shows it yet or not: the orphan pass's check that a
+   * room it did not see live has really ended.
+   */
+  liveAmong(roomIds: readonly string[]): Promise<Set<string>>;
 }
 
 /** DynamoDB's BatchGetItem limit. */
@@ -52,6 +58,18 @@ export class LiveRoomStore implements LiveRoomIndex {
       }
     }
     return rooms.sort((a, b) => (a.room.roomId < b.room.roomId ? -1 : a.room.roomId > b.room.roomId ? 1 : 0));
+  }
+
+  async liveAmong(roomIds: readonly string[]): Promise<Set<string>> {
+    const roomKeys = [...new Set(roomIds)].map((roomId) => keys.room(roomId));
+    const live = new Set<string>();
+    for (let i = 0; i < roomKeys.length; i += batchSize) {
+      for (const item of await this.readBatch(roomKeys.slice(i, i + batchSize))) {
+        const room = roomOf(item);
+        if (isLive(room.state)) live.add(room.roomId);
+      }
+    }
+    return live;
   }
 
   /** The table keys of one shard's rooms, every page. */

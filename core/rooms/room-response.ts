@@ -97,3 +97,12 @@ export function roomResponse<B extends { readonly room: Pick<RoomView, 'changeNu
 ): { status: number; body: B; headers: Record<string, string> } {
   return { status, body, headers: { ...headers, etag: formatETag(body.room.changeNumber) } };
 }
+
+/**
+ * Headers of a 202 for a room still spawning: when to read it again. Deployed, a Fargate
+ * server takes about a minute to start, so a client polling as fast as it can would make
+ * dozens of reads per player for nothing; locally a server is up within a second.
+ */
+export function spawningHeaders(pollAfterS: number): Record<string, string> {
+  return { 'retry-after': String(pollAfterS) };
+}

@@ -1,8 +1,7 @@
-import type { ReplyQueues } from '../gameservers/reply-queues';
-import type { ServerSlots } from '../gameservers/server-slot-store';
-import type { Spawner } from '../gameservers/spawner';
-import { isLive } from './model';
-import type { RoomStore } from './room-store';
+import type { ReplyQueue, ReplyQueues } from '../gameservers/reply-queues';
+import type { ServerLease, ServerSlots } from '../gameservers/server-slot-store';
+import type { RunningServer, Spawner } from '../gameservers/spawner';
+import type { LiveRoomIndex } from './live-room-store';
 
 /**
  * Whether something left by a room (a task, a reply queue, a server slot) is an orphan at
@@ -24,11 +23,23 @@ export function isOrphan(
 
 export interface OrphanSweepDependencies {
   readonly spawner: Pick<Spawner, 'stop' | 'listServers'>;
-  /** A strong read of each candidate's room: the index can lag a room that is in fact live. */
-  readonly rooms: Pick<RoomStore, 'find'>;
+  /**
+   * A strong read of the candidates' rooms, batched: the index can lag a room that is in fact
+   * live. A reader only: room items keep their one writer (the room store).
+   */
+  readonly rooms: Pick<LiveRoomIndex, 'liveAmong'>;
   readonly slots?: Pick<ServerSlots, 'leases' | 'release'>;
   readonly queues?: ReplyQueues;
   readonly now: () => Date;
+}
+
+export interface OrphanSweepPolicy {
+  readonly graceS: number;
+  /**
+   * No new call is started at or after this instant (the function's deadline less a margin):
+   * what is left is found again by the next run, so a pass cut short loses nothing.
+   */
+  readonly stopBy?: Date;
 }
 
 export interface OrphanSweepResult {
@@ -37,54 +48,82 @@ export interface OrphanSweepResult {
   /** Rooms whose server slot was given back by this pass (their end did not release it). */
   readonly releasedSlots: string[];
   readonly deletedQueues: string[];
+  /** Whether the pass stopped at `stopBy` with work left for the next run. */
+  readonly cutShort: boolean;
+}
+
+/** What the pass found to judge, before any room is read. */
+interface Candidates {
+  readonly servers: RunningServer[];
+  readonly leases: ServerLease[];
+  readonly queues: ReplyQueue[];
 }
 
 /**
  * The cost-bound backstop (docs/cost-bounds.md), after the room sweep: whatever still runs or
- * is held for a room that is not live is ended. Each candidate's room is read again before
- * anything is stopped, so a lagging index never ends a live room's server.
+ * is held for a room that is not live is ended. The cheap facts come first: a queue's room is
+ * in its name, a task's and a lease's age in their listing, and `live` settles most of them.
+ * The rest get one strong read of their rooms (batched) before anything is stopped, so a
+ * lagging index never ends a live room's server, and only queues whose room has ended are
+ * asked their age (one GetQueueAttributes each): the pass costs calls per orphan, not per
+ * live room.
  */
 export async function sweepOrphans(
   live: ReadonlySet<string>,
   deps: OrphanSweepDependencies,
-  policy: { readonly graceS: number },
+  policy: OrphanSweepPolicy,
 ): Promise<OrphanSweepResult> {
   const now = deps.now();
-  const known = new Map<string, boolean>();
-  const roomIsLive = async (roomId: string | undefined): Promise<boolean> => {
-    if (roomId === undefined) return false;
-    if (live.has(roomId)) return true;
-    let answer = known.get(roomId);
-    if (answer === undefined) {
-      const room = await deps.rooms.find(roomId);
-      answer = room !== undefined && isLive(room.state);
-      known.set(roomId, answer);
-    }
-    return answer;
-  };
+  const timeLeft = () => policy.stopBy === undefined || deps.now().getTime() < policy.stopBy.getTime();
+  const result = { stoppedTasks: [] as string[], releasedSlots: [] as string[], deletedQueues: [] as string[] };
+  const found = await candidates(live, deps, now, policy.graceS, timeLeft);
+  if (!found) return { ...result, cutShort: true };
+  const asked = [...found.servers, ...found.leases, ...found.queues].flatMap((c) => (c.roomId ? [c.roomId] : []));
+  if (asked.length > 0 && !timeLeft()) return { ...result, cutShort: true };
+  const stillLive = asked.length > 0 ? await deps.rooms.liveAmong(asked) : new Set<string>();
+  const ended = (roomId: string | undefined) => roomId === undefined || !stillLive.has(roomId);
 
-  const stoppedTasks: string[] = [];
-  for (const server of (await deps.spawner.listServers?.()) ?? []) {
-    if (!isOrphan({ roomId: server.roomId, since: server.startedAt }, live, now, policy.graceS)) continue;
-    if (await roomIsLive(server.roomId)) continue;
+  for (const server of found.servers.filter((s) => ended(s.roomId))) {
+    if (!timeLeft()) return { ...result, cutShort: true };
     await deps.spawner.stop(server.taskId, 'orphan: room not live');
-    stoppedTasks.push(server.taskId);
+    result.stoppedTasks.push(server.taskId);
   }
+  for (const lease of found.leases.filter((l) => ended(l.roomId))) {
+    if (!timeLeft()) return { ...result, cutShort: true };
+    if (await deps.slots?.release(lease.roomId)) result.releasedSlots.push(lease.roomId);
+  }
+  const queues = deps.queues;
+  for (const queue of queues ? found.queues.filter((q) => ended(q.roomId)) : []) {
+    if (!timeLeft()) return { ...result, cutShort: true };
+    const since = await queues?.createdAt(queue.url);
+    if (!isOrphan({ roomId: queue.roomId, since }, live, now, policy.graceS)) continue;
+    if (!timeLeft()) return { ...result, cutShort: true };
+    await queues?.delete(queue.url);
+    result.deletedQueues.push(queue.url);
+  }
+  return { ...result, cutShort: false };
+}
 
-  const releasedSlots: string[] = [];
-  for (const lease of (await deps.slots?.leases()) ?? []) {
-    const since = new Date(lease.acquiredAt);
-    if (!isOrphan({ roomId: lease.roomId, since }, live, now, policy.graceS)) continue;
-    if (await roomIsLive(lease.roomId)) continue;
-    if (await deps.slots?.release(lease.roomId)) releasedSlots.push(lease.roomId);
-  }
-
-  const deletedQueues: string[] = [];
-  for (const queue of (await deps.queues?.list()) ?? []) {
-    if (!isOrphan({ roomId: queue.roomId, since: queue.createdAt }, live, now, policy.graceS)) continue;
-    if (await roomIsLive(queue.roomId)) continue;
-    await deps.queues?.delete(queue.url);
-    deletedQueues.push(queue.url);
-  }
-  return { stoppedTasks, releasedSlots, deletedQueues };
+/**
+ * Tasks and leases old enough whose room the index does not show live, and queues whose room
+ * it does not show live (their age is asked later, only if their room has ended). Undefined
+ * when the time ran out between the listings.
+ */
+async function candidates(
+  live: ReadonlySet<string>,
+  deps: OrphanSweepDependencies,
+  now: Date,
+  graceS: number,
+  timeLeft: () => boolean,
+): Promise<Candidates | undefined> {
+  const servers = (await deps.spawner.listServers?.()) ?? [];
+  if (!timeLeft()) return undefined;
+  const leases = (await deps.slots?.leases()) ?? [];
+  if (!timeLeft()) return undefined;
+  const queues = (await deps.queues?.list()) ?? [];
+  return {
+    servers: servers.filter((s) => isOrphan({ roomId: s.roomId, since: s.startedAt }, live, now, graceS)),
+    leases: leases.filter((l) => isOrphan({ roomId: l.roomId, since: new Date(l.acquiredAt) }, live, now, graceS)),
+    queues: queues.filter((q) => !live.has(q.roomId)),
+  };
 }

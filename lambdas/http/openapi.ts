@@ -64,6 +64,18 @@ const etagHeader = z.object({
   etag: z.string().describe('The room\'s change number, quoted ("12"): send it back as If-Match.'),
 });
 const roomJson = (schema: z.ZodType, description: string) => ({ ...json(schema, description), headers: etagHeader });
+/** A 202 of a room still spawning says when its room is worth reading again. */
+const spawningHeaders = etagHeader.extend({
+  'retry-after': z
+    .string()
+    .describe(
+      'Seconds until GET /v1/rooms/{roomId} is worth calling again (1 locally, 5 on ECS, where a server starts in about a minute)',
+    ),
+});
+const spawningJson = (schema: z.ZodType, description: string) => ({
+  ...json(schema, description),
+  headers: spawningHeaders,
+});
 type ErrorCode = keyof typeof errorStatus;
 /** The codes behind each error response `errors()` built, so shared ones can be merged in later. */
 const errorCodesOf = new WeakMap<object, readonly ErrorCode[]>();
@@ -133,6 +145,12 @@ const storedConfigurationSchema = z
       .string()
       .optional()
       .describe("ECS: the task definition revision registered for this configuration's image and ports."),
+    templateTaskDefinition: z
+      .string()
+      .optional()
+      .describe(
+        "ECS: the deployment's task definition that revision copies the controller of; after a deploy changes it, the next start registers the configuration anew.",
+      ),
     gameId: z.string(),
     version: z.string(),
     updatedAt: z.iso.datetime(),
@@ -183,9 +201,9 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
       '202': {
         ...roomJson(
           roomAndReservation,
-          'Still spawning; the creator holds the first slot already (host is "pending", the reservation\'s clock starts when the room is ready). Poll GET /v1/rooms/{roomId} for the address.',
+          'Still spawning; the creator holds the first slot already (host is "pending", the reservation\'s clock starts when the room is ready). Poll GET /v1/rooms/{roomId} for the address after Retry-After seconds.',
         ),
-        headers: etagHeader.extend({ location: z.string().describe('/v1/rooms/{roomId}') }),
+        headers: spawningHeaders.extend({ location: z.string().describe('/v1/rooms/{roomId}') }),
       },
       ...errors(
         'BAD_REQUEST',
@@ -211,7 +229,10 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
     requestBody: { content: { 'application/json': { schema: joinRoomRequestSchema } } },
     responses: {
       '200': roomJson(roomAndReservation, 'A slot is reserved for the caller; connect with the key before expiresAt.'),
-      '202': roomJson(roomAndReservation, 'Reserved in a room that is still spawning; poll GET /v1/rooms/{roomId}.'),
+      '202': spawningJson(
+        roomAndReservation,
+        'Reserved in a room that is still spawning; poll GET /v1/rooms/{roomId} after Retry-After seconds.',
+      ),
       ...errors(
         'BAD_REQUEST',
         'UNAUTHORIZED',
@@ -231,7 +252,10 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
     requestBody: { content: { 'application/json': { schema: matchmakingRequestSchema } } },
     responses: {
       '200': roomJson(roomAndReservation, 'A slot is reserved for the caller.'),
-      '202': roomJson(roomAndReservation, 'Reserved in a room still spawning; poll GET /v1/rooms/{roomId}.'),
+      '202': spawningJson(
+        roomAndReservation,
+        'Reserved in a room still spawning; poll GET /v1/rooms/{roomId} after Retry-After seconds.',
+      ),
       ...errors(
         'BAD_REQUEST',
         'UNAUTHORIZED',

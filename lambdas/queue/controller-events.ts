@@ -3,7 +3,7 @@ import { ChangeMessageVisibilityBatchCommand, QueueDoesNotExist, SendMessageComm
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { openControllerMessage, sealControllerReply } from '../../core/gameservers/controller-channel';
 import { handleControllerRequest } from '../../core/controller-events/handle';
-import { ServerAddressPendingError } from '../../core/gameservers/errors';
+import { ServerAddressPendingError, ServerAddressThrottledError } from '../../core/gameservers/errors';
 import { jitteredBackoffMs, writeContentionBackoff } from '../../core/infra/clock';
 import { classifyDependencyError } from '../../core/infra/dependency-errors';
 import { childLogger } from '../../core/infra/logger';
@@ -136,14 +136,15 @@ async function applyOnce(p: Platform, record: SQSRecord): Promise<Attempt> {
  * dependency is slow, throttled or unreachable (core/infra/dependency-errors.ts): a blip
  * then costs no redelivery. Every handler is idempotent (a retry is a redelivery), and
  * nothing of the group runs meanwhile, so order holds. Heartbeats are never retried: the
- * next one supersedes them.
+ * next one supersedes them; nor is an address lookup ECS or EC2 throttled, whose bucket a
+ * retry would only drain further.
  */
 async function applyPatiently(p: Platform, record: SQSRecord, stop: Deadline): Promise<Attempt> {
   const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     const outcome = await applyOnce(p, record);
     if (outcome.kind === 'applied' || outcome.request?.type === 'heartbeat') return outcome;
-    if (!classifyDependencyError(outcome.error)) return outcome;
+    if (!classifyDependencyError(outcome.error) || outcome.error instanceof ServerAddressThrottledError) return outcome;
     const pause = jitteredBackoffMs(attempt, writeContentionBackoff);
     if (Date.now() + pause - started > inPlaceRetryMs || stop.leftMs() < pause) return outcome;
     await p.clock.sleep(pause);
@@ -272,7 +273,8 @@ async function afterFailure(
   { error, request }: Extract<Attempt, { kind: 'failed' }>,
   batch: BatchProgress,
 ): Promise<'next' | 'hold'> {
-  if (classifyDependencyError(error)) batch.seen.disrupted = true;
+  // A throttled address lookup (ECS, EC2) delays no heartbeat: the pipeline is not disrupted.
+  if (classifyDependencyError(error) && !(error instanceof ServerAddressThrottledError)) batch.seen.disrupted = true;
   if (request?.type === 'heartbeat') {
     // A newer heartbeat follows within one interval and says the same, fresher. Handing
     // this one back would hold the room's whole group, and with it every heartbeat
@@ -295,6 +297,13 @@ async function afterFailure(
     // Expected while an ECS task's address is not readable yet: no failure of anything.
     // A spawning room has no heartbeats to hold up: the queue's own timeout paces it.
     log.info('inited waits for the game server address; it will be retried', {
+      messageId: record.messageId,
+      roomId: error.roomId,
+    });
+    return 'hold';
+  }
+  if (error instanceof ServerAddressThrottledError) {
+    log.warn('inited handed back: ECS or EC2 throttled the address lookup', {
       messageId: record.messageId,
       roomId: error.roomId,
     });

@@ -1,4 +1,4 @@
-import { heartbeatDefaults } from '../../core/protocol/heartbeat';
+import { scaleNames, scaleProfiles, workload as scaleWorkload, type ScaleName } from '../../cdk/lib/scale/profiles';
 import type { PriceTable, Workload } from './model';
 
 /**
@@ -16,9 +16,11 @@ export const usEast1Prices: PriceTable = {
     'https://aws.amazon.com/api-gateway/pricing/ (HTTP APIs)',
     'https://aws.amazon.com/dynamodb/pricing/on-demand/',
     'https://aws.amazon.com/sqs/pricing/',
-    'https://aws.amazon.com/cloudwatch/pricing/',
+    'https://aws.amazon.com/cloudwatch/pricing/ (alarms per metric; vended logs for VPC flow logs)',
     'https://aws.amazon.com/xray/pricing/',
     'https://aws.amazon.com/secrets-manager/pricing/',
+    'https://aws.amazon.com/kms/pricing/',
+    'https://aws.amazon.com/ecr/pricing/',
     'https://aws.amazon.com/ec2/pricing/on-demand/ (data transfer out to the internet)',
   ],
   fargate: { x86VcpuHour: 0.04048, x86GbHour: 0.004445, armVcpuHour: 0.03238, armGbHour: 0.00356 },
@@ -28,33 +30,34 @@ export const usEast1Prices: PriceTable = {
   dynamodb: { perMillionWrites: 0.625, perMillionReads: 0.125, storageGbMonth: 0.25, pitrGbMonth: 0.2 },
   sqs: { standardPerMillion: 0.4, fifoPerMillion: 0.5 },
   cloudwatch: {
-    alarmMonth: 0.1,
+    alarmMetricMonth: 0.1,
     dashboardMonth: 3.0,
     metricMonth: 0.3,
     logsIngestedGb: 0.5,
+    vendedLogsGb: 0.5,
     logsStoredGbMonth: 0.03,
   },
   xrayPerMillionTraces: 5.0,
   secretsManager: { secretMonth: 0.4, per10kCalls: 0.05 },
+  // A key's first two rotations add $1 a month each; the stack's key rotates yearly.
+  kmsKeyMonth: 1.0,
+  ecrStorageGbMonth: 0.1,
   dataOutGb: 0.09,
 };
 
 /**
- * The workload the docs' figures assume. The numbers marked "code" come from the sources
- * named; the others are assumptions, stated in docs/cost-model.md.
+ * The workload the docs' figures assume. Players, rooms and sessions are the scale profiles'
+ * (cdk/lib/scale/profiles.ts); the settings that shape a room's time and the API's (create
+ * wait, empty grace, sweep interval, heartbeat interval, stop timeout, caps) come from each
+ * scenario's template; the rest are assumptions, stated in docs/cost-model.md.
  */
 export const defaultWorkload: Workload = {
-  playersPerRoom: 8,
-  sessionMinutes: 20,
-  // Fargate bills from the image pull: about a minute to start (docs/game-servers.md), and a
-  // room is assumed to run a minute empty before its server stops.
-  roomOverheadMinutes: 2,
-  // matchmaking join, two polls of the room while it spawns, one leave.
-  requestsPerSession: 4,
+  playersPerRoom: scaleWorkload.playersPerRoom,
+  sessionMinutes: scaleWorkload.sessionMinutes,
+  joinsPerSecondPerCcu: scaleWorkload.joinsPerSecondPerCcu,
+  serverStartS: scaleWorkload.serverStartS,
+  leavesPerPlayer: 1,
   routeDurationMs: 60,
-  // The creating call waits for the server's `inited` (at most ~25 s, then answers 202).
-  createHoldS: 25,
-  heartbeatIntervalS: heartbeatDefaults.intervalS, // code: core/rooms/liveness.ts
   // `inited` and `exited`, and one sidecar credential renewal (sessions last an hour, renewed 15 min early).
   roomMessages: 3,
   playerMessages: 2, // code: `joined` and `left`
@@ -73,11 +76,30 @@ export const defaultWorkload: Workload = {
   logBytesPerRequest: 600, // one JSON line per invocation at INFO, plus the API access log line
   logBytesPerTaskMinute: 1500, // sidecar + game output + Container Insights performance events
   logBytesPerSweep: 800,
+  flowLogRecordsPerAddressHour: 300, // background scanning of a public IPv4 address, rejected by the security group
+  flowLogRecordBytes: 150, // one default-format (version 2) record
   containerInsightsMetrics: 20,
   storedGb: 1,
+  imageAssetGb: 0.1, // the controller image: node:24-slim, its bundle and zeromq, compressed
+  imageVersionsKept: 1, // each deploy that changes the controller adds one until `cdk gc` removes it
   bytesPerPlayerSecond: 2000, // 16 kbit/s to each player: a modest action game
-  secretReadsPerRoom: 0.05, // the key is read once per execution environment, not per call
+  functionSecretReadsPerRoom: 0.05, // each key is read once per execution environment, not per call
   xraySampledShare: 0.05,
+  configurations: 1, // every room runs one configuration: its own cap must hold them all
 };
 
-export const ccuLevels = [1_000, 10_000, 100_000] as const;
+/** The columns of the bill: the stack idle with its defaults, then each scale profile deployed as such. */
+export const scenarios: readonly {
+  readonly name: string;
+  readonly scale?: ScaleName;
+  readonly ccu: number;
+  readonly standbyServers: number;
+}[] = [
+  { name: 'idle', ccu: 0, standbyServers: 0 },
+  ...scaleNames.map((scale) => ({
+    name: scale,
+    scale,
+    ccu: scaleProfiles[scale].ccu,
+    standbyServers: scaleProfiles[scale].warmStandbyServers,
+  })),
+];

@@ -41,18 +41,36 @@ describe('the JWT authorizer and the handlers', () => {
     expect(authorizer).toEqual({ Issuer: configured.authIssuer, Audience: [configured.authAudience] });
   });
 
-  it('every function verifies tokens for the same issuer, audience and key set as the authorizer', () => {
+  it('every function verifies tokens for the same issuer and audience as the authorizer', () => {
     const configs = functionConfigs();
     expect(configs.length).toBeGreaterThan(5);
     for (const { config } of configs) {
-      expect(config.auth).toMatchObject({
-        issuer: authorizer.Issuer,
-        audience: configured.authAudience,
-        jwksUrl: auth.authJwksUrl,
-      });
+      expect(config.auth).toMatchObject({ issuer: authorizer.Issuer, audience: configured.authAudience });
       expect(authorizer.Audience).toEqual([config.auth.audience]);
       expect(config.auth.platformIssuer).not.toBe(authorizer.Issuer);
     }
+  });
+
+  it("no function is given a key set of its own: each finds the keys through the issuer's discovery, as the authorizer does", () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    expect(Object.keys(functions).length).toBeGreaterThan(5);
+    for (const [id, fn] of Object.entries(functions)) {
+      const variables = Object.keys((fn.Properties.Environment?.Variables ?? {}) as Json);
+      expect({ id, keySetVariables: variables.filter((name) => name.startsWith('AUTH_JWKS')) }).toEqual({
+        id,
+        keySetVariables: [],
+      });
+    }
+    for (const { config } of functionConfigs()) expect(config.auth.jwks).toBeUndefined();
+  });
+
+  it('refuses to synthesize with an authJwksUrl, saying why, so a stale deploy command does not silently mean something else', () => {
+    const stale = { stage: 'stale', ...auth, ...configured, gameImage };
+    expect(() =>
+      addRoomkeeper(newApp({ ...stale, authJwksUrl: 'https://idp.example/pool-1/.well-known/jwks.json' })),
+    ).toThrow(
+      /CDK context "authJwksUrl" is not accepted: .*authIssuer's OpenID discovery document \(<authIssuer>\/\.well-known\/openid-configuration names its jwks_uri\)/,
+    );
   });
 
   it.each(audienceShapes(configured.authAudience).map((shape) => [shape.name, shape] as const))(
@@ -65,7 +83,7 @@ describe('the JWT authorizer and the handlers', () => {
       )({ account: 'alice', scopes: [], ttlS: 60, extra: shape.claims });
       // A deployed route function's settings, with its remote key set stood in by a local one.
       const { config } = functionConfigs()[0]!;
-      const verify = createTokenVerifier({ ...config.auth, jwksUrl: undefined, jwks: JSON.stringify(keys.jwks) });
+      const verify = createTokenVerifier({ ...config.auth, jwks: JSON.stringify(keys.jwks) });
       const handlerAccepts = await verify(token).then(
         () => true,
         () => false,

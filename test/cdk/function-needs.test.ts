@@ -158,10 +158,13 @@ describe('grants and environment of every function that can spawn, stop servers 
       expect(config.ecs.securityGroups.length).toBeGreaterThan(0);
       expect(config.queueUrls.controllerRequests).toBeDefined();
       expect(config.sidecarRole).toBeDefined();
+      // The sidecar's secrets travel sealed under the envelope key.
+      expect(config.sidecarEnvelopeKeySecretArn).toBeDefined();
       // A spawn mints the game server's token.
       expect(shown.has('signTokens')).toBe(true);
     } else {
       expect(actions).not.toContain('ecs:RunTask');
+      expect(config.sidecarEnvelopeKeySecretArn).toBeUndefined();
     }
     if (shown.has('stopServers')) {
       expect(actions).toContain('ecs:StopTask');
@@ -204,6 +207,7 @@ describe('the pool keeper (bound by the stack, not by a table)', () => {
     expect(config.ecs.cluster).toBeDefined();
     expect(config.ecs.taskDefinition).toBeDefined();
     expect(config.queueUrls.controllerRequests).toBeDefined();
+    expect(config.sidecarEnvelopeKeySecretArn).toBeDefined();
   });
 });
 

@@ -2,10 +2,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ECSClient, RunTaskCommand, type RunTaskCommandInput } from '@aws-sdk/client-ecs';
 import type { App } from 'aws-cdk-lib';
-import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { mockClient } from 'aws-sdk-client-mock';
-import { controllerDockerfile, ecsSpawnTiming, fleetContract } from '../../cdk/lib/constructs/game-server-fleet';
+import {
+  controllerDockerfile,
+  ecsSpawnTiming,
+  fleetContract,
+  taskStopTimeouts,
+} from '../../cdk/lib/constructs/game-server-fleet';
 import type { ProjectFunction } from '../../cdk/lib/constructs/project-function';
 import { addRoomkeeper, gameImagePlaceholder } from '../../cdk/lib/roomkeeper-app';
 import { sweeperEntry } from '../../cdk/lib/constructs/platform-schedules';
@@ -16,6 +20,7 @@ import type { GameServerConfiguration } from '../../core/gameservers/configurati
 import { EcsSpawner, taskSocketEndpoint } from '../../core/gameservers/ecs-spawner';
 import { gameServerConfigurationBodySchema } from '../../core/gameservers/schema';
 import { sidecarEnvironmentSchema } from '../../core/gameservers/sidecar-environment';
+import { envelopeKeyFromSecret } from '../../core/gameservers/sidecar-envelope';
 import { parseConfig, type PlatformConfig } from '../../core/infra/config';
 import { qualifiedQueueName, queueDefinitions } from '../../core/infra/queues';
 import { sidecarKeys } from '../../core/protocol/sidecar-channel';
@@ -70,6 +75,8 @@ const routesNeeding = (need: FunctionNeed) =>
   deployableRoutes()
     .filter((route) => route.needs?.includes(need))
     .map((route) => stack.routeFunctions.get(route.id)!);
+/** The functions that start game servers: the room-creating routes and the pool keeper. */
+const spawningFunctions = () => [...routesNeeding('spawn'), stack.poolKeeper];
 const createRoomConfig = (): PlatformConfig =>
   parseConfig(renderedEnvironment(template, logicalId(stack, createRoom())));
 const taskDefinition = () => only('AWS::ECS::TaskDefinition')[1].Properties as Json;
@@ -91,6 +98,21 @@ function openIngress(): { group: string; protocol: string; from: number; to: num
   return rules
     .filter(([, rule]) => rule.CidrIp === '0.0.0.0/0' || rule.CidrIpv6 === '::/0')
     .map(([group, rule]) => ({ group, protocol: rule.IpProtocol, from: rule.FromPort, to: rule.ToPort }));
+}
+
+/** The order ECS stops containers in: each once every container that depends on it has stopped. */
+function stopOrder(definitions: Json[]): string[] {
+  const dependents = (name: string) =>
+    definitions.filter((c) => ((c.DependsOn ?? []) as Json[]).some((d) => d.ContainerName === name));
+  const stopped: string[] = [];
+  while (stopped.length < definitions.length) {
+    const next = definitions.find(
+      (c) => !stopped.includes(c.Name) && dependents(c.Name).every((d) => stopped.includes(d.Name)),
+    );
+    if (!next) throw new Error('The container dependencies form a cycle.');
+    stopped.push(next.Name);
+  }
+  return stopped;
 }
 
 describe('game server task definition', () => {
@@ -144,9 +166,29 @@ describe('game server task definition', () => {
     expect(taskSocketEndpoint.startsWith(`ipc://${fleetContract.socketVolume.containerPath}/`)).toBe(true);
   });
 
-  it('the game starts after the controller and maps the game ports (UDP and TCP) from 7777', () => {
+  it('the controller starts after the game, so on StopTask ECS stops the controller first and the game last', () => {
+    expect(container(fleetContract.controllerContainer).DependsOn).toEqual([
+      { ContainerName: fleetContract.gameContainer, Condition: 'START' },
+    ]);
+    expect(container(fleetContract.gameContainer).DependsOn).toBeUndefined();
+    // ECS reverses dependencies at shutdown: a container stops only once every container that
+    // depends on it has stopped. The controller must go first, or the game never gets `shutdown`.
+    expect(stopOrder(containers())).toEqual([fleetContract.controllerContainer, fleetContract.gameContainer]);
+  });
+
+  it('each container has the time its stop takes, within the Fargate maximum of 120 s', () => {
+    const stopTimeout = (name: string) => container(name).StopTimeout as number;
+    expect(stopTimeout(fleetContract.controllerContainer)).toBe(taskStopTimeouts.controllerS);
+    expect(stopTimeout(fleetContract.gameContainer)).toBe(taskStopTimeouts.gameS);
+    // The controller's stop: the notice (1 s send), the game's KILL_GRACE_S, the `exited`
+    // report and the reply queues' deletion (5 s each).
+    const killGraceS = sidecarEnvironmentSchema.shape.KILL_GRACE_S.parse(undefined);
+    expect(stopTimeout(fleetContract.controllerContainer)).toBeGreaterThanOrEqual(1 + killGraceS + 5 + 5);
+    for (const c of containers()) expect(c.StopTimeout).toBeLessThanOrEqual(120);
+  });
+
+  it('the game maps the game ports (UDP and TCP) from 7777', () => {
     const game = container(fleetContract.gameContainer);
-    expect(game.DependsOn).toEqual([{ ContainerName: fleetContract.controllerContainer, Condition: 'START' }]);
     const ports = Array.from({ length: defaultPorts }, (_, i) => fleetContract.firstGamePort + i);
     expect(game.PortMappings).toEqual(
       ports.flatMap((port) => [
@@ -347,6 +389,7 @@ describe('createRoom: starts game server tasks', () => {
           discoveryServices: {},
         },
         sidecarKeys: (roomId) => Promise.resolve(sidecarKeys(Buffer.alloc(32, 1), roomId)),
+        envelopeKey: () => Promise.resolve(envelopeKeyFromSecret('e'.repeat(64))),
       });
       const placement = await spawner.spawn({
         roomId: 'room-1',
@@ -367,6 +410,13 @@ describe('createRoom: starts game server tasks', () => {
       );
       // The socket the controller binds is on the shared volume; the game is told the same endpoint.
       expect(sidecar.ZMQ_ENDPOINT).toBe(taskSocketEndpoint);
+      // The secrets travel sealed; the key to open them is the container's own `secrets` entry.
+      const names = controller.environment!.map((e) => e.name);
+      expect(names).toContain('SIDECAR_SEALED');
+      expect(names).not.toContain('SIDECAR_KEY');
+      const injected = (container(fleetContract.controllerContainer).Secrets as Json[]).map((e) => e.Name);
+      expect(injected).toEqual(['SIDECAR_ENVELOPE_KEY']);
+      expect(names).not.toContain('SIDECAR_ENVELOPE_KEY');
       const game = overrides.find((o) => o.name === fleetContract.gameContainer)!;
       expect(game.command).toContain(taskSocketEndpoint);
 
@@ -399,17 +449,71 @@ describe('createRoom: starts game server tasks', () => {
     const secretId = idOf(stack.tokenSigningKey);
     const provisionerRole = idOf(stack.signingKey.provisioner.role);
     const signers = [...routesNeeding('signTokens'), stack.consumers.controllerRequests, stack.poolKeeper];
+    const readsSigningKey = (s: Statement) => s.resources.some((r) => render(r) === `\${${secretId}}`);
     const readers = identityStatements(template)
-      .filter((s) => s.actions.some((a) => a.startsWith('secretsmanager:')))
+      .filter((s) => s.actions.some((a) => a.startsWith('secretsmanager:')) && readsSigningKey(s))
       .filter((s) => !roleStatements(template, provisionerRole).some((p) => p.owner === s.owner));
     expect(readers).toHaveLength(signers.length);
+    // IAM statements of one role with the same actions are merged: a spawner's names the envelope key too.
+    const envelopeKey = { Ref: idOf(stack.fleet.envelopeKey) };
     for (const reader of readers) {
       expect(reader.actions).toEqual(['secretsmanager:GetSecretValue']);
-      expect(reader.resources).toEqual([{ Ref: secretId }]);
+      expect(reader.resources.filter((r) => render(r) !== render(envelopeKey))).toEqual([{ Ref: secretId }]);
     }
     for (const fn of signers) {
       expect(renderedEnvironment(template, logicalId(stack, fn)).TOKEN_SIGNING_JWK_SECRET_ARN).toBe(`\${${secretId}}`);
-      expect(withAction(statementsOf(template, stack, fn), 'secretsmanager:GetSecretValue')).toHaveLength(1);
+      expect(
+        withAction(statementsOf(template, stack, fn), 'secretsmanager:GetSecretValue').filter(readsSigningKey),
+      ).toHaveLength(1);
+    }
+  });
+});
+
+describe('sidecar envelope key: the controller container alone gets it, from Secrets Manager', () => {
+  const secretId = () => idOf(stack.fleet.envelopeKey);
+  const readsEnvelopeKey = (s: Statement) => s.resources.some((r) => render(r) === `\${${secretId()}}`);
+
+  it('a generated secret of 64 alphanumerics (no custom resource), rotated by hand', () => {
+    expect(resources[secretId()].Properties.GenerateSecretString).toMatchObject({
+      PasswordLength: 64,
+      ExcludePunctuation: true,
+    });
+  });
+
+  it("the controller container's only secret; the game container has none, and no container has it in clear", () => {
+    expect(container(fleetContract.controllerContainer).Secrets).toEqual([
+      { Name: 'SIDECAR_ENVELOPE_KEY', ValueFrom: { Ref: secretId() } },
+    ]);
+    expect(container(fleetContract.gameContainer).Secrets).toBeUndefined();
+    for (const c of containers()) expect(c.Environment).toBeUndefined();
+  });
+
+  it('the execution role may read that secret and no other', () => {
+    const executionRole = idOf(stack.fleet.executionRole as never);
+    const secretStatements = roleStatements(template, executionRole).filter((s) =>
+      s.actions.some((a) => a.startsWith('secretsmanager:')),
+    );
+    expect(secretStatements).toHaveLength(1);
+    expect(secretStatements[0]!.resources).toEqual([{ Ref: secretId() }]);
+    expect(secretStatements[0]!.actions).toContain('secretsmanager:GetSecretValue');
+  });
+
+  it('the functions that start game servers read it (GetSecretValue only) and know its ARN; no other function', () => {
+    const spawners = spawningFunctions();
+    const readers = identityStatements(template).filter(readsEnvelopeKey);
+    const executionRole = idOf(stack.fleet.executionRole as never);
+    const functionReaders = readers.filter(
+      (s) => !roleStatements(template, executionRole).some((r) => r.owner === s.owner),
+    );
+    expect(functionReaders).toHaveLength(spawners.length);
+    for (const fn of spawners) {
+      const reads = statementsOf(template, stack, fn).filter(readsEnvelopeKey);
+      expect(reads.map((r) => r.actions)).toEqual([['secretsmanager:GetSecretValue']]);
+      const config = parseConfig(renderedEnvironment(template, logicalId(stack, fn)));
+      expect(config.sidecarEnvelopeKeySecretArn).toBe(`\${${secretId()}}`);
+    }
+    for (const fn of [stack.sweeper, stack.consumers.controllerRequests]) {
+      expect(renderedEnvironment(template, logicalId(stack, fn))).not.toHaveProperty('SIDECAR_ENVELOPE_KEY_SECRET_ARN');
     }
   });
 });
@@ -558,11 +662,12 @@ describe('cost bounds', () => {
 
   it('gives every function the default cost bounds, and the CDK context changes them', () => {
     const config = parseConfig(renderedEnvironment(template, sweeperId()));
+    // The server caps are the default scale profile's (docs/scale.md).
     expect(config.costBounds).toEqual({
       emptyRoomGraceS: 60,
       maxLifetimeS: 21_600,
       maxRunningServers: 200,
-      maxServersPerConfiguration: 100,
+      maxServersPerConfiguration: 200,
       orphanGraceS: 300,
     });
     const custom = addRoomkeeper(
@@ -577,7 +682,7 @@ describe('cost bounds', () => {
     const customTemplate = Template.fromStack(custom);
     for (const fn of [custom.sweeper, custom.routeFunctions.get('createRoom')!]) {
       const bounds = parseConfig(renderedEnvironment(customTemplate, logicalId(custom, fn))).costBounds;
-      expect(bounds).toMatchObject({ maxRunningServers: 40, emptyRoomGraceS: 30, maxServersPerConfiguration: 100 });
+      expect(bounds).toMatchObject({ maxRunningServers: 40, emptyRoomGraceS: 30, maxServersPerConfiguration: 200 });
     }
     expect(() => addRoomkeeper(newApp({ stage: 'badbound', ...auth, maxRunningServers: 'many' }))).toThrow(
       /"maxRunningServers" must be a positive integer/,
@@ -604,14 +709,23 @@ describe('configuration PUT: a task definition per configuration (issue 10, poin
     expect(withAction(statements, 'ecs:RunTask')).toEqual([]);
   });
 
-  it('knows the template revision (ECS_TASK_DEFINITION), and no other function may register', () => {
+  it('knows the template revision (ECS_TASK_DEFINITION); only it and the functions that start servers may register', () => {
     const config = parseConfig(renderedEnvironment(template, logicalId(stack, putConfiguration())));
     expect(config.ecs.taskDefinition).toBe(`\${${idOf(stack.fleet.taskDefinition)}}`);
-    const policy = stack.getLogicalId(
-      putConfiguration().role.node.findChild('DefaultPolicy').node.defaultChild as never,
+    // Those that start servers register a configuration anew once the deployed template changed.
+    const registering = [putConfiguration(), ...spawningFunctions()];
+    const policies = registering.map((fn) =>
+      stack.getLogicalId(fn.role.node.findChild('DefaultPolicy').node.defaultChild as never),
     );
+    for (const fn of spawningFunctions()) {
+      const statements = statementsOf(template, stack, fn);
+      expect(withAction(statements, 'ecs:RegisterTaskDefinition')).toHaveLength(1);
+      expect(parseConfig(renderedEnvironment(template, logicalId(stack, fn))).ecs.taskDefinition).toBe(
+        config.ecs.taskDefinition,
+      );
+    }
     const elsewhere = identityStatements(template).filter(
-      (s) => s.owner !== policy && s.actions.some((a) => a.endsWith('TaskDefinition')),
+      (s) => !policies.includes(s.owner) && s.actions.some((a) => a.endsWith('TaskDefinition')),
     );
     expect(elsewhere).toEqual([]);
   });
@@ -678,11 +792,17 @@ describe('network', () => {
 });
 
 describe('context: gameImage and gamePorts', () => {
-  it('-c gameImage=<private ECR image> -c gamePorts=6 (+ gameServerEgress): the image, its pull permission, ports, open range, capacity and egress', () => {
+  it('-c gameImage=<private ECR image> -c gamePorts=6 -c gameServerEgress=…: the image, its pull permission, ports, open range, capacity and egress', () => {
     const image = '123456789012.dkr.ecr.eu-west-1.amazonaws.com/studio/arena:1.2.0';
-    const custom = addRoomkeeper(newApp({ stage: 'custom', ...auth, gameImage: image, gamePorts: '6' }), {
-      gameServerEgress: [ec2.Port.udp(3478)],
-    });
+    const custom = addRoomkeeper(
+      newApp({
+        stage: 'custom',
+        ...auth,
+        gameImage: image,
+        gamePorts: '6',
+        gameServerEgress: 'udp:3478, tcp:5222-5230,tcp:8443',
+      }),
+    );
     const stderr = jest.spyOn(console, 'error');
     const customTemplate = Template.fromStack(custom);
     // No warning at all: neither the placeholder nor CDK's "ECR image without pull policy".
@@ -726,7 +846,22 @@ describe('context: gameImage and gamePorts', () => {
     expect(group.Properties.SecurityGroupEgress).toEqual([
       expect.objectContaining({ CidrIp: '0.0.0.0/0', IpProtocol: 'tcp', FromPort: 443, ToPort: 443 }),
       expect.objectContaining({ CidrIp: '0.0.0.0/0', IpProtocol: 'udp', FromPort: 3478, ToPort: 3478 }),
+      expect.objectContaining({ CidrIp: '0.0.0.0/0', IpProtocol: 'tcp', FromPort: 5222, ToPort: 5230 }),
+      expect.objectContaining({ CidrIp: '0.0.0.0/0', IpProtocol: 'tcp', FromPort: 8443, ToPort: 8443 }),
     ]);
+  });
+
+  it.each([
+    ['udp:3478,icmp:8', 'icmp:8'],
+    ['tcp:0', 'tcp:0'],
+    ['tcp:5230-5222', 'tcp:5230-5222'],
+    ['udp:65536', 'udp:65536'],
+    // The list form of cdk.json: its first item is good.
+    [['udp:3478', 'tcp'], 'tcp'],
+  ])('refuses gameServerEgress=%p, naming the bad item', (value, bad) => {
+    expect(() => addRoomkeeper(newApp({ stage: 'egress', ...auth, gameServerEgress: value }))).toThrow(
+      `CDK context "gameServerEgress": "${bad}" is not protocol:port or protocol:from-to`,
+    );
   });
 
   it.each(['0', '17', 'four', 2.5])('refuses gamePorts=%p', (ports) => {

@@ -1,9 +1,19 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Validations } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
+import { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { alarmThresholds } from '../../cdk/lib/constructs/operations';
-import { signingKeyEntry, signingKeyResourceType } from '../../cdk/lib/constructs/token-signing-key';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import { Construct } from 'constructs';
+import { alarmGroups, alarmThresholds, maxAlarmsPerWidget, Operations } from '../../cdk/lib/constructs/operations';
+import { ProjectFunction } from '../../cdk/lib/constructs/project-function';
+import {
+  signingKeyEntry,
+  signingKeyResourceType,
+  signingKeyServiceTimeout,
+} from '../../cdk/lib/constructs/token-signing-key';
 import { addRoomkeeper } from '../../cdk/lib/roomkeeper-app';
 import type { RoomkeeperStack } from '../../cdk/lib/roomkeeper-stack';
 import { spawnMetrics } from '../../core/infra/metrics';
@@ -37,6 +47,7 @@ describe('the token signing key (point 3)', () => {
     const [resource] = Object.values(resources) as Json[];
     expect(resource!.Properties).toEqual({
       ServiceToken: { 'Fn::GetAtt': [logicalId(stack, stack.signingKey.provisioner), 'Arn'] },
+      ServiceTimeout: String(signingKeyServiceTimeout.toSeconds()),
       SecretId: { Ref: idOf(stack.tokenSigningKey) },
     });
     // Nothing on delete, and no replacement on update (the handler keeps the physical id).
@@ -84,9 +95,38 @@ describe('the token signing key (point 3)', () => {
   });
 });
 
-/** The alarm watching `metricName` (and matching `dimensions`), exactly one. */
-function alarmOn(metricName: string, dimensions: Json = {}): Json {
+/**
+ * Every custom resource of the template (`AWS::CloudFormation::CustomResource` or `Custom::*`)
+ * names a `ServiceTimeout` CloudFormation accepts (1 to 3,600 s) and far below its default
+ * hour, and long enough for its Lambda handler to answer once.
+ */
+describe('custom resources', () => {
+  /** A quarter of CloudFormation's default (and maximum) hour. */
+  const maxServiceTimeoutS = 15 * 60;
+
+  it('every custom resource has a ServiceTimeout of at least its handler’s timeout and at most 15 minutes', () => {
+    const resources = template.toJSON().Resources as Record<string, Json>;
+    const custom = Object.entries(resources).filter(
+      ([, r]) => r.Type === 'AWS::CloudFormation::CustomResource' || (r.Type as string).startsWith('Custom::'),
+    );
+    expect(custom.length).toBeGreaterThanOrEqual(1);
+    for (const [id, resource] of custom) {
+      const timeoutS = Number(resource.Properties.ServiceTimeout);
+      expect({ id, integer: Number.isInteger(timeoutS) }).toEqual({ id, integer: true });
+      expect(timeoutS).toBeGreaterThanOrEqual(1);
+      expect(timeoutS).toBeLessThanOrEqual(maxServiceTimeoutS);
+      const handler = resources[(resource.Properties.ServiceToken as Json)['Fn::GetAtt']?.[0] as string];
+      if (handler?.Type === 'AWS::Lambda::Function') {
+        expect(timeoutS).toBeGreaterThanOrEqual(handler.Properties.Timeout as number);
+      }
+    }
+  });
+});
+
+/** The alarm watching `metricName` (and matching `dimensions`), exactly one; `named`: only alarms whose name has it. */
+function alarmOn(metricName: string, dimensions: Json = {}, named = ''): Json {
   const found = alarms.filter((a) => {
+    if (!(a.AlarmName as string).includes(named)) return false;
     const metrics: Json[] = a.Metrics
       ? a.Metrics.filter((m: Json) => m.MetricStat).map((m: Json) => ({
           ...m.MetricStat.Metric,
@@ -105,16 +145,63 @@ function alarmOn(metricName: string, dimensions: Json = {}): Json {
   return found[0]!;
 }
 
+/** The synthesized dashboard body, its tokens rendered as `${LogicalId.Arn}`-style placeholders, parsed. */
+function dashboardBody(): { body: string; widgets: Json[] } {
+  const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+  expect(dashboards).toHaveLength(1);
+  const body = render(dashboards[0]!.Properties.DashboardBody);
+  return { body, widgets: (JSON.parse(body) as { widgets: Json[] }).widgets };
+}
+
 describe('alarms (point 9)', () => {
   const topicId = () => idOf(stack.operations.topic);
 
-  it('every alarm notifies the alarm topic and treats missing data as fine', () => {
+  it('every alarm notifies the alarm topic; all but the NotRunning ones treat missing data as fine', () => {
     expect(alarms.length).toBeGreaterThan(20);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topicId() }]);
+      if ((alarm.AlarmName as string).endsWith('-NotRunning')) continue;
       expect(alarm.TreatMissingData).toBe('notBreaching');
       expect(alarm.ComparisonOperator).toBe('GreaterThanOrEqualToThreshold');
     }
+  });
+
+  it.each([
+    ['room sweeper', () => stack.sweeper],
+    ['pool keeper', () => stack.poolKeeper],
+  ])('the %s: alarmed when it fails every minute for 3 minutes, and when it has not run in 5', (_, fn) => {
+    const dims = { FunctionName: { Ref: logicalId(stack, fn()) } };
+    expect(alarmOn('Errors', dims, '-Schedule-')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      Statistic: 'Sum',
+      Period: 60,
+      EvaluationPeriods: alarmThresholds.scheduleFailingMinutes,
+      DatapointsToAlarm: alarmThresholds.scheduleFailingMinutes,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      TreatMissingData: 'notBreaching',
+    });
+    expect(alarmOn('Invocations', dims, '-Schedule-')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      Statistic: 'Sum',
+      Period: alarmThresholds.scheduleSilentMinutes * 60,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      // No invocation publishes no data point: missing data is the failure this alarm is for.
+      TreatMissingData: 'breaching',
+    });
+  });
+
+  it('only the scheduled functions have the schedule alarms', () => {
+    const scheduled = alarms.filter((a) => (a.AlarmName as string).includes('-Schedule-'));
+    const watched = new Set(scheduled.map((a) => JSON.stringify(a.Dimensions)));
+    expect([...watched].sort()).toEqual(
+      [stack.sweeper, stack.poolKeeper]
+        .map((fn) => JSON.stringify([{ Name: 'FunctionName', Value: { Ref: logicalId(stack, fn) } }]))
+        .sort(),
+    );
+    expect(scheduled).toHaveLength(4);
   });
 
   it.each(['controllerRequests'])('queue %s: dead letters and oldest message age', (queueId) => {
@@ -143,7 +230,7 @@ describe('alarms (point 9)', () => {
     expect(Object.keys(functions).length).toBeGreaterThan(10);
     for (const [id, fn] of Object.entries(functions)) {
       const dims = { FunctionName: { Ref: id } };
-      expect(alarmOn('Errors', dims)).toMatchObject({
+      expect(alarmOn('Errors', dims, '-Function-')).toMatchObject({
         Namespace: 'AWS/Lambda',
         Statistic: 'Sum',
         Threshold: alarmThresholds.functionErrors,
@@ -237,11 +324,10 @@ describe('alarms (point 9)', () => {
   });
 
   it('the dashboard shows every alarm and the API, spawn, Fargate, Lambda, table and queue metrics', () => {
-    const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
-    expect(dashboards).toHaveLength(1);
-    const body = render(dashboards[0]!.Properties.DashboardBody);
-    const widgets = (JSON.parse(body) as { widgets: Json[] }).widgets;
-    expect(widgets.find((w) => w.type === 'alarm')!.properties.alarms).toHaveLength(alarms.length);
+    const { body, widgets } = dashboardBody();
+    expect(widgets.filter((w) => w.type === 'alarm').map((w) => w.properties.title)).toEqual(
+      alarmGroups.map((group) => `Alarms: ${group}`),
+    );
     for (const metric of [
       '5xx',
       'Latency',
@@ -259,6 +345,53 @@ describe('alarms (point 9)', () => {
     ]) {
       expect(body).toContain(metric);
     }
+  });
+
+  it('the dashboard body keeps to CloudWatch’s limits: ≤ 100 alarms per alarm widget, every alarm in one', () => {
+    const { widgets } = dashboardBody();
+    const listed = widgets.filter((w) => w.type === 'alarm').flatMap((w) => w.properties.alarms as string[]);
+    for (const widget of widgets.filter((w) => w.type === 'alarm')) {
+      expect(widget.properties.alarms.length).toBeGreaterThanOrEqual(1);
+      expect(widget.properties.alarms.length).toBeLessThanOrEqual(maxAlarmsPerWidget);
+    }
+    const stackAlarms = Object.keys(template.findResources('AWS::CloudWatch::Alarm')).map((id) => `\${${id}.Arn}`);
+    expect(stackAlarms.length).toBeGreaterThan(maxAlarmsPerWidget);
+    expect([...listed].sort()).toEqual([...stackAlarms].sort());
+  });
+
+  it('the dashboard body keeps to CloudWatch’s limits: ≤ 500 widgets, ≤ 500 metrics per graph, ≤ 2,500 in all', () => {
+    const { widgets } = dashboardBody();
+    expect(widgets.length).toBeLessThanOrEqual(500);
+    const graphs = widgets.filter((w) => w.type === 'metric');
+    const metricsOf = (w: Json) => (w.properties.metrics as unknown[]).length;
+    for (const graph of graphs) expect(metricsOf(graph)).toBeLessThanOrEqual(500);
+    expect(graphs.reduce((sum, w) => sum + metricsOf(w), 0)).toBeLessThanOrEqual(2_500);
+  });
+
+  it('a group of more than 100 alarms is split over widgets of at most 100', () => {
+    const scratch = new Stack(newApp(), 'ManyAlarms');
+    const operations = new Operations(scratch, 'Operations', {
+      namePrefix: 'many',
+      api: new HttpApi(scratch, 'Api'),
+      table: new dynamodb.TableV2(scratch, 'Table', {
+        partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      }),
+      queues: [],
+      cluster: new ecs.Cluster(scratch, 'Cluster'),
+      functions: Array.from(
+        { length: 40 },
+        (_, i) => new ProjectFunction(new Construct(scratch, `Fn${i}`), 'Function', { entry: signingKeyEntry }),
+      ),
+    });
+    const body = render(
+      scratch.resolve((operations.dashboard.node.defaultChild as cloudwatch.CfnDashboard).dashboardBody),
+    );
+    const alarmWidgets = (JSON.parse(body) as { widgets: Json[] }).widgets.filter((w) => w.type === 'alarm');
+    const platformWidgets = alarmWidgets.filter((w) => (w.properties.title as string).startsWith('Alarms: Platform'));
+    expect(platformWidgets.map((w) => [w.properties.title, w.properties.alarms.length])).toEqual([
+      ['Alarms: Platform (1 of 2)', 100],
+      ['Alarms: Platform (2 of 2)', 40 * 3 + 6 - 100],
+    ]);
   });
 
   it('with -c alarmEmail and -c monthlyBudgetUsd: an email subscription and a monthly cost budget on the topic', () => {

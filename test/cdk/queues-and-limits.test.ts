@@ -1,5 +1,11 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import {
+  checkReservedConcurrency,
+  defaultLambdaConcurrencyQuota,
+  reservedConcurrencyProblem,
+} from '../../cdk/lib/constructs/account-limits';
 import { ProjectFunction } from '../../cdk/lib/constructs/project-function';
 import { ProjectQueue } from '../../cdk/lib/constructs/project-queue';
 import { addRoomkeeper } from '../../cdk/lib/roomkeeper-app';
@@ -11,15 +17,18 @@ import { auth, gameImage, logicalId, render, statementsOf, useScratch, type Json
 
 /**
  * Issue 10, points 6 and 7: the room-creating routes' throttle against ECS's RunTask rate;
- * queues against their consumers' timeouts, and the consumer's reserved executions.
+ * queues against their consumers' timeouts, and the consumer's concurrency, capped without
+ * reserving any. The stack is synthesized for a new account's Lambda quota of 10.
  */
 const { newApp, cleanUp } = useScratch();
+/** Lambda's concurrency quota of a new account: the stack must deploy there too. */
+const newAccountQuota = '10';
 let stack: RoomkeeperStack;
 let template: Template;
 let resources: Json;
 
 beforeAll(() => {
-  stack = addRoomkeeper(newApp({ stage: 'limits', ...auth, gameImage }));
+  stack = addRoomkeeper(newApp({ stage: 'limits', ...auth, gameImage, lambdaConcurrencyQuota: newAccountQuota }));
   template = Template.fromStack(stack);
   resources = template.toJSON().Resources as Json;
 });
@@ -57,15 +66,60 @@ describe('queue visibility against consumer timeouts', () => {
 });
 
 describe('controller-events consumer concurrency', () => {
-  it('has reserved executions, and its event source mapping never runs more batches than they allow', () => {
-    const consumerId = logicalId(stack, stack.consumers.controllerRequests);
-    const reserved = resources[consumerId].Properties.ReservedConcurrentExecutions as number;
-    expect(reserved).toBe(queueDefinitions.controllerRequests.reservedConcurrency);
-    expect(reserved).toBeGreaterThanOrEqual(10);
+  it('no function reserves concurrency: the consumer is capped by its event source mapping', () => {
+    expect(JSON.stringify(template.toJSON())).not.toContain('ReservedConcurrentExecutions');
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      FunctionName: { Ref: consumerId },
-      ScalingConfig: { MaximumConcurrency: reserved },
+      FunctionName: { Ref: logicalId(stack, stack.consumers.controllerRequests) },
+      ScalingConfig: { MaximumConcurrency: queueDefinitions.controllerRequests.maxConcurrency },
     });
+  });
+
+  it('the template reserves what an account of -c lambdaConcurrencyQuota allows (none reserved, or the sum + 100 ≤ quota)', () => {
+    const reserved = Object.values(template.findResources('AWS::Lambda::Function'))
+      .map((fn) => fn.Properties.ReservedConcurrentExecutions as number | undefined)
+      .filter((n): n is number => n !== undefined);
+    for (const quota of [Number(newAccountQuota), defaultLambdaConcurrencyQuota]) {
+      expect(reservedConcurrencyProblem(reserved, quota)).toBeUndefined();
+    }
+  });
+
+  it('synthesis fails when the functions reserve more than the quota leaves above Lambda’s 100 unreserved', () => {
+    const synthesize = (context: Json, reserved: number) => () => {
+      const scratch = new Stack(newApp(context), 'Reserving');
+      new lambda.Function(scratch, 'Fn', {
+        runtime: lambda.Runtime.NODEJS_24_X,
+        handler: 'index.handler',
+        code: lambda.Code.fromInline('exports.handler = async () => {};'),
+        reservedConcurrentExecutions: reserved,
+      });
+      checkReservedConcurrency(scratch);
+      return Template.fromStack(scratch);
+    };
+    expect(synthesize({ lambdaConcurrencyQuota: '120' }, 20)).not.toThrow();
+    expect(synthesize({ lambdaConcurrencyQuota: '119' }, 20)).toThrow(/reserves 20 .* may reserve at most 19/);
+    expect(synthesize({ lambdaConcurrencyQuota: 10 }, 1)).toThrow(/may reserve at most 0/);
+    expect(synthesize({}, 900)).not.toThrow();
+    expect(synthesize({}, 901)).toThrow(/quota is 1000/);
+    expect(synthesize({ lambdaConcurrencyQuota: 'lots' }, 1)).toThrow(
+      /"lambdaConcurrencyQuota" must be a positive integer/,
+    );
+  });
+
+  it('consumerMaxConcurrency sets the cap (2 to 1,000, an integer)', () => {
+    const capped = addRoomkeeper(newApp({ stage: 'capped', ...auth, gameImage }), { consumerMaxConcurrency: 200 });
+    const mappings = capped.node
+      .findAll()
+      .filter((c): c is lambda.CfnEventSourceMapping => c instanceof lambda.CfnEventSourceMapping);
+    expect(mappings.map((m) => capped.resolve(m.scalingConfig) as unknown)).toEqual([{ maximumConcurrency: 200 }]);
+    for (const [stage, cap] of [
+      ['cap-low', 1],
+      ['cap-high', 1001],
+      ['cap-frac', 2.5],
+    ] as const) {
+      expect(() => addRoomkeeper(newApp({ stage, ...auth, gameImage }), { consumerMaxConcurrency: cap })).toThrow(
+        /concurrency cap of queue controllerRequests must be an integer from 2 to 1000/,
+      );
+    }
   });
 
   it('may shorten the visibility of the messages it hands back, on its own queue only, and knows its URL', () => {
@@ -81,12 +135,6 @@ describe('controller-events consumer concurrency', () => {
     expect(render(variables[queueUrlVariable('controllerRequests')])).toBe(
       `\${${stack.getLogicalId(queue.node.defaultChild as never)}}`,
     );
-  });
-
-  it('no route function reserves executions (they draw from the unreserved pool)', () => {
-    for (const fn of stack.routeFunctions.values()) {
-      expect(resources[logicalId(stack, fn)].Properties.ReservedConcurrentExecutions).toBeUndefined();
-    }
   });
 });
 

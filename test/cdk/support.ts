@@ -16,7 +16,6 @@ const cdkJson = JSON.parse(fs.readFileSync(path.join(repoRoot, 'cdk.json'), 'utf
 export const auth = {
   authIssuer: 'https://issuer.roomkeeper.test/',
   authAudience: 'roomkeeper-test-api',
-  authJwksUrl: 'https://issuer.roomkeeper.test/.well-known/jwks.json',
 };
 
 /** A game image for tests that do not test the placeholder (which makes synthesis warn). */

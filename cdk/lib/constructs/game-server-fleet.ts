@@ -7,6 +7,7 @@ import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { repoRoot } from '../paths';
 import { ecrRepositoryOf } from '../../../core/gameservers/fleet-fit';
@@ -33,9 +34,20 @@ export const fleetContract = {
  * mid-size start) instead of the local 30 s; and a create holds its caller only 5 s instead of
  * 25 s: no Fargate task is up that fast, while every waiting create holds a Lambda execution
  * (at RunTask's 20/s, 25 s of waiting is 500 concurrent executions, 5 s is 100). The caller
- * gets 202 and polls GET, as it must handle anyway.
+ * gets 202 and polls GET, as it must handle anyway, after the 202's `Retry-After`: 5 s, so a
+ * player waiting out a minute's start reads the room about ten times, not forty.
  */
-export const ecsSpawnTiming = { defaultSpawnTimeoutS: 120, createWaitS: 5 } as const;
+export const ecsSpawnTiming = { defaultSpawnTimeoutS: 120, createWaitS: 5, pollAfterS: 5 } as const;
+
+/**
+ * SIGTERM → SIGKILL per container on StopTask (Fargate allows at most 120 s each). ECS stops
+ * the controller first (it depends on the game), and the game only once the controller has
+ * exited. The controller's stop is the `shutdown` notice (a send of at most 1 s), the game's
+ * KILL_GRACE_S (3 s) to leave, the `exited` report and the reply queues' deletion (at most
+ * 5 s each): 30 s leaves it twice that. The game keeps ECS's default 30 s after its SIGTERM,
+ * for a game that ignores the notice but saves its state on the signal.
+ */
+export const taskStopTimeouts = { controllerS: 30, gameS: 30 } as const;
 
 /**
  * Tasks run on x86-64, what most game server builds target; the controller image is built for
@@ -62,6 +74,9 @@ function dockerIgnorePatterns(dockerfile: string): string[] {
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('#'));
 }
+
+/** The controller container's variable ECS fills from the envelope secret (core/gameservers/sidecar-environment.ts). */
+const envelopeKeyVariable = 'SIDECAR_ENVELOPE_KEY';
 
 /** Environment variable names of the spawner settings in core/infra/config.ts. */
 const env = {
@@ -101,6 +116,11 @@ export interface GameServerFleetProps {
    * @default none
    */
   readonly hostClusters?: readonly string[];
+  /**
+   * Prefix length of each game server subnet (one per Availability Zone, three at most, in
+   * the VPC's /16): a task takes one address. Changing it replaces the subnets. @default 20
+   */
+  readonly subnetCidrMask?: number;
 }
 
 /**
@@ -129,6 +149,12 @@ export class GameServerFleet extends Construct {
   readonly family: string;
   /** Private ECR repositories the execution role may pull (the game image's): configurations' images must be in one, or public. */
   readonly pullableRepositories: string[] = [];
+  /**
+   * The sidecar envelope key (core/gameservers/sidecar-envelope.ts): the spawners seal each
+   * controller container's secrets under it, and ECS injects it into the controller container
+   * alone at start (the task definition's `secrets`, read with the execution role).
+   */
+  readonly envelopeKey: secretsmanager.Secret;
 
   constructor(scope: Construct, id: string, props: GameServerFleetProps) {
     super(scope, id);
@@ -149,7 +175,7 @@ export class GameServerFleet extends Construct {
     ];
     this.family = `${props.namePrefix}-game-server`;
 
-    this.vpc = this.newVpc(props.logRetention);
+    this.vpc = this.newVpc(props.logRetention, props.subnetCidrMask ?? 20);
     this.cluster = new ecs.Cluster(this, 'Cluster', {
       vpc: this.vpc,
       clusterName: this.clusterName,
@@ -176,6 +202,7 @@ export class GameServerFleet extends Construct {
       volumes: [{ name: fleetContract.socketVolume.name }],
     });
     this.logGroup = new logs.LogGroup(this, 'GameServerLogs', { retention: props.logRetention });
+    this.envelopeKey = this.newEnvelopeKey(props.namePrefix);
     const { controller, game } = this.addContainers(props.gameImage);
     this.controller = controller;
     this.game = game;
@@ -201,11 +228,11 @@ export class GameServerFleet extends Construct {
    * endpoints (about $7 a month each per AZ, five services) would add cost and buy no
    * isolation: the tasks must accept traffic from the internet anyway.
    */
-  private newVpc(logRetention: logs.RetentionDays): ec2.Vpc {
+  private newVpc(logRetention: logs.RetentionDays, cidrMask: number): ec2.Vpc {
     const vpc = new ec2.Vpc(this, 'Vpc', {
       maxAzs: 3,
       natGateways: 0,
-      subnetConfiguration: [{ name: 'GameServers', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 20 }],
+      subnetConfiguration: [{ name: 'GameServers', subnetType: ec2.SubnetType.PUBLIC, cidrMask }],
       // Nothing in this VPC uses its default security group (tasks get the one below). Locking
       // it down takes a custom resource: a Lambda function with an AWS managed policy.
       restrictDefaultSecurityGroup: false,
@@ -249,8 +276,9 @@ export class GameServerFleet extends Construct {
   }
 
   /**
-   * The controller sidecar and the game, both essential, both mounting the socket volume; the
-   * game starts once the controller has (it binds the socket the game connects to).
+   * The controller sidecar and the game, both essential, both mounting the socket volume. The
+   * controller depends on the game: ECS reverses dependencies at shutdown, so on StopTask the
+   * controller is stopped first and can send the game its `shutdown` notice while it still runs.
    */
   private addContainers(gameImage: string): { controller: ecs.ContainerDefinition; game: ecs.ContainerDefinition } {
     // Non-blocking: a slow log stream must never stall the game loop or the sidecar.
@@ -278,13 +306,19 @@ export class GameServerFleet extends Construct {
         platform: taskArchitecture.image,
       }),
       essential: true,
+      stopTimeout: Duration.seconds(taskStopTimeouts.controllerS),
       logging: logging(fleetContract.controllerContainer),
+      // The one secret of the task definition, the controller's only: DescribeTasks and
+      // DescribeTaskDefinition show its ARN, never its value. CDK grants the execution role
+      // GetSecretValue on exactly this secret.
+      secrets: { [envelopeKeyVariable]: ecs.Secret.fromSecretsManager(this.envelopeKey) },
     });
     controller.addMountPoints(socketMount);
     const game = this.taskDefinition.addContainer('Game', {
       containerName: fleetContract.gameContainer,
       image: this.gameImage(gameImage),
       essential: true,
+      stopTimeout: Duration.seconds(taskStopTimeouts.gameS),
       logging: logging(fleetContract.gameContainer),
       // In awsvpc mode these document the ports; the security group is what opens them.
       portMappings: this.gamePorts.flatMap((port) => [
@@ -293,9 +327,41 @@ export class GameServerFleet extends Construct {
       ]),
     });
     game.addMountPoints(socketMount);
-    // The controller binds the socket; the game connects to it (ZeroMQ retries until it can).
-    game.addContainerDependencies({ container: controller, condition: ecs.ContainerDependencyCondition.START });
+    // The game starts first: it connects to the socket the controller binds later (ZeroMQ
+    // retries the connect and queues the game's first calls, `inited` included, until then).
+    controller.addContainerDependencies({ container: game, condition: ecs.ContainerDependencyCondition.START });
     return { controller, game };
+  }
+
+  /**
+   * 64 alphanumerics generated by Secrets Manager; sealing and opening derive the AES-256 key
+   * from them with HKDF, so no custom resource has to make a binary key at deploy.
+   */
+  private newEnvelopeKey(namePrefix: string): secretsmanager.Secret {
+    const secret = new secretsmanager.Secret(this, 'SidecarEnvelopeKey', {
+      description: `${namePrefix}: key the game server tasks' sidecar secrets are sealed under`,
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+    });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Rotation is by hand (docs/operations.md): a Lambda rotation would fail the game server tasks that start ' +
+        'while spawning functions still hold the previous key; the key never leaves the platform and its tasks.',
+    });
+    return secret;
+  }
+
+  /**
+   * May read the sidecar envelope key (GetSecretValue on that secret only), for a function that
+   * starts game servers. Sets SIDECAR_ENVELOPE_KEY_SECRET_ARN (core/infra/config.ts).
+   */
+  grantEnvelopeKey(role: iam.Role): Readonly<Record<string, string>> {
+    iam.Grant.addToPrincipal({
+      grantee: role,
+      actions: ['secretsmanager:GetSecretValue'],
+      resourceArns: [this.envelopeKey.secretArn],
+    });
+    return { SIDECAR_ENVELOPE_KEY_SECRET_ARN: this.envelopeKey.secretArn };
   }
 
   /**
@@ -424,6 +490,7 @@ export class GameServerFleet extends Construct {
   get limitsEnvironment(): Readonly<Record<string, string>> {
     return {
       CREATE_WAIT_S: String(ecsSpawnTiming.createWaitS),
+      SPAWN_POLL_AFTER_S: String(ecsSpawnTiming.pollAfterS),
       DEFAULT_SPAWN_TIMEOUT_S: String(ecsSpawnTiming.defaultSpawnTimeoutS),
       FLEET_GAME_PORTS: String(this.gamePorts.length),
       FLEET_ECR_REPOSITORIES: this.pullableRepositories.join(','),

@@ -11,8 +11,11 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { defaultMetricsNamespace, spawnMetrics } from '../../../core/infra/metrics';
+import { PlatformSchedules, scheduleInterval } from './platform-schedules';
+import { PlayerApi } from './player-api';
 import { ProjectFunction } from './project-function';
 import type { ProjectQueue } from './project-queue';
+import { QueueConsumers } from './queue-consumers';
 import { pathInStack } from './stack-part';
 
 /**
@@ -38,7 +41,24 @@ export const alarmThresholds = {
   spawnTimeouts: 3,
   /** Percent of the account's Fargate On-Demand vCPU quota in use. */
   fargateQuotaPercent: 80,
+  /**
+   * Minutes in a row in which a scheduled function (the room sweeper, the pool keeper) failed:
+   * one failed run is retried by the next minute's, several in a row mean it is down.
+   */
+  scheduleFailingMinutes: 3,
+  /** Minutes without a single run of a scheduled function (no data counts as no run). */
+  scheduleSilentMinutes: 5,
 } as const;
+
+/** The dashboard's alarm-status widgets, one per group (more if a group outgrows one), in this order. */
+export const alarmGroups = ['API routes', 'Queues and consumers', 'Schedules', 'Platform'] as const;
+export type AlarmGroup = (typeof alarmGroups)[number];
+
+/**
+ * CloudWatch's most alarms in one alarm-status widget (Dashboard Body Structure: an alarm
+ * widget's `alarms` holds 1 to 100 ARNs); a dashboard with more fails to deploy.
+ */
+export const maxAlarmsPerWidget = 100;
 
 export interface OperationsProps {
   readonly namePrefix: string;
@@ -64,6 +84,8 @@ export class Operations extends Construct {
   readonly topic: sns.Topic;
   readonly dashboard: cloudwatch.Dashboard;
   readonly alarms: cloudwatch.Alarm[] = [];
+  /** The alarm-status widget group of each alarm. */
+  readonly alarmGroup = new Map<cloudwatch.Alarm, AlarmGroup>();
   readonly budget?: budgets.CfnBudget;
   private readonly namePrefix: string;
   private readonly topicKey: kms.Key;
@@ -120,12 +142,14 @@ export class Operations extends Construct {
       threshold: options.threshold,
       evaluationPeriods: options.evaluationPeriods ?? 1,
       datapointsToAlarm: options.datapointsToAlarm ?? options.evaluationPeriods ?? 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      // No data is no traffic (or no failures), never an incident.
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      comparisonOperator:
+        options.comparisonOperator ?? cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      // No data is no traffic (or no failures), never an incident, except where an alarm says so.
+      treatMissingData: options.treatMissingData ?? cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     created.addAlarmAction(this.alarmAction);
     this.alarms.push(created);
+    this.alarmGroup.set(created, options.group);
     return created;
   }
 
@@ -137,10 +161,12 @@ export class Operations extends Construct {
     });
     const oldest = q.queue.metricApproximateAgeOfOldestMessage({ period: oneMinute, statistic: 'Maximum' });
     this.alarm(`Queue-${q.definition.id}-DeadLetters`, dlqDepth, {
+      group: 'Queues and consumers',
       threshold: alarmThresholds.deadLetterMessages,
       description: `Messages in the ${q.definition.id} dead-letter queue: requests the platform gave up on.`,
     });
     this.alarm(`Queue-${q.definition.id}-OldestMessage`, oldest, {
+      group: 'Queues and consumers',
       threshold: alarmThresholds.oldestMessageAgeS,
       evaluationPeriods: 3,
       description: `The ${q.definition.id} queue holds a message older than ${alarmThresholds.oldestMessageAgeS} s: its consumer is not keeping up.`,
@@ -156,25 +182,30 @@ export class Operations extends Construct {
     const metrics: FunctionMetrics = { errors: [], throttles: [], durations: [] };
     for (const fn of functions) {
       const name = functionLabel(fn);
+      const group = functionGroup(fn);
       const f = fn.function;
       const timeoutMs = (f.timeout ?? Duration.seconds(3)).toMilliseconds();
       const fnErrors = f.metricErrors({ period: fiveMinutes, statistic: 'Sum' });
       const fnThrottles = f.metricThrottles({ period: fiveMinutes, statistic: 'Sum' });
       const fnDuration = f.metricDuration({ period: fiveMinutes, statistic: 'p99' });
       this.alarm(`Function-${name}-Errors`, fnErrors, {
+        group,
         threshold: alarmThresholds.functionErrors,
         description: `${name}: unhandled errors or timeouts.`,
       });
       this.alarm(`Function-${name}-Throttles`, fnThrottles, {
+        group,
         threshold: alarmThresholds.functionThrottles,
         description: `${name}: invocations throttled (account or reserved concurrency).`,
       });
       this.alarm(`Function-${name}-Duration`, fnDuration, {
+        group,
         threshold: Math.round(timeoutMs * alarmThresholds.durationShareOfTimeout),
         evaluationPeriods: 3,
         datapointsToAlarm: 2,
         description: `${name}: p99 duration above ${alarmThresholds.durationShareOfTimeout * 100} % of its ${timeoutMs / 1000} s timeout.`,
       });
+      if (group === 'Schedules') this.watchSchedule(fn, name);
       // Labelled on the dashboard only: a labelled metric would turn each alarm into metric math.
       metrics.errors.push(fnErrors.with({ label: name }));
       metrics.throttles.push(fnThrottles.with({ label: name }));
@@ -183,12 +214,43 @@ export class Operations extends Construct {
     return metrics;
   }
 
+  /**
+   * A function EventBridge runs every minute: the room sweeper (failed and overdue rooms, orphan
+   * servers and queues) or the pool keeper (standby servers). Its own alarms cannot tell when
+   * every run fails for minutes on end, nor when it stops running at all: no run is no data,
+   * which the other alarms count as fine, so here no data is a breach.
+   */
+  private watchSchedule(fn: ProjectFunction, name: string): void {
+    const failingMinutes = alarmThresholds.scheduleFailingMinutes;
+    const errors = fn.function.metricErrors({ period: scheduleInterval, statistic: 'Sum' });
+    this.alarm(`Schedule-${name}-Failing`, errors, {
+      group: 'Schedules',
+      threshold: 1,
+      evaluationPeriods: failingMinutes,
+      description: `${name} failed in each of the last ${failingMinutes} minutes: what it enforces is not being enforced (docs/operations.md).`,
+    });
+    const silentMinutes = alarmThresholds.scheduleSilentMinutes;
+    const runs = fn.function.metricInvocations({ period: Duration.minutes(silentMinutes), statistic: 'Sum' });
+    this.alarm(`Schedule-${name}-NotRunning`, runs, {
+      group: 'Schedules',
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+      description: `${name} has not run in ${silentMinutes} minutes: its schedule, its permission or the function is broken (docs/operations.md).`,
+    });
+  }
+
   /** The API, the table, game server spawns and Fargate capacity. */
   private watchPlatform(props: OperationsProps): PlatformMetrics {
     const api5xx = props.api.metricServerError({ period: fiveMinutes, statistic: 'Sum' });
     const apiLatency = props.api.metricLatency({ period: fiveMinutes, statistic: 'p95' });
-    this.alarm('Api-5xx', api5xx, { threshold: alarmThresholds.api5xx, description: 'The player API answers 5xx.' });
+    this.alarm('Api-5xx', api5xx, {
+      group: 'Platform',
+      threshold: alarmThresholds.api5xx,
+      description: 'The player API answers 5xx.',
+    });
     this.alarm('Api-LatencyP95', apiLatency, {
+      group: 'Platform',
       threshold: alarmThresholds.apiLatencyP95Ms,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
@@ -196,6 +258,7 @@ export class Operations extends Construct {
     });
     const dynamodbThrottles = tableThrottles(props.table);
     this.alarm('Table-Throttles', dynamodbThrottles, {
+      group: 'Platform',
       threshold: alarmThresholds.dynamodbThrottles,
       description: 'DynamoDB throttled reads or writes of the table.',
     });
@@ -203,15 +266,18 @@ export class Operations extends Construct {
     const spawnFailures = spawnMetric(props.namePrefix, spawnMetrics.failed);
     const spawnTimeouts = spawnMetric(props.namePrefix, spawnMetrics.timedOut);
     this.alarm('Spawn-Failures', spawnFailures, {
+      group: 'Platform',
       threshold: alarmThresholds.spawnFailures,
       description: 'Game servers that could not be started (RunTask refused, no capacity, bad image…).',
     });
     this.alarm('Spawn-Timeouts', spawnTimeouts, {
+      group: 'Platform',
       threshold: alarmThresholds.spawnTimeouts,
       description: 'Game servers that did not call inited before their spawn deadline.',
     });
     const fargateQuotaUse = fargateQuotaShare();
     this.alarm('Fargate-QuotaUse', fargateQuotaUse, {
+      group: 'Platform',
       threshold: alarmThresholds.fargateQuotaPercent,
       evaluationPeriods: 5,
       datapointsToAlarm: 3,
@@ -255,6 +321,30 @@ export class Operations extends Construct {
     });
   }
 
+  /**
+   * One alarm-status widget per group, a group of more than `maxAlarmsPerWidget` alarms split
+   * over several: a large group takes the dashboard's width, the small ones share a row. The
+   * alarms in ALARM come first.
+   */
+  private alarmWidgets(): cloudwatch.IWidget[] {
+    return alarmGroups.flatMap((group) => {
+      const runs = chunked(
+        this.alarms.filter((alarm) => this.alarmGroup.get(alarm) === group),
+        maxAlarmsPerWidget,
+      );
+      return runs.map(
+        (alarms, i) =>
+          new cloudwatch.AlarmStatusWidget({
+            title: runs.length > 1 ? `Alarms: ${group} (${i + 1} of ${runs.length})` : `Alarms: ${group}`,
+            alarms,
+            sortBy: cloudwatch.AlarmStatusWidgetSortBy.STATE_UPDATED_TIMESTAMP,
+            width: alarms.length > 30 ? 24 : 8,
+            height: 6,
+          }),
+      );
+    });
+  }
+
   private addWidgets(platform: PlatformMetrics, functions: FunctionMetrics, queueWidgets: cloudwatch.IWidget[]): void {
     this.dashboard.addWidgets(
       new cloudwatch.TextWidget({
@@ -263,9 +353,7 @@ export class Operations extends Construct {
         height: 2,
       }),
     );
-    this.dashboard.addWidgets(
-      new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24, height: 6 }),
-    );
+    this.dashboard.addWidgets(...this.alarmWidgets());
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({ title: 'API 5xx', left: [platform.api5xx] }),
       new cloudwatch.GraphWidget({ title: 'API latency p95 (ms)', left: [platform.apiLatency] }),
@@ -361,13 +449,35 @@ function fargateQuotaShare(): cloudwatch.MathExpression {
 }
 
 interface AlarmOptions {
+  /** Which alarm-status widget of the dashboard shows it. */
+  readonly group: AlarmGroup;
   readonly threshold: number;
   readonly description: string;
   readonly evaluationPeriods?: number;
   readonly datapointsToAlarm?: number;
+  /** @default greater than or equal to the threshold */
+  readonly comparisonOperator?: cloudwatch.ComparisonOperator;
+  /** @default not breaching */
+  readonly treatMissingData?: cloudwatch.TreatMissingData;
 }
 
 /** `Route-createRoom`, `Consumer-controllerRequests`, `RoomSweeper`, `TokenSigningKey-Provisioner`. */
 function functionLabel(fn: ProjectFunction): string {
   return pathInStack(fn).join('-');
+}
+
+/** The stack part a function belongs to, as its alarms' group; functions outside the parts are the platform's. */
+function functionGroup(fn: ProjectFunction): AlarmGroup {
+  const scopes = fn.node.scopes;
+  if (scopes.some((scope) => scope instanceof PlayerApi)) return 'API routes';
+  if (scopes.some((scope) => scope instanceof QueueConsumers)) return 'Queues and consumers';
+  if (scopes.some((scope) => scope instanceof PlatformSchedules)) return 'Schedules';
+  return 'Platform';
+}
+
+/** `items` in order, in runs of at most `size`. */
+function chunked<T>(items: readonly T[], size: number): T[][] {
+  const runs: T[][] = [];
+  for (let i = 0; i < items.length; i += size) runs.push(items.slice(i, i + size));
+  return runs;
 }

@@ -28,10 +28,14 @@ export function bindNeeds(fn: ProjectFunction, needs: readonly FunctionNeed[], p
   const { fleet, replyQueuePrefix } = platform;
   if (needs.includes('spawn')) {
     fn.bindFleet(fleet, 'run')
+      // A configuration whose revision copies an earlier deploy's controller is registered anew at its next spawn.
+      .bindTaskDefinitions(fleet)
       .bindQueue(platform.queues.controllerRequests, 'url')
       .bindReplyQueues(replyQueuePrefix, 'name')
       .bindRoomRegion(Aws.REGION)
-      .bindSidecarCredentials(fleet);
+      .bindSidecarCredentials(fleet)
+      // The sidecar's secrets travel sealed under it; only functions that start servers read it.
+      .bindSidecarEnvelope(fleet);
   }
   if (needs.includes('stopServers') && !needs.includes('spawn')) fn.bindFleet(fleet, 'stop');
   if (needs.includes('sidecarCredentials') && !needs.includes('spawn')) fn.bindSidecarCredentials(fleet);

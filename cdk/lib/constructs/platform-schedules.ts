@@ -13,7 +13,8 @@ export const sweeperEntry = 'lambdas/schedule/room-sweeper.ts';
 /** The Lambda function that tops up the warm pools every minute. */
 const poolKeeperEntry = 'lambdas/schedule/pool-keeper.ts';
 
-const interval = Duration.minutes(1);
+/** How often EventBridge runs each scheduled function (the operations alarms watch for it). */
+export const scheduleInterval = Duration.minutes(1);
 /** Overlapping or skipped runs are harmless: the next minute's run is the retry. */
 const noRetries = { retryAttempts: 0, maxEventAge: Duration.minutes(1) };
 
@@ -29,13 +30,13 @@ export class PlatformSchedules extends StackPart {
     this.sweeper = this.newSweeper(platform);
     this.sweepSchedule = new events.Rule(this, 'RoomSweeperSchedule', {
       description: 'Runs the room sweeper',
-      schedule: events.Schedule.rate(interval),
+      schedule: events.Schedule.rate(scheduleInterval),
       targets: [new targets.LambdaFunction(this.sweeper.function, noRetries)],
     });
     this.poolKeeper = this.newPoolKeeper(platform);
     new events.Rule(this, 'PoolKeeperSchedule', {
       description: 'Tops up the warm pools',
-      schedule: events.Schedule.rate(interval),
+      schedule: events.Schedule.rate(scheduleInterval),
       targets: [new targets.LambdaFunction(this.poolKeeper.function, noRetries)],
     });
   }
@@ -70,7 +71,7 @@ export class PlatformSchedules extends StackPart {
     grantOrphanSweeps(sweeper, platform.fleet, platform.replyQueuePrefix);
     bindCostBounds(sweeper, platform.costBounds);
     // The sweeper tells a late run (a stalled platform) by its schedule.
-    sweeper.function.addEnvironment('SWEEP_INTERVAL_S', String(interval.toSeconds()));
+    sweeper.function.addEnvironment('SWEEP_INTERVAL_S', String(scheduleInterval.toSeconds()));
     sweeper.function.configureAsyncInvoke(noRetries);
     return sweeper;
   }

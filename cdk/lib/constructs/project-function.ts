@@ -8,7 +8,12 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { minVisibilityTimeoutS, queueUrlVariable } from '../../../core/infra/queues';
+import {
+  eventSourceMaxConcurrency,
+  maxConcurrencySchema,
+  minVisibilityTimeoutS,
+  queueUrlVariable,
+} from '../../../core/infra/queues';
 import { tableDefinition } from '../../../core/infra/table';
 import { lockFile, repoRoot } from '../paths';
 import type { GameServerFleet } from './game-server-fleet';
@@ -24,7 +29,6 @@ const env = {
   tableName: 'TABLE_NAME',
   authIssuer: 'AUTH_ISSUER',
   authAudience: 'AUTH_AUDIENCE',
-  authJwksUrl: 'AUTH_JWKS_URL',
   replyQueuePrefix: 'REPLY_QUEUE_PREFIX',
   roomRegion: 'ROOM_REGION',
   /** Not read by core/infra/config.ts yet: the handler resolves the secret into TOKEN_SIGNING_JWK. */
@@ -46,8 +50,6 @@ export interface AuthSettings {
   readonly issuer: string;
   /** JWT `aud`; API Gateway requires one for a JWT authorizer. */
   readonly audience?: string;
-  /** Where the identity provider publishes its signing keys. */
-  readonly jwksUrl: string;
 }
 
 export interface ProjectFunctionProps {
@@ -61,8 +63,6 @@ export interface ProjectFunctionProps {
   /** @default one month */
   readonly logRetention?: logs.RetentionDays;
   readonly environment?: Readonly<Record<string, string>>;
-  /** Executions reserved for this function (none by default). */
-  readonly reservedConcurrentExecutions?: number;
 }
 
 /** `-c bundleAwsSdk=true`: bundle the lock file's SDK instead of using the runtime's. */
@@ -109,9 +109,6 @@ export class ProjectFunction extends Construct {
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
-      ...(props.reservedConcurrentExecutions !== undefined
-        ? { reservedConcurrentExecutions: props.reservedConcurrentExecutions }
-        : {}),
       role: this.role,
       logGroup: this.logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
@@ -173,11 +170,12 @@ export class ProjectFunction extends Construct {
   /**
    * `send`: may send to the queue, and gets its URL in `QUEUE_URL_<ID>`.
    * `consume`: the queue feeds this function through an event source mapping with the
-   * definition's batch size and partial batch failures; the function gets the URL too.
+   * definition's batch size and partial batch failures, running at most `maxConcurrency`
+   * invocations at once (default: the definition's); the function gets the URL too.
    * `url`: gets the URL in `QUEUE_URL_<ID>` and no permission on the queue.
    * `observe`: the URL, and may read the queue's attributes (its backlog) but no message.
    */
-  bindQueue(projectQueue: ProjectQueue, mode: QueueAccess): this {
+  bindQueue(projectQueue: ProjectQueue, mode: QueueAccess, options: { readonly maxConcurrency?: number } = {}): this {
     const { queue, definition } = projectQueue;
     if (mode === 'url' || mode === 'observe') {
       this.function.addEnvironment(queueUrlVariable(definition.id), queue.queueUrl);
@@ -206,13 +204,21 @@ export class ProjectFunction extends Construct {
     // consumer uses change-visibility itself (a handed-back message comes back in seconds, not
     // after the visibility timeout), which needs the queue's URL.
     this.function.addEnvironment(queueUrlVariable(definition.id), queue.queueUrl);
-    // With reserved executions, it never polls more batches than they can run: a throttled
-    // batch would go back to the queue and count toward its dead-letter redrive.
+    // The cap is the mapping's, not a reservation: it takes no execution from the account's
+    // unreserved pool (which Lambda keeps at 100 or more), and the mapping never polls more
+    // batches than it may run, so none is throttled back to the queue toward its dead letters.
+    const maxConcurrency = options.maxConcurrency ?? definition.maxConcurrency;
+    if (maxConcurrency !== undefined && !maxConcurrencySchema.safeParse(maxConcurrency).success) {
+      throw new Error(
+        `${this.node.path}: the concurrency cap of queue ${definition.id} must be an integer from ` +
+          `${eventSourceMaxConcurrency.min} to ${eventSourceMaxConcurrency.max}, not ${maxConcurrency}.`,
+      );
+    }
     this.function.addEventSource(
       new SqsEventSource(queue, {
         batchSize: definition.batchSize,
         reportBatchItemFailures: true,
-        ...(definition.reservedConcurrency !== undefined ? { maxConcurrency: definition.reservedConcurrency } : {}),
+        ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
       }),
     );
     return this;
@@ -297,6 +303,14 @@ export class ProjectFunction extends Construct {
     return this;
   }
 
+  /** May read the key sidecar secrets are sealed under (starting game servers). */
+  bindSidecarEnvelope(fleet: GameServerFleet): this {
+    for (const [name, value] of Object.entries(fleet.grantEnvelopeKey(this.role))) {
+      this.function.addEnvironment(name, value);
+    }
+    return this;
+  }
+
   /** The region name this deployment gives its rooms (`ROOM_REGION`). */
   bindRoomRegion(region: string): this {
     this.function.addEnvironment(env.roomRegion, region);
@@ -324,11 +338,14 @@ export class ProjectFunction extends Construct {
     return this.signsTokens;
   }
 
-  /** Sets the variables the handlers verify tokens with (the same issuer as the authorizer). */
+  /**
+   * Sets the variables the handlers verify tokens with: the authorizer's issuer and audience.
+   * No key set address: the handlers find the keys through the issuer's OpenID discovery,
+   * as the authorizer does (core/auth/issuer-discovery.ts), so the two cannot disagree.
+   */
   bindAuth(auth: AuthSettings): this {
     this.function.addEnvironment(env.authIssuer, auth.issuer);
     if (auth.audience) this.function.addEnvironment(env.authAudience, auth.audience);
-    this.function.addEnvironment(env.authJwksUrl, auth.jwksUrl);
     return this;
   }
 }

@@ -8,6 +8,13 @@ import { ProjectFunction } from './project-function';
 /** The custom resource's handler, relative to the repository root. */
 export const signingKeyEntry = 'lambdas/custom-resource/token-signing-key.ts';
 export const signingKeyResourceType = 'Custom::TokenSigningKey';
+/**
+ * How long CloudFormation waits for the provisioner's answer before failing the resource (and
+ * the deploy) instead of its default hour: long enough for the 30 s handler and Lambda's two
+ * asynchronous retries (about 1 and 2 minutes later), short enough that a handler that cannot
+ * even load rolls the stack back within minutes. CloudFormation accepts 1 s to 1 hour.
+ */
+export const signingKeyServiceTimeout = Duration.minutes(5);
 
 export interface TokenSigningKeyProps {
   /** The secret the handlers read the key from. */
@@ -50,6 +57,7 @@ export class TokenSigningKey extends Construct {
     this.resource = new CustomResource(this, 'Key', {
       serviceToken: this.provisioner.function.functionArn,
       resourceType: signingKeyResourceType,
+      serviceTimeout: signingKeyServiceTimeout,
       properties: { SecretId: this.secret.secretArn },
     });
   }

@@ -10,7 +10,7 @@ import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
 import { createRoomDependencies } from '../rooms/create-dependencies';
 import { joinAnswerView } from '../rooms/session-view';
-import { roomResponse } from '../../../core/rooms/room-response';
+import { roomResponse, spawningHeaders } from '../../../core/rooms/room-response';
 
 export const handler = httpHandler(
   { auth: {}, body: matchmakingRequestSchema },
@@ -70,9 +70,13 @@ export const handler = httpHandler(
         };
       },
     });
-    return roomResponse(result.spawning ? 202 : 200, {
-      room: await joinAnswerView(p, result.room, principal.account),
-      ...(result.reservation ? { reservation: result.reservation } : {}),
-    });
+    return roomResponse(
+      result.spawning ? 202 : 200,
+      {
+        room: await joinAnswerView(p, result.room, principal.account),
+        ...(result.reservation ? { reservation: result.reservation } : {}),
+      },
+      result.spawning ? spawningHeaders(p.config.spawnPollAfterS) : {},
+    );
   }),
 );

@@ -2,7 +2,7 @@ import { resolveCreateRequest } from '../../../core/rooms/create-resolution';
 import { createPeerHostedSession } from '../../../core/rooms/create-peer-hosted';
 import { createRoom } from '../../../core/rooms/create';
 import { createRoomRequestSchema } from '../../../core/rooms/schema';
-import { roomResponse, sessionRoomView } from '../../../core/rooms/room-response';
+import { roomResponse, sessionRoomView, spawningHeaders } from '../../../core/rooms/room-response';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
@@ -88,7 +88,7 @@ export const handler = httpHandler(
       return roomResponse(
         202,
         { room: await memberViewOf(p, result.room, principal.account), reservation: result.reservation },
-        { location: `/v1/rooms/${result.room.roomId}` },
+        { location: `/v1/rooms/${result.room.roomId}`, ...spawningHeaders(p.config.spawnPollAfterS) },
       );
     }
     return roomResponse(201, {

@@ -4,7 +4,7 @@ import { roomIdSchema } from '../../../core/rooms/schema';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
-import { roomResponse } from '../../../core/rooms/room-response';
+import { roomResponse, spawningHeaders } from '../../../core/rooms/room-response';
 import { joinAnswerView } from './session-view';
 
 export const joinRoomRequestSchema = z.strictObject({}).meta({ id: 'JoinRoomRequest' });
@@ -29,9 +29,10 @@ export const handler = httpHandler(
         heartbeatPipeline: () => p.sweeperState.pipeline(),
       },
     );
-    return roomResponse(result.spawning ? 202 : 200, {
-      room: await joinAnswerView(p, result.room, principal.account),
-      reservation: result.reservation,
-    });
+    return roomResponse(
+      result.spawning ? 202 : 200,
+      { room: await joinAnswerView(p, result.room, principal.account), reservation: result.reservation },
+      result.spawning ? spawningHeaders(p.config.spawnPollAfterS) : {},
+    );
   }),
 );

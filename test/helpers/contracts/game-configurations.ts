@@ -56,6 +56,34 @@ export function gameConfigurationsContract(subject: () => GameConfigurations): v
     );
   });
 
+  it('records a revision from the deployed template only over the configuration it was registered for, and is read at once', async () => {
+    const store = subject();
+    const derived = aConfiguration({
+      image: 'public.ecr.aws/studio/arena:1',
+      taskDefinition: 'arn:aws:ecs:eu-west-1:1:task-definition/rk:5',
+      templateTaskDefinition: 'arn:aws:ecs:eu-west-1:1:task-definition/rk:3',
+    });
+    await store.put(derived);
+    await store.recent(derived.gameId, derived.version);
+    const revision = {
+      taskDefinition: 'arn:aws:ecs:eu-west-1:1:task-definition/rk:9',
+      templateTaskDefinition: 'arn:aws:ecs:eu-west-1:1:task-definition/rk:4',
+    };
+    await expect(store.followTemplate(derived, revision)).resolves.toBe(true);
+    await expect(store.recent(derived.gameId, derived.version)).resolves.toEqual({ ...derived, ...revision });
+    // Another process that registered from the same configuration comes second: the first revision stays.
+    const late = {
+      taskDefinition: 'arn:aws:ecs:eu-west-1:1:task-definition/rk:10',
+      templateTaskDefinition: revision.templateTaskDefinition,
+    };
+    await expect(store.followTemplate(derived, late)).resolves.toBe(false);
+    // An admin's PUT since (a new updatedAt) wins too.
+    const replaced = { ...derived, ...revision, updatedAt: '2026-02-01T00:00:00.000Z' };
+    await store.put(replaced);
+    await expect(store.followTemplate({ ...derived, ...revision }, late)).resolves.toBe(false);
+    await expect(store.get(derived.gameId, derived.version)).resolves.toEqual(replaced);
+  });
+
   it('serves recent reads that see its own puts and deletes at once, each a copy', async () => {
     const store = subject();
     const first = aConfiguration({ maxPlayers: 4 });

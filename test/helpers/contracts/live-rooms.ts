@@ -40,6 +40,18 @@ export function liveRoomsContract(subject: () => LiveRoomsSubject): void {
     });
   });
 
+  it('tells which of the rooms asked about are live: ended and unknown rooms are not', async () => {
+    const { live, seed, end } = subject();
+    const gameId = gameOf();
+    const [spawning, ready, ended] = [aRoom({ gameId, state: 'spawning' }), aRoom({ gameId }), aRoom({ gameId })];
+    await seed([spawning, ready, ended]);
+    await end(ended.roomId);
+
+    const found = await live.liveAmong([spawning.roomId, ready.roomId, ended.roomId, `unknown-${gameId}`]);
+
+    expect([...found].sort()).toEqual([spawning.roomId, ready.roomId].sort());
+  });
+
   it('hands back each room with its session document, so the sweeper need not read it again', async () => {
     const { live, seed } = subject();
     const room = aRoom({ gameId: gameOf(), players: 1 });

@@ -1,5 +1,5 @@
 import type { GameServerConfiguration } from '../../../core/gameservers/configuration';
-import type { GameConfigurations } from '../../../core/gameservers/configuration-store';
+import type { GameConfigurations, TemplateRevision } from '../../../core/gameservers/configuration-store';
 import { GameConfigurationNotFoundError } from '../../../core/gameservers/errors';
 
 /**
@@ -12,6 +12,17 @@ export class InMemoryGameConfigurations implements GameConfigurations {
 
   async put(configuration: GameServerConfiguration): Promise<void> {
     this.items.set(keyOf(configuration.gameId, configuration.version), structuredClone(configuration));
+  }
+
+  /** As the table's condition: only over the very configuration the revision was registered for. */
+  async followTemplate(configuration: GameServerConfiguration, revision: TemplateRevision): Promise<boolean> {
+    const key = keyOf(configuration.gameId, configuration.version);
+    const stored = this.items.get(key);
+    if (stored?.updatedAt !== configuration.updatedAt || stored.taskDefinition !== configuration.taskDefinition) {
+      return false;
+    }
+    this.items.set(key, { ...stored, ...revision });
+    return true;
   }
 
   async get(gameId: string, version: string): Promise<GameServerConfiguration> {

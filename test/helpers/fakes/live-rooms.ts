@@ -21,6 +21,10 @@ export class InMemoryLiveRooms implements LiveRoomIndex {
     if (entry) this.rooms.set(roomId, { ...entry, room: { ...entry.room, state: 'failed' } });
   }
 
+  async liveAmong(roomIds: readonly string[]): Promise<Set<string>> {
+    return new Set(roomIds.filter((roomId) => isLive(this.rooms.get(roomId)?.room.state ?? 'closed')));
+  }
+
   async liveRooms(): Promise<LiveRoom[]> {
     return [...this.rooms.values()]
       .filter((entry) => isLive(entry.room.state))

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
+import { envelopeKeyFromSecret, sealSidecarVariables } from '../../../core/gameservers/sidecar-envelope';
 import { encodeRoomKey, sealReply, sidecarKeysFromRoomKey } from '../../../core/protocol/sidecar-channel';
 import {
   accountOfKey,
@@ -122,6 +123,27 @@ describe('controller sidecar: the room key stays out of the game’s reach', () 
       const gameEnv = run.gameEvents('start')[0]?.env as Record<string, string>;
       expect(JSON.stringify(gameEnv)).not.toContain(key);
     });
+  });
+
+  it('a sidecar whose sealed environment was sealed for another room exits 2 with one clear line, and sends nothing', async () => {
+    const envelopeSecret = 'E'.repeat(64);
+    const sealed = sealSidecarVariables(envelopeKeyFromSecret(envelopeSecret), 'room-elsewhere', {
+      SIDECAR_KEY: encodeRoomKey(sidecarKeysFromRoomKey('room-elsewhere', randomBytes(32))),
+    });
+    const run = await startSidecar({
+      stdin: '',
+      env: { SIDECAR_SEALED: sealed, SIDECAR_ENVELOPE_KEY: envelopeSecret },
+    });
+    try {
+      expect((await run.exited).code).toBe(2);
+      const line = run.logs.find((l) => l.message === 'cannot open the sealed sidecar environment');
+      expect(line).toMatchObject({ level: 'ERROR', reason: 'does-not-open' });
+      expect(run.stdout.join('\n')).not.toContain(envelopeSecret);
+      expect(run.received).toEqual([]);
+      expect(run.gamePid).toBeUndefined();
+    } finally {
+      await run.dispose();
+    }
   });
 
   it('a sidecar without a valid key exits 2 at once and sends nothing', async () => {

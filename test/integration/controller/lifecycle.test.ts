@@ -5,9 +5,12 @@ import { processTreeAlive } from '../../helpers/processes';
 import {
   closeHarness,
   expectNoLeftovers,
+  externalEndpoint,
   listQueues,
   loginToken,
   protocolGame,
+  sleep,
+  TestGame,
   withSidecar,
   type GameEvent,
 } from './harness';
@@ -334,4 +337,67 @@ describe('controller sidecar: SIGTERM', () => {
       expect(run.messages('exited')).toEqual([expect.objectContaining({ reason: 'exited', signal: 'SIGTERM' })]);
     });
   });
+});
+
+describe('controller sidecar: SIGTERM with the game in its own container (GAME_LAUNCH=external, as on ECS)', () => {
+  it.concurrent(
+    'takes a game that connected and called inited before the sidecar bound, and on SIGTERM gives it shutdown and the grace to leave before exiting',
+    async () => {
+      const socket = externalEndpoint();
+      // ECS starts the game first: it connects to a socket nobody has bound yet and calls at once.
+      const game = new TestGame(socket.endpoint);
+      const early = game.call('inited', {}, 10_000);
+      try {
+        await withSidecar(
+          {
+            env: { GAME_LAUNCH: 'external', ZMQ_ENDPOINT: socket.endpoint, STATUS_INTERVAL_S: '60', KILL_GRACE_S: '5' },
+          },
+          async (run) => {
+            expect(await early).toMatchObject({ result: { status: 'OK' } });
+            run.child.kill('SIGTERM');
+            const shutdown = await game.next((m) => (m as { method?: string }).method === 'shutdown', 5_000);
+            // The whole grace: the sidecar cannot signal this game, ECS does once the sidecar is gone.
+            expect(shutdown).toMatchObject({ params: { reason: 'SIGTERM', graceS: 5 } });
+            // The sidecar waits for the game while it closes its players: no `exited` yet, still running.
+            await sleep(1_500);
+            expect(run.messages('exited')).toEqual([]);
+            expect(run.child.exitCode).toBeNull();
+            const leftAt = Date.now();
+            game.close();
+            const exit = await run.exited;
+            expect(exit.code).toBe(0);
+            expect(exit.at).toBeGreaterThanOrEqual(leftAt);
+            expect(run.messages('exited')).toEqual([expect.objectContaining({ reason: 'exited' })]);
+          },
+        );
+      } finally {
+        game.close();
+        socket.cleanup();
+      }
+    },
+  );
+});
+
+describe('controller sidecar: bounds it enforces itself', () => {
+  it.concurrent(
+    'ends the room at its maximum lifetime: shutdown notice, the game gone, exited reported, exit 0',
+    async () => {
+      await withSidecar(
+        { args: ['ok'], env: { ROOM_MAX_LIFETIME_S: '2', ROOM_BOUND_MARGIN_S: '0.5' } },
+        async (run) => {
+          await run.until(() => run.gameEvents('answer')[0], 5_000, 'the inited answer');
+          const gamePid = run.gamePid ?? 0;
+          const exit = await run.exited;
+          expect(exit.code).toBe(0);
+          expect(processTreeAlive(gamePid)).toBe(false);
+          expect(run.gameEvents('request').find((e) => e.method === 'shutdown')?.params).toEqual({
+            reason: 'lifetime',
+            graceS: 0.5,
+          });
+          expect(run.messages('exited')).toEqual([expect.objectContaining({ reason: 'exited', exitCode: 0 })]);
+          expect(await listQueues(run.replyQueueName)).toEqual([]);
+        },
+      );
+    },
+  );
 });

@@ -25,10 +25,12 @@ afterAll(() => platform.close());
 
 class RecordingSpawner implements Spawner {
   readonly spawned: string[] = [];
+  readonly requests: SpawnRequest[] = [];
   constructor(private readonly refuse = false) {}
   async spawn(request: SpawnRequest) {
     if (this.refuse) throw new SpawnFailedError('refused');
     this.spawned.push(request.roomId);
+    this.requests.push(request);
     return { taskId: `t:${request.roomId}`, host: '127.0.0.1', ports: [40001] };
   }
   async stop() {}
@@ -87,12 +89,15 @@ describe('createRoom with running-server caps', () => {
     expect((await slots.leases()).map((l) => l.roomId)).not.toContain(`refused-${next}`);
   });
 
-  it("stores the configuration's cost bounds on the room, else the deployment's", async () => {
+  it("stores the configuration's cost bounds on the room, else the deployment's, and hands them to its sidecar", async () => {
+    const spawner = new RecordingSpawner();
     const own = await createRoom(
       command('bounded'),
-      deps(new RecordingSpawner(), 'bounded', { emptyRoomGraceS: 15, maxLifetimeS: 600 }),
+      deps(spawner, 'bounded', { emptyRoomGraceS: 15, maxLifetimeS: 600, reservationTimeoutS: 45 }),
     );
     expect((await rooms.get(own.room.roomId)).bounds).toEqual({ emptyGraceS: 15, maxLifetimeS: 600 });
+    // The sidecar enforces them itself, should the sweeper not run (docs/cost-bounds.md).
+    expect(spawner.requests[0]?.bounds).toEqual({ emptyGraceS: 15, maxLifetimeS: 600, memberHoldS: 45 });
     const plain = await createRoom(command('plain'), deps(new RecordingSpawner(), 'plain'));
     expect((await rooms.get(plain.room.roomId)).bounds).toEqual({ emptyGraceS: 60, maxLifetimeS: 21_600 });
   });

@@ -8,13 +8,12 @@ import {
 import { createSqsClient } from '../../../core/infra/aws-clients';
 import { SqsReplyQueues } from '../../../core/gameservers/reply-queues';
 import { sweepOrphans } from '../../../core/rooms/sweep-orphans';
-import { aRoom } from '../../helpers/factories';
 import { emulatorEndpoints } from '../../helpers/platform';
 
 /**
  * Leftover reply queues against the real SQS emulator: listed by the deployment's prefix,
- * aged by CreatedTimestamp, deleted only when their room is not live; the request shapes
- * are recorded from the SDK's own middleware.
+ * aged by CreatedTimestamp (only those whose room is not live), deleted only when their room
+ * is not live; the request shapes are recorded from the SDK's own middleware.
  */
 const sqs = createSqsClient({ region: 'us-east-1', sqsEndpoint: emulatorEndpoints().sqs });
 const sent: { command: string; input: Record<string, unknown> }[] = [];
@@ -43,14 +42,17 @@ describe('SqsReplyQueues and the orphan sweep', () => {
 
     const listed = await queues.list();
     expect(listed.map((q) => q.roomId).sort()).toEqual(['ended', 'ended', 'lagging', 'live', 'live']);
-    for (const q of listed) expect(q.createdAt?.getTime()).toBeGreaterThan(Date.now() - 120_000);
+    // Listing reads names only; a queue's age is one call, asked only of queues whose room ended.
+    expect(sent.map((s) => s.command)).toEqual(['ListQueuesCommand']);
+    expect((await queues.createdAt(ended))?.getTime()).toBeGreaterThan(Date.now() - 120_000);
+    sent.length = 0;
 
     const result = await sweepOrphans(
       new Set(['live']),
       {
         spawner: { stop: async () => undefined },
         // `lagging` is live by a strong read though the index did not show it.
-        rooms: { find: async (roomId) => (roomId === 'lagging' ? aRoom({ roomId, state: 'ready' }) : undefined) },
+        rooms: { liveAmong: async (roomIds) => new Set(roomIds.filter((roomId) => roomId === 'lagging')) },
         queues,
         // Far enough ahead that every queue just created is past the grace.
         now: () => new Date(Date.now() + 600_000),
@@ -67,9 +69,9 @@ describe('SqsReplyQueues and the orphan sweep', () => {
       QueueNamePrefix: prefix,
       MaxResults: 1000,
     });
-    expect(sent.find((s) => s.command === 'GetQueueAttributesCommand')?.input).toMatchObject({
-      AttributeNames: ['CreatedTimestamp'],
-    });
+    const aged = sent.filter((s) => s.command === 'GetQueueAttributesCommand').map((s) => s.input);
+    expect(aged.map((input) => input.AttributeNames)).toEqual([['CreatedTimestamp'], ['CreatedTimestamp']]);
+    expect(aged.map((input) => input.QueueUrl).sort()).toEqual([ended, endedAssign].sort());
     expect(
       sent
         .filter((s) => s.command === 'DeleteQueueCommand')

@@ -1,10 +1,12 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { envelopeKeyFromSecret, sealSidecarVariables } from '../../../core/gameservers/sidecar-envelope';
 import { createSqsClient } from '../../../core/infra/aws-clients';
 import { keys } from '../../../core/infra/keys';
 import { queueDefinitions } from '../../../core/infra/queues';
 import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
+import { encodeRoomKey } from '../../../core/protocol/sidecar-channel';
 import { generateRegistrationKey, hashRegistrationKey } from '../../../core/rooms/registration-keys';
 import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import type { RoomStore } from '../../../core/rooms/room-store';
@@ -113,18 +115,36 @@ async function spawningRoom() {
   return { roomId: room.roomId, key, expiresAt };
 }
 
+/**
+ * The controller container's environment as the ECS spawner and ECS give it: the channel key
+ * and a session sealed for this room (SIDECAR_SEALED), the envelope secret beside it
+ * (SIDECAR_ENVELOPE_KEY, from the task definition's `secrets`), and nothing on stdin.
+ */
+async function sealedEcsEnvironment(roomId: string): Promise<{ stdin: string; env: Record<string, string> }> {
+  const envelopeSecret = randomBytes(48).toString('base64url').slice(0, 64);
+  const sealed = sealSidecarVariables(envelopeKeyFromSecret(envelopeSecret), roomId, {
+    SIDECAR_KEY: encodeRoomKey(await lambdaPlatform().sidecarKeys(roomId)),
+    AWS_ACCESS_KEY_ID: 'sealed-access-key',
+    AWS_SECRET_ACCESS_KEY: 'sealed-secret-key',
+  });
+  return { stdin: '', env: { SIDECAR_SEALED: sealed, SIDECAR_ENVELOPE_KEY: envelopeSecret } };
+}
+
 /** One sidecar for `roomId` sending to `queueUrl`; the test is the game (GAME_LAUNCH=external). */
 async function withRoomSidecar(
   roomId: string,
   queueUrl: string,
   env: Record<string, string>,
   scenario: (game: TestGame, run: SidecarRun) => Promise<void>,
+  sealed?: { stdin: string; env: Record<string, string> },
 ): Promise<void> {
   const socket = externalEndpoint();
   await withSidecar(
     {
       keys: await lambdaPlatform().sidecarKeys(roomId),
+      ...(sealed ? { stdin: sealed.stdin } : {}),
       env: {
+        ...sealed?.env,
         GAME_LAUNCH: 'external',
         ZMQ_ENDPOINT: socket.endpoint,
         ROOM_ID: roomId,
@@ -199,24 +219,33 @@ describe('sidecar → SQS → controller-events → DynamoDB', () => {
     }
   });
 
-  it('an inited holding 2^53 + 2 gets -32602 at once; a valid inited then readies the room', async () => {
+  it('a sidecar started as on ECS (sealed environment, nothing on stdin): an inited holding 2^53 + 2 gets -32602 at once; a valid inited then readies the room', async () => {
     const { queueUrl } = await requestQueues();
     const { roomId } = await spawningRoom();
     const poller = consume(queueUrl);
+    const sealed = await sealedEcsEnvironment(roomId);
     try {
-      await withRoomSidecar(roomId, queueUrl, {}, async (game) => {
-        await game.send(
-          '{"jsonrpc":"2.0","id":"big","method":"inited","params":{"settings":{"seed":9007199254740994}}}',
-        );
-        const refused = await game.next((m) => (m as { id?: unknown }).id === 'big', 10_000);
-        expect(refused).toMatchObject({
-          error: { code: rpcErrorCodes.invalidParams, message: expect.stringContaining('settings.seed') },
-        });
-        expect(await rooms.get(roomId)).toMatchObject({ state: 'spawning' });
-        const accepted = await game.call('inited', { settings: { seed: '9007199254740994' } }, 15_000);
-        expect(accepted).toMatchObject({ result: { status: 'OK' } });
-        expect(await rooms.get(roomId)).toMatchObject({ state: 'ready', settings: { seed: '9007199254740994' } });
-      });
+      await withRoomSidecar(
+        roomId,
+        queueUrl,
+        {},
+        async (game, run) => {
+          // Nothing of the sealed values shows in the sidecar's output.
+          expect(run.stdout.join('\n')).not.toContain('sealed-secret-key');
+          await game.send(
+            '{"jsonrpc":"2.0","id":"big","method":"inited","params":{"settings":{"seed":9007199254740994}}}',
+          );
+          const refused = await game.next((m) => (m as { id?: unknown }).id === 'big', 10_000);
+          expect(refused).toMatchObject({
+            error: { code: rpcErrorCodes.invalidParams, message: expect.stringContaining('settings.seed') },
+          });
+          expect(await rooms.get(roomId)).toMatchObject({ state: 'spawning' });
+          const accepted = await game.call('inited', { settings: { seed: '9007199254740994' } }, 15_000);
+          expect(accepted).toMatchObject({ result: { status: 'OK' } });
+          expect(await rooms.get(roomId)).toMatchObject({ state: 'ready', settings: { seed: '9007199254740994' } });
+        },
+        sealed,
+      );
     } finally {
       await poller.stop();
     }

@@ -30,7 +30,7 @@ class RecordingSpawner implements Spawner {
 }
 
 beforeAll(async () => {
-  api = await startTestApi({ CREATE_WAIT_S: '0.3' });
+  api = await startTestApi({ CREATE_WAIT_S: '0.3', SPAWN_POLL_AFTER_S: '7' });
   configurePlatform({ spawner: () => new RecordingSpawner(), clock: shiftedClock(() => offsetMs) });
   rooms = dynamoRoomStore(api.platform.db, api.platform.tableName);
   members = dynamoRoomStore(api.platform.db, api.platform.tableName);
@@ -92,6 +92,10 @@ describe('POST /v1/rooms with Idempotency-Key', () => {
     const first = await post('/v1/rooms', 'creator', 'create-1', createBody);
     const second = await post('/v1/rooms', 'creator', 'create-1', createBody);
     expect(first.status).toBe(202);
+    // A spawning room's 202 says when to read it again, replayed as it was.
+    expect([first.headers.get('retry-after'), second.headers.get('retry-after')]).toEqual(['7', '7']);
+    const joiner = await post(`/v1/rooms/${first.body.room.roomId}/join`, 'joiner', undefined);
+    expect([joiner.status, joiner.headers.get('retry-after')]).toEqual([202, '7']);
     expect([second.status, second.body]).toEqual([first.status, first.body]);
     expect(second.headers.get('location')).toBe(first.headers.get('location'));
     expect(second.headers.get('idempotent-replayed')).toBe('true');
@@ -216,6 +220,7 @@ describe('POST /v1/matchmaking/join with Idempotency-Key', () => {
     const first = await post('/v1/matchmaking/join', 'matcher', 'match-1', body);
     const second = await post('/v1/matchmaking/join', 'matcher', 'match-1', body);
     expect([first.status, second.status]).toEqual([202, 202]);
+    expect(first.headers.get('retry-after')).toBe('7');
     expect(second.body).toEqual(first.body);
     expect(first.body.reservation.key).toEqual(expect.any(String));
     expect(spawned).toHaveLength(1);

@@ -3,7 +3,6 @@ import { config, ConfigInvalidError, parseConfig, provideConfigSecrets, resetCon
 const minimal = {
   TABLE_NAME: 'rooms',
   AUTH_ISSUER: 'https://id.example',
-  AUTH_JWKS_URL: 'https://id.example/jwks.json',
 };
 
 describe('parseConfig', () => {
@@ -14,7 +13,9 @@ describe('parseConfig', () => {
   it.each([
     ['TABLE_NAME', { ...minimal, TABLE_NAME: undefined }],
     ['AUTH_ISSUER', { ...minimal, AUTH_ISSUER: undefined }],
-    ['AUTH_JWKS_URL', { ...minimal, AUTH_JWKS_URL: undefined }],
+    // Its keys are found through its OpenID discovery document, which only an https issuer has.
+    ['AUTH_ISSUER', { ...minimal, AUTH_ISSUER: 'http://id.example' }],
+    ['AUTH_ISSUER', { ...minimal, AUTH_ISSUER: 'roomkeeper-local' }],
     ['MAX_BODY_BYTES', { ...minimal, MAX_BODY_BYTES: 'lots' }],
   ])('fails fast naming %s', (variable, env) => {
     expect(() => parseConfig(env)).toThrow(ConfigInvalidError);
@@ -47,6 +48,24 @@ describe('parseConfig', () => {
   ])('refuses %s', (_name, env) => {
     expect(() => parseConfig(env)).toThrow(ConfigInvalidError);
     expect(() => parseConfig(env)).toThrow('PLATFORM_TOKEN_ISSUER');
+  });
+});
+
+describe('heartbeat cadence (docs/scale.md)', () => {
+  it('gives a spaced-out interval the same five intervals of silence, never under 10 s', () => {
+    expect(parseConfig(minimal)).toMatchObject({ heartbeatIntervalS: 2, heartbeatTimeoutS: 10 });
+    expect(parseConfig({ ...minimal, HEARTBEAT_INTERVAL_S: '10' })).toMatchObject({
+      heartbeatIntervalS: 10,
+      heartbeatTimeoutS: 50,
+    });
+    expect(parseConfig({ ...minimal, HEARTBEAT_INTERVAL_S: '0.5' })).toMatchObject({ heartbeatTimeoutS: 10 });
+  });
+
+  it('refuses a timeout under two intervals: one late heartbeat would read as a dead room', () => {
+    const env = { ...minimal, HEARTBEAT_INTERVAL_S: '10', HEARTBEAT_TIMEOUT_S: '10' };
+    expect(() => parseConfig(env)).toThrow(ConfigInvalidError);
+    expect(() => parseConfig(env)).toThrow('HEARTBEAT_TIMEOUT_S');
+    expect(parseConfig({ ...env, HEARTBEAT_TIMEOUT_S: '20' })).toMatchObject({ heartbeatTimeoutS: 20 });
   });
 });
 

@@ -1,14 +1,17 @@
 import { ManualClock } from '../../../core/infra/clock';
 import { EcsSpawner } from '../../../core/gameservers/ecs-spawner';
 import { ThrottledSpawner } from '../../../core/gameservers/throttled-spawner';
+import { TemplateFollowingSpawner } from '../../../core/gameservers/template-revisions';
 
 import type { Spawner } from '../../../core/gameservers/spawner';
 import { configurePlatform, platform, resetPlatform } from '../../../lambdas/dependencies';
 
-/** ECS, behind the wrapper that retries throttled RunTask calls (issue 10, point 6). */
+/** ECS, behind the wrapper that retries throttled RunTask calls and the one that keeps revisions on the deployed template. */
 function expectEcsSpawner(spawner: Spawner): void {
   expect(spawner).toBeInstanceOf(ThrottledSpawner);
-  expect((spawner as ThrottledSpawner).inner).toBeInstanceOf(EcsSpawner);
+  const current = (spawner as ThrottledSpawner).inner;
+  expect(current).toBeInstanceOf(TemplateFollowingSpawner);
+  expect((current as TemplateFollowingSpawner).inner).toBeInstanceOf(EcsSpawner);
 }
 
 /** A deployed environment with nothing optional: enough to build the platform, no AWS call made. */
@@ -16,7 +19,6 @@ const deployed = {
   TABLE_NAME: 'rooms',
   AWS_REGION: 'us-east-1',
   AUTH_ISSUER: 'https://id.example',
-  AUTH_JWKS_URL: 'https://id.example/jwks.json',
   ECS_CLUSTER: 'cluster',
   ECS_TASK_DEFINITION: 'task',
 };

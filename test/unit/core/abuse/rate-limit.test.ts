@@ -140,7 +140,7 @@ describe('logTtl', () => {
 });
 
 describe('configured limits', () => {
-  const minimal = { TABLE_NAME: 'rooms', AUTH_ISSUER: 'https://id.example', AUTH_JWKS_URL: 'https://id.example/jwks' };
+  const minimal = { TABLE_NAME: 'rooms', AUTH_ISSUER: 'https://id.example' };
 
   it('defaults to 20 joins, 10 creations, 60 commands and 120 message polls per account in any 60 s', () => {
     expect(parseConfig(minimal).abuse).toEqual({

@@ -14,12 +14,12 @@ import { AuthTokenInvalidError } from '../../../../core/errors';
 
 /**
  * A key withdrawn from the identity provider's key set, served over real HTTP as the
- * provider serves it (AUTH_JWKS_URL). jose's remote key set reads `Date.now` for its cache's
- * age, so the clock here is `Date.now` itself, moved by hand; the verifier is given the same.
+ * provider serves it (its OpenID discovery document names the key set). jose's remote key set
+ * reads `Date.now` for its cache's age, so the clock here is `Date.now` itself, moved by hand;
+ * the verifier is given the same.
  */
-const issuer = 'https://idp.example';
+let issuer: string;
 let server: Server;
-let jwksUrl: string;
 let served: JWK[] = [];
 let fetches = 0;
 let withdrawn: SigningKeyPair;
@@ -29,13 +29,17 @@ let clock = 0;
 beforeAll(async () => {
   withdrawn = await generateSigningKeyPair('withdrawn');
   kept = await generateSigningKeyPair('kept');
-  server = createServer((_request, response) => {
-    fetches += 1;
+  server = createServer((request, response) => {
     response.writeHead(200, { 'content-type': 'application/json' });
+    if (request.url === '/.well-known/openid-configuration') {
+      response.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/.well-known/jwks.json` }));
+      return;
+    }
+    fetches += 1;
     response.end(JSON.stringify({ keys: served }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  jwksUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/.well-known/jwks.json`;
+  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
@@ -78,7 +82,7 @@ describe('a key withdrawn from the remote key set', () => {
   it.each([0, 15_000, keySetMaxAgeMs - 1])(
     'withdrawn %i ms after a fetch: a new token and a seen token signed with it are refused once the bound has passed',
     async (withdrawnAfterMs) => {
-      const verify = createTokenVerifier({ issuer, jwksUrl, now: () => clock });
+      const verify = createTokenVerifier({ issuer, now: () => clock });
       await expect(verify(await tokenOf(kept, 'warmup'))).resolves.toMatchObject({ account: 'warmup' });
       expect(fetches).toBe(1);
 
@@ -99,7 +103,7 @@ describe('a key withdrawn from the remote key set', () => {
   );
 
   it('is refused for new tokens as soon as the key set is older than its maximum age', async () => {
-    const verify = createTokenVerifier({ issuer, jwksUrl, now: () => clock });
+    const verify = createTokenVerifier({ issuer, now: () => clock });
     await expect(verify(await tokenOf(withdrawn, 'before'))).resolves.toMatchObject({ account: 'before' });
     withdraw();
     clock += keySetMaxAgeMs - 1;
@@ -112,7 +116,7 @@ describe('a key withdrawn from the remote key set', () => {
   });
 
   it('is refused once the bound has passed for a token first verified after the withdrawal, from the set fetched before it', async () => {
-    const verify = createTokenVerifier({ issuer, jwksUrl, now: () => clock });
+    const verify = createTokenVerifier({ issuer, now: () => clock });
     await expect(verify(await tokenOf(kept, 'warmup'))).resolves.toMatchObject({ account: 'warmup' });
     withdraw();
     const withdrawalAt = clock;

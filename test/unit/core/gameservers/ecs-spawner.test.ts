@@ -11,14 +11,21 @@ import { NoHealthyHostError, SpawnFailedError } from '../../../../core/gameserve
 import { sidecarEnvironmentSchema } from '../../../../core/gameservers/sidecar-environment';
 import type { SpawnRequest } from '../../../../core/gameservers/spawner';
 import { encodeRoomKey, sidecarKeys } from '../../../../core/protocol/sidecar-channel';
+import {
+  envelopeKeyFromSecret,
+  openSidecarVariables,
+  sealedVariableNames,
+} from '../../../../core/gameservers/sidecar-envelope';
 
 const platformSecret = Buffer.alloc(32, 1);
+/** Shaped as STS returns them, so that each encoding searched for below is a long, distinctive string. */
 const scoped = {
-  accessKeyId: 'ASIASCOPED',
-  secretAccessKey: 'scoped-secret',
-  sessionToken: 'scoped-session',
+  accessKeyId: 'ASIASCOPEDEXAMPLE0001',
+  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYSCOPEDKEY1',
+  sessionToken: `IQoJb3JpZ2luX2VjE${'Aa0+/Bb1'.repeat(60)}==`,
   expiration: '2026-01-01T01:00:00.000Z',
 };
+const envelopeKey = envelopeKeyFromSecret('k'.repeat(64));
 
 const ecsMock = mockClient(ECSClient);
 
@@ -62,6 +69,7 @@ function spawner(hostClusters: readonly string[] = []) {
     },
     sidecarKeys: (roomId) => Promise.resolve(sidecarKeys(platformSecret, roomId)),
     sidecarCredentials: () => Promise.resolve(scoped),
+    envelopeKey: () => Promise.resolve(envelopeKey),
   });
 }
 
@@ -110,12 +118,15 @@ describe('EcsSpawner', () => {
       CONTROLLER_REQUEST_QUEUE_URL: 'https://sqs/controller-requests.fifo',
       GAME_LAUNCH: 'external',
       ZMQ_ENDPOINT: 'ipc:///zmq/game.sock',
-      // The room's channel key and scoped session: to the controller container only.
-      SIDECAR_KEY: encodeRoomKey(sidecarKeys(platformSecret, 'room-1')),
-      AWS_ACCESS_KEY_ID: 'ASIASCOPED',
-      AWS_SECRET_ACCESS_KEY: 'scoped-secret',
-      AWS_SESSION_TOKEN: 'scoped-session',
       AWS_CREDENTIAL_EXPIRATION: '2026-01-01T01:00:00.000Z',
+    });
+    // The room's channel key and scoped session: sealed for this room, to the controller container only.
+    for (const name of sealedVariableNames) expect(env).not.toHaveProperty(name);
+    expect(openSidecarVariables(envelopeKey, 'room-1', env.SIDECAR_SEALED ?? '')).toEqual({
+      SIDECAR_KEY: encodeRoomKey(sidecarKeys(platformSecret, 'room-1')),
+      AWS_ACCESS_KEY_ID: scoped.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: scoped.secretAccessKey,
+      AWS_SESSION_TOKEN: scoped.sessionToken,
     });
 
     // The game's launch variables go to the game container only (RunTask's 8,192 characters).
@@ -143,6 +154,34 @@ describe('EcsSpawner', () => {
       room_settings: '{"map":"harbor"}',
       server_settings: '{"tickRate":30}',
     });
+  });
+
+  it('no part of the RunTask request holds the channel key, the STS secret key or the session token, in any encoding', async () => {
+    ecsMock.on(RunTaskCommand).resolves({ tasks: [{ taskArn: 'arn:aws:ecs:eu-west-1:1:task/games/abc' }] });
+    await spawner().spawn(request);
+    // Everything ecs:DescribeTasks and CloudTrail could show: the whole request as sent.
+    const sent = JSON.stringify(ecsMock.commandCalls(RunTaskCommand)[0]?.args[0].input);
+    const roomKey = sidecarKeys(platformSecret, 'room-1').roomKey;
+    const secrets = [roomKey, Buffer.from(scoped.secretAccessKey), Buffer.from(scoped.sessionToken)];
+    for (const secret of secrets) {
+      for (const encoding of ['utf8', 'latin1', 'base64', 'base64url', 'hex'] as const) {
+        expect(sent).not.toContain(secret.toString(encoding));
+      }
+    }
+  });
+
+  it('refuses to spawn without an envelope key rather than send the secrets in clear', async () => {
+    const bare = new EcsSpawner(new ECSClient({ region: 'eu-west-1' }), {
+      cluster: 'games',
+      taskDefinition: 'roomkeeper-game:3',
+      subnets: ['subnet-a'],
+      securityGroups: ['sg-1'],
+      controllerContainer: 'controller',
+      sidecar: { region: 'eu-west-1', controllerRequestQueueUrl: 'q', replyQueuePrefix: 'r-', discoveryServices: {} },
+      sidecarKeys: (roomId) => Promise.resolve(sidecarKeys(platformSecret, roomId)),
+    });
+    await expect(bare.spawn(request)).rejects.toBeInstanceOf(SpawnFailedError);
+    expect(ecsMock.commandCalls(RunTaskCommand)).toHaveLength(0);
   });
 
   it.each([

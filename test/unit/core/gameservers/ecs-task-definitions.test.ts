@@ -12,6 +12,7 @@ import type { GameServerConfiguration } from '../../../../core/gameservers/confi
 import { EcsSpawner } from '../../../../core/gameservers/ecs-spawner';
 import { ecsTaskDefinitions } from '../../../../core/gameservers/ecs-task-definitions';
 import { sidecarKeys } from '../../../../core/protocol/sidecar-channel';
+import { envelopeKeyFromSecret } from '../../../../core/gameservers/sidecar-envelope';
 
 const ecsMock = mockClient(ECSClient);
 beforeEach(() => ecsMock.reset());
@@ -29,7 +30,15 @@ const deployed: TaskDefinition = {
   runtimePlatform: { cpuArchitecture: 'X86_64', operatingSystemFamily: 'LINUX' },
   volumes: [{ name: 'zmq' }],
   containerDefinitions: [
-    { name: 'controller', image: '1.dkr.ecr.eu-west-1.amazonaws.com/cdk-assets:abc', essential: true },
+    {
+      name: 'controller',
+      image: '1.dkr.ecr.eu-west-1.amazonaws.com/cdk-assets:abc',
+      essential: true,
+      // The sidecar envelope key: a revision's controller must get it as the template's does.
+      secrets: [
+        { name: 'SIDECAR_ENVELOPE_KEY', valueFrom: 'arn:aws:secretsmanager:eu-west-1:1:secret:envelope-AbCdEf' },
+      ],
+    },
     {
       name: 'game',
       image: 'public.ecr.aws/deployment/game:1',
@@ -77,6 +86,8 @@ describe('a task definition per configuration (ECS)', () => {
     expect(prepared).toEqual({
       ...configuration,
       taskDefinition: 'arn:aws:ecs:eu-west-1:1:task-definition/rk-game-server:8',
+      // The template it copies the controller of: a deploy that changes it is noticed at the next spawn.
+      templateTaskDefinition: base,
     });
     expect(ecsMock.commandCalls(DescribeTaskDefinitionCommand).map((c) => c.args[0].input)).toEqual([
       { taskDefinition: base },
@@ -110,8 +121,14 @@ describe('a task definition per configuration (ECS)', () => {
 
   it("a configuration without image runs the deployment's task definition: nothing registered", async () => {
     const { image: _image, ...binaryOnly } = configuration;
-    const prepared = await register({ ...binaryOnly, binary: '/game/server', taskDefinition: 'stale' });
+    const prepared = await register({
+      ...binaryOnly,
+      binary: '/game/server',
+      taskDefinition: 'stale',
+      templateTaskDefinition: base,
+    });
     expect(prepared.taskDefinition).toBeUndefined();
+    expect(prepared.templateTaskDefinition).toBeUndefined();
     expect(ecsMock.calls()).toHaveLength(0);
   });
 
@@ -135,6 +152,7 @@ describe('a task definition per configuration (ECS)', () => {
       controllerContainer: 'controller',
       sidecar: { region: 'eu-west-1', controllerRequestQueueUrl: 'q', replyQueuePrefix: 'r-', discoveryServices: {} },
       sidecarKeys: (roomId) => Promise.resolve(sidecarKeys(Buffer.alloc(32, 1), roomId)),
+      envelopeKey: () => Promise.resolve(envelopeKeyFromSecret('e'.repeat(64))),
     });
     const request = { roomId: 'room-1', region: 'eu-west-1', maxPlayers: 8, roomSettings: {}, loginAccessToken: 't' };
     await spawner.spawn({ ...request, configuration: { ...configuration, taskDefinition: 'arn:…:rk-game-server:8' } });

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { ECSClient, RunTaskCommand, type RunTaskCommandInput } from '@aws-sdk/client-ecs';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { JWK } from 'jose';
@@ -9,6 +9,7 @@ import type { GameServerConfiguration } from '../../../../core/gameservers/confi
 import { EcsSpawner } from '../../../../core/gameservers/ecs-spawner';
 import { gameServerConfigurationBodySchema } from '../../../../core/gameservers/schema';
 import { sidecarEnvironmentSchema } from '../../../../core/gameservers/sidecar-environment';
+import { envelopeKeyFromSecret } from '../../../../core/gameservers/sidecar-envelope';
 import {
   assertRoomSettingsFitTask,
   assumedMaxSessionTokenChars,
@@ -35,6 +36,15 @@ const prefix = `roomkeeper-${longest('s', 20)}`;
 const roomId = longest('room-', 64);
 /** PLATFORM_TOKEN_ISSUER's longest (core/infra/config.ts). */
 const issuer = longest('https://platform.example/', 128);
+
+/**
+ * Base64 of pseudo-random bytes, as STS session tokens are (encrypted data): the sealed
+ * environment is deflated before it is encrypted, and random base64 deflates least.
+ */
+function randomBase64(length: number): string {
+  const blocks = Array.from({ length: Math.ceil(length / 32) }, (_, i) => createHash('sha256').update(`${i}`).digest());
+  return Buffer.concat(blocks).toString('base64').slice(0, length);
+}
 
 /** Grows `make(n)` to the largest n whose measure stays within `limit`. */
 function largest<T>(make: (n: number) => T, measure: (value: T) => number, limit: number): T {
@@ -190,10 +200,11 @@ async function overridesFor(configuration: GameServerConfiguration, settings: Re
     sidecarCredentials: () =>
       Promise.resolve({
         accessKeyId: longest('ASIA', 20),
-        secretAccessKey: longest('s', 40),
-        sessionToken: longest('t', assumedMaxSessionTokenChars),
+        secretAccessKey: randomBase64(40),
+        sessionToken: randomBase64(assumedMaxSessionTokenChars),
         expiration: '2026-01-01T01:00:00.000Z',
       }),
+    envelopeKey: () => Promise.resolve(envelopeKeyFromSecret('e'.repeat(64))),
   });
   const loginAccessToken = await sign(gameServerTokenClaims(roomId, configuration.serverScopes));
   await spawner.spawn({

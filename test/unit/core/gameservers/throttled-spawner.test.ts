@@ -6,6 +6,7 @@ import type { SpawnRequest, Spawner } from '../../../../core/gameservers/spawner
 import { runTaskBackoff, ThrottledSpawner } from '../../../../core/gameservers/throttled-spawner';
 import { ManualClock } from '../../../../core/infra/clock';
 import { sidecarKeys } from '../../../../core/protocol/sidecar-channel';
+import { envelopeKeyFromSecret } from '../../../../core/gameservers/sidecar-envelope';
 import type { Placement } from '../../../../core/rooms/model';
 
 /** Issue 10, point 6: creations beyond ECS's RunTask rate wait with full-jitter backoff, bounded by `startBy`. */
@@ -126,7 +127,8 @@ describe('ThrottledSpawner (fake clock)', () => {
     const outcome = drive(spawner.spawn({ ...request, startBy: at(5_000) }), clock);
 
     await expect(outcome).rejects.toBeInstanceOf(NoHealthyHostError);
-    await expect(outcome).rejects.toMatchObject({ code: 'NO_HEALTHY_HOST' });
+    // The caller learns when ECS's bucket has refilled (docs/scale.md: the start-rate edge).
+    await expect(outcome).rejects.toMatchObject({ code: 'NO_HEALTHY_HOST', headers: { 'retry-after': '5' } });
     expect(calls.at(-1)).toBeLessThan(5_000);
     expect(clock.now().getTime() - start.getTime()).toBeLessThan(5_000);
     expect(calls.length).toBeGreaterThan(3);
@@ -174,6 +176,7 @@ describe('ThrottledSpawner around the real ECS spawner (aws-sdk-client-mock)', (
         discoveryServices: {},
       },
       sidecarKeys: (roomId) => Promise.resolve(sidecarKeys(Buffer.alloc(32, 1), roomId)),
+      envelopeKey: () => Promise.resolve(envelopeKeyFromSecret('e'.repeat(64))),
     });
     return new ThrottledSpawner(ecs, { clock, random: () => 0.5 });
   }

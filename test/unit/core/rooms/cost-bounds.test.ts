@@ -1,5 +1,6 @@
-import { costBoundReached, roomBoundsOf } from '../../../../core/rooms/cost-bounds';
+import { costBoundReached, roomBoundsOf, sidecarBoundsOf } from '../../../../core/rooms/cost-bounds';
 import type { SessionDocument } from '../../../../core/rooms/document';
+import { defaultConstants } from '../../../../core/rooms/session-model';
 import { aRoom } from '../../../helpers/factories';
 
 /** The cost-bound rule alone: which live room the platform ends at `now`, and why. */
@@ -64,5 +65,36 @@ describe('roomBoundsOf', () => {
       emptyGraceS: 10,
       maxLifetimeS: 600,
     });
+  });
+});
+
+describe('sidecarBoundsOf', () => {
+  const bounds = { emptyGraceS: 60, maxLifetimeS: 3600 };
+  const timeouts = { reservedMs: 30_000, readyMs: null, inactiveMs: null, sessionEmptyMs: null };
+  const withTimeouts = (overrides: Partial<typeof timeouts> | { reservedMs: null } | { readyMs: number }) =>
+    aRoom({ bounds, constants: { ...defaultConstants(ready), timeouts: { ...timeouts, ...overrides } } });
+
+  it("gives the sidecar the room's bounds and how long a member holds a place without joined", () => {
+    // The default template: the reservation alone.
+    expect(sidecarBoundsOf(aRoom({ bounds, reservationTimeoutS: 45 }))).toEqual({
+      maxLifetimeS: 3600,
+      emptyGraceS: 60,
+      memberHoldS: 45,
+    });
+    // A template with a `ready` timeout: reserved, then ready.
+    expect(sidecarBoundsOf(withTimeouts({ readyMs: 45_500 }))).toEqual({
+      maxLifetimeS: 3600,
+      emptyGraceS: 60,
+      memberHoldS: 76,
+    });
+  });
+
+  it('gives no member hold when reservations never expire, nor to a standby server', () => {
+    expect(sidecarBoundsOf(withTimeouts({ reservedMs: null }))).toEqual({ maxLifetimeS: 3600, emptyGraceS: 60 });
+    expect(sidecarBoundsOf({ ...withTimeouts({}), standby: true })).toEqual({ maxLifetimeS: 3600, emptyGraceS: 60 });
+  });
+
+  it('gives nothing for a room without bounds', () => {
+    expect(sidecarBoundsOf(aRoom())).toBeUndefined();
   });
 });

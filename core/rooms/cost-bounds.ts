@@ -51,15 +51,17 @@ export function roomBoundsOf(
 /**
  * The bounds a room's sidecar enforces itself, so they hold when the sweeper does not. The
  * empty bound needs how long a member may hold a place without the game's `joined`: its
- * reservation, then `ready` if that state has a timeout. A member waiting in `ready` without
- * one does not hold the server past the sidecar's bound: a server nobody connects to is what
- * the empty bound is for. A template whose reservations never expire, and a standby server
- * (its room's template comes only with the hand-over), leave the sidecar its lifetime bound.
+ * reservation, then `ready`. The sidecar sees only the game's `joined` and `left`, not the
+ * session's members, so it may judge a room empty only where the platform would too: when
+ * both states time out. A template where either never does (`readyMs` null, the default:
+ * players may wait `ready` in a lobby for as long as they like, and the platform keeps their
+ * room), and a standby server (its room's template comes only with the hand-over), leave the
+ * sidecar its lifetime bound.
  */
 export function sidecarBoundsOf(room: Room): SidecarRoomBounds | undefined {
   if (!room.bounds) return undefined;
   const { reservedMs, readyMs } = constantsOf(room).timeouts;
-  const holdMs = room.standby || reservedMs === null ? undefined : reservedMs + (readyMs ?? 0);
+  const holdMs = room.standby || reservedMs === null || readyMs === null ? undefined : reservedMs + readyMs;
   return {
     maxLifetimeS: room.bounds.maxLifetimeS,
     emptyGraceS: room.bounds.emptyGraceS,

@@ -1,8 +1,7 @@
 import type { ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
 import { heartbeatDefaults } from '../../../core/protocol/heartbeat';
 import type { CostBoundSettings } from '../constructs/cost-bounds';
-import type { RoomkeeperStackProps } from '../roomkeeper-stack';
-import { scaleProfiles, type ScaleProfile } from './profiles';
+import { scaleProfiles, type ScaleName, type ScaleProfile } from './profiles';
 
 /** What the stack builds with: the scale profile's settings, each overridden by an explicit prop. */
 export interface ScaleSettings {
@@ -17,7 +16,16 @@ export interface ScaleSettings {
   readonly functionEnvironment: Readonly<Record<string, string>>;
 }
 
-export function scaleSettings(props: RoomkeeperStackProps): ScaleSettings {
+/** The stack props a profile's settings give way to. */
+export interface ScaleOverrides {
+  readonly scale?: ScaleName;
+  readonly costBounds?: CostBoundSettings;
+  readonly throttle?: ThrottleSettings;
+  readonly spawnRouteThrottle?: ThrottleSettings;
+  readonly consumerMaxConcurrency?: number;
+}
+
+export function scaleSettings(props: ScaleOverrides): ScaleSettings {
   const profile = scaleProfiles[props.scale ?? '1k'];
   // The sidecars' interval reaches them through the spawning functions' HEARTBEAT_INTERVAL_S
   // (core/gameservers/sidecar-launch.ts); the timeout, in every function that judges silence.

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DescribeTasksCommand, ECSClient, ECSServiceException } from '@aws-sdk/client-ecs';
+import { DescribeTasksCommand, ECSClient } from '@aws-sdk/client-ecs';
 import {
   ChangeMessageVisibilityBatchCommand,
   CreateQueueCommand,
@@ -16,6 +16,7 @@ import { processControllerEvents } from '../../../lambdas/queue/controller-event
 import { aRoom } from '../../helpers/factories';
 import { emulatorEndpoints, startTestPlatform, type TestPlatform } from '../../helpers/platform';
 import { controllerQueueEvent } from '../../helpers/sidecar-channel';
+import { ecsError } from '../../helpers/aws-errors';
 
 /**
  * An `inited` whose address lookup ECS throttles, through the deployed locator (ECS mocked: it
@@ -45,14 +46,7 @@ afterAll(async () => {
 });
 
 it('hands a throttled lookup back with a visibility of seconds, without retrying it in place', async () => {
-  ecsMock.on(DescribeTasksCommand).rejects(
-    new ECSServiceException({
-      name: 'ThrottlingException',
-      $fault: 'client',
-      $metadata: { httpStatusCode: 400 },
-      message: 'Rate exceeded',
-    }),
-  );
+  ecsMock.on(DescribeTasksCommand).rejects(ecsError('ThrottlingException', 'Rate exceeded'));
   const room = aRoom({
     state: 'spawning',
     placement: { taskId: 'arn:aws:ecs:us-east-1:111122223333:task/games/t1', host: 'pending', ports: [7777] },

@@ -1,15 +1,10 @@
-import {
-  DescribeTasksCommand,
-  ECSClient,
-  ECSServiceException,
-  ListContainerInstancesCommand,
-  ListTasksCommand,
-} from '@aws-sdk/client-ecs';
+import { DescribeTasksCommand, ECSClient, ListContainerInstancesCommand, ListTasksCommand } from '@aws-sdk/client-ecs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { PhasesFailedError } from '../../../core/infra/phases';
 import { platform as lambdaPlatform } from '../../../lambdas/dependencies';
 import { sweep } from '../../../lambdas/schedule/room-sweeper';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
+import { ecsError } from '../../helpers/aws-errors';
 
 /**
  * The room sweeper's phases against real DynamoDB Local (rooms, fleet) and the SQS emulator,
@@ -44,12 +39,7 @@ describe('room sweeper phases', () => {
       },
       p.now(),
     );
-    const refused = new ECSServiceException({
-      name: 'InvalidParameterException',
-      $fault: 'client',
-      $metadata: { httpStatusCode: 400 },
-      message: 'refused',
-    });
+    const refused = ecsError('InvalidParameterException', 'refused');
     ecsMock
       .on(ListTasksCommand, { cluster: 'games' })
       .rejects(refused)

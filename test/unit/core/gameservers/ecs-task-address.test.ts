@@ -1,8 +1,9 @@
-import { DescribeNetworkInterfacesCommand, EC2Client, EC2ServiceException } from '@aws-sdk/client-ec2';
-import { DescribeTasksCommand, ECSClient, ECSServiceException, type Task } from '@aws-sdk/client-ecs';
+import { DescribeNetworkInterfacesCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { DescribeTasksCommand, ECSClient, type Task } from '@aws-sdk/client-ecs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { EcsTaskAddresses } from '../../../../core/gameservers/ecs-task-address';
 import { ServerAddressThrottledError } from '../../../../core/gameservers/errors';
+import { ec2Error, ecsError } from '../../../helpers/aws-errors';
 
 const ecsMock = mockClient(ECSClient);
 const ec2Mock = mockClient(EC2Client);
@@ -101,28 +102,15 @@ describe('ECS task addresses (DescribeTasks → DescribeNetworkInterfaces)', () 
   it.each([
     [
       'ECS ThrottlingException',
-      () =>
-        ecsMock.on(DescribeTasksCommand).rejects(
-          new ECSServiceException({
-            name: 'ThrottlingException',
-            $fault: 'client',
-            $metadata: { httpStatusCode: 400 },
-            message: 'Rate exceeded',
-          }),
-        ),
+      () => ecsMock.on(DescribeTasksCommand).rejects(ecsError('ThrottlingException', 'Rate exceeded')),
     ],
     [
       'EC2 RequestLimitExceeded',
       () => {
         ecsMock.on(DescribeTasksCommand).resolves({ tasks: [described(arn('1'), '1'), described(arn('2'), '2')] });
-        ec2Mock.on(DescribeNetworkInterfacesCommand).rejects(
-          new EC2ServiceException({
-            name: 'RequestLimitExceeded',
-            $fault: 'client',
-            $metadata: { httpStatusCode: 503 },
-            message: 'Request limit exceeded.',
-          }),
-        );
+        ec2Mock
+          .on(DescribeNetworkInterfacesCommand)
+          .rejects(ec2Error('RequestLimitExceeded', 'Request limit exceeded.', 503));
       },
     ],
   ])('fails every lookup of a throttled batch (%s) as ServerAddressThrottledError', async (_name, arrange) => {
@@ -137,14 +125,7 @@ describe('ECS task addresses (DescribeTasks → DescribeNetworkInterfaces)', () 
   });
 
   it('passes any other failure on unchanged (the message is retried)', async () => {
-    ecsMock.on(DescribeTasksCommand).rejects(
-      new ECSServiceException({
-        name: 'AccessDeniedException',
-        $fault: 'client',
-        $metadata: { httpStatusCode: 400 },
-        message: 'denied',
-      }),
-    );
+    ecsMock.on(DescribeTasksCommand).rejects(ecsError('AccessDeniedException', 'denied'));
     await expect(addresses().locate(room(arn('1')))).rejects.toMatchObject({ name: 'AccessDeniedException' });
   });
 });

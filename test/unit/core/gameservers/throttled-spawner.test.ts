@@ -1,4 +1,4 @@
-import { ECSClient, ECSServiceException, RunTaskCommand, StopTaskCommand } from '@aws-sdk/client-ecs';
+import { ECSClient, RunTaskCommand, StopTaskCommand } from '@aws-sdk/client-ecs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { EcsSpawner } from '../../../../core/gameservers/ecs-spawner';
 import { NoHealthyHostError, SpawnFailedError } from '../../../../core/gameservers/errors';
@@ -8,6 +8,7 @@ import { ManualClock } from '../../../../core/infra/clock';
 import { sidecarKeys } from '../../../../core/protocol/sidecar-channel';
 import { envelopeKeyFromSecret } from '../../../../core/gameservers/sidecar-envelope';
 import type { Placement } from '../../../../core/rooms/model';
+import { ecsError } from '../../../helpers/aws-errors';
 
 /** Issue 10, point 6: creations beyond ECS's RunTask rate wait with full-jitter backoff, bounded by `startBy`. */
 const start = new Date('2026-01-01T00:00:00.000Z');
@@ -37,14 +38,7 @@ const request: SpawnRequest = {
   },
 };
 
-/** What the SDK throws when ECS throttles a call (ECS models no class of its own for it). */
-const throttled = () =>
-  new ECSServiceException({
-    name: 'ThrottlingException',
-    $fault: 'client',
-    message: 'Rate exceeded',
-    $metadata: { httpStatusCode: 400 },
-  });
+const throttled = () => ecsError('ThrottlingException', 'Rate exceeded');
 const placement: Placement = { taskId: 'task-1', host: '10.0.0.1', ports: [7777, 7778] };
 
 /** A spawner that answers with the scripted outcomes in order, recording when each call came. */

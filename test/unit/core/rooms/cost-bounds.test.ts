@@ -71,17 +71,11 @@ describe('roomBoundsOf', () => {
 describe('sidecarBoundsOf', () => {
   const bounds = { emptyGraceS: 60, maxLifetimeS: 3600 };
   const timeouts = { reservedMs: 30_000, readyMs: null, inactiveMs: null, sessionEmptyMs: null };
-  const withTimeouts = (overrides: Partial<typeof timeouts> | { reservedMs: null } | { readyMs: number }) =>
+  const withTimeouts = (overrides: { reservedMs?: number | null; readyMs?: number | null }) =>
     aRoom({ bounds, constants: { ...defaultConstants(ready), timeouts: { ...timeouts, ...overrides } } });
 
   it("gives the sidecar the room's bounds and how long a member holds a place without joined", () => {
-    // The default template: the reservation alone.
-    expect(sidecarBoundsOf(aRoom({ bounds, reservationTimeoutS: 45 }))).toEqual({
-      maxLifetimeS: 3600,
-      emptyGraceS: 60,
-      memberHoldS: 45,
-    });
-    // A template with a `ready` timeout: reserved, then ready.
+    // A template whose `ready` times out: reserved, then ready.
     expect(sidecarBoundsOf(withTimeouts({ readyMs: 45_500 }))).toEqual({
       maxLifetimeS: 3600,
       emptyGraceS: 60,
@@ -89,9 +83,20 @@ describe('sidecarBoundsOf', () => {
     });
   });
 
-  it('gives no member hold when reservations never expire, nor to a standby server', () => {
-    expect(sidecarBoundsOf(withTimeouts({ reservedMs: null }))).toEqual({ maxLifetimeS: 3600, emptyGraceS: 60 });
-    expect(sidecarBoundsOf({ ...withTimeouts({}), standby: true })).toEqual({ maxLifetimeS: 3600, emptyGraceS: 60 });
+  it('gives no member hold where a member may wait without joined for ever, nor to a standby server', () => {
+    // The default template: `ready` never times out, and the platform keeps a room whose members wait in it.
+    expect(sidecarBoundsOf(aRoom({ bounds, reservationTimeoutS: 45 }))).toEqual({
+      maxLifetimeS: 3600,
+      emptyGraceS: 60,
+    });
+    expect(sidecarBoundsOf(withTimeouts({ reservedMs: null, readyMs: 10_000 }))).toEqual({
+      maxLifetimeS: 3600,
+      emptyGraceS: 60,
+    });
+    expect(sidecarBoundsOf({ ...withTimeouts({ readyMs: 10_000 }), standby: true })).toEqual({
+      maxLifetimeS: 3600,
+      emptyGraceS: 60,
+    });
   });
 
   it('gives nothing for a room without bounds', () => {

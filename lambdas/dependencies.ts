@@ -17,7 +17,7 @@ import {
   type TokenSigner,
   type TokenVerifier,
 } from '../core/auth/tokens';
-import { sqsCommandDelivery, type CommandDelivery } from '../core/commands/delivery';
+import { sqsCommandDelivery, type SidecarDelivery } from '../core/commands/delivery';
 import { MessageStore, type RoomMessages } from '../core/commands/message-store';
 import { CommandStore, type Commands } from '../core/commands/store';
 import { GameConfigurationStore, type GameConfigurations } from '../core/gameservers/configuration-store';
@@ -103,8 +103,8 @@ export interface Platform {
   readonly commands: Commands;
   /** Each room's log of game → owner messages (the last 100). */
   readonly roomMessages: RoomMessages;
-  /** Seals a command for a room's sidecar and puts it on its reply queue. */
-  readonly deliverCommand: CommandDelivery;
+  /** Seals a command (or a cost bound's `stop`) for a room's sidecar and puts it on its reply queue. */
+  readonly deliverCommand: SidecarDelivery;
   /** Every live room, through the sweeper's index (never a table scan): the sweeper and the local cloud's reconciliation. */
   readonly liveRooms: LiveRoomIndex;
   readonly spawner: Spawner;

@@ -32,6 +32,8 @@ export type ForwardOutcome = Outcome & { readonly decidedBy: 'platform' | 'contr
 
 export type PlatformReply = Extract<ControllerReply, { type: 'reply' }>;
 export type PlatformCommand = Extract<ControllerReply, { type: 'command' }>;
+/** The platform closed the room for a cost bound: the sidecar ends it. */
+export type PlatformStop = Extract<ControllerReply, { type: 'stop' }>;
 type WithoutEnvelope<T> = T extends unknown ? Omit<T, 'roomId' | 'sentAt'> : never;
 /** What the sidecar reports on its own (no answer expected). */
 export type PlatformReport = WithoutEnvelope<Extract<ControllerRequest, { type: 'heartbeat' | 'exited' }>>;
@@ -279,10 +281,13 @@ export class PlatformBridge {
    * returns a promise: the batch is then deleted and the queue polled again only once that
    * settles. The controller does so for the warm pool's
    * hand-over alone (`assign`): a create waits for its answer, and the delete and the next
-   * poll would compete with it for the CPU and the queue service.
+   * poll would compete with it for the CPU and the queue service. A `stop` goes to `onStop`.
    */
-  consume(onCommand: (command: PlatformCommand) => Promise<void> | undefined): void {
-    this.polling ??= this.poll(onCommand);
+  consume(
+    onCommand: (command: PlatformCommand) => Promise<void> | undefined,
+    onStop: (stop: PlatformStop) => void,
+  ): void {
+    this.polling ??= this.poll(onCommand, onStop);
   }
 
   /** Stops polling, ends every wait, and deletes the reply queue. */
@@ -352,7 +357,10 @@ export class PlatformBridge {
     }
   }
 
-  private async poll(onCommand: (command: PlatformCommand) => Promise<void> | undefined): Promise<void> {
+  private async poll(
+    onCommand: (command: PlatformCommand) => Promise<void> | undefined,
+    onStop: (stop: PlatformStop) => void,
+  ): Promise<void> {
     const signal = this.stopPolling.signal;
     while (!signal.aborted) {
       let messages: Message[];
@@ -383,16 +391,24 @@ export class PlatformBridge {
       }
       const first: Promise<void>[] = [];
       for (const message of messages)
-        this.handle(message, (command) => {
-          const handled = onCommand(command);
-          if (handled) first.push(handled.catch(() => undefined));
-        });
+        this.handle(
+          message,
+          (command) => {
+            const handled = onCommand(command);
+            if (handled) first.push(handled.catch(() => undefined));
+          },
+          onStop,
+        );
       if (first.length > 0) await Promise.all(first);
       await this.remove(messages);
     }
   }
 
-  private handle(message: Message, onCommand: (command: PlatformCommand) => void): void {
+  private handle(
+    message: Message,
+    onCommand: (command: PlatformCommand) => void,
+    onStop: (stop: PlatformStop) => void,
+  ): void {
     const text = openReply(this.options.keys, message.Body ?? '');
     if (text === undefined) {
       // Not sealed for this room: forged, tampered, or another room's replayed here.
@@ -414,6 +430,10 @@ export class PlatformBridge {
     }
     if (parsed.data.type === 'command') {
       onCommand(parsed.data);
+      return;
+    }
+    if (parsed.data.type === 'stop') {
+      onStop(parsed.data);
       return;
     }
     const outcome = this.waits.settle(parsed.data.correlationId, parsed.data);

@@ -7,7 +7,7 @@ import { rpcErrorCodes, type RpcError, type RpcId } from '../../core/protocol/js
 import { assignQueueName } from '../../core/protocol/queue-names';
 import type { SidecarKeys } from '../../core/protocol/sidecar-channel';
 import { afterPlayers, afterReady, selfBoundReached, selfBoundsOf, type RoomWatch, type SelfBounds } from './bounds';
-import { PlatformBridge, type ForwardOutcome } from './bridge';
+import { PlatformBridge, type ForwardOutcome, type PlatformCommand, type PlatformStop } from './bridge';
 import { sessionCredentials } from './credentials';
 import { createCommandRelay } from './commands';
 import { ControllerStartError } from './errors';
@@ -59,6 +59,8 @@ export interface Controller {
 }
 
 const ms = (seconds: number) => Math.round(seconds * 1000);
+
+type CommandRelay = ReturnType<typeof createCommandRelay>;
 
 /** How often the sidecar judges its own bounds: each judgement is a few comparisons. */
 const boundCheckMs = 1_000;
@@ -325,7 +327,7 @@ class RoomController {
   /** The platform's commands, relayed to the game while the room is not ending. */
   private relayCommands(): void {
     const { env, log, bridge } = this.room;
-    const relay = createCommandRelay({
+    const relay: CommandRelay = createCommandRelay({
       whitelist: env.COMMAND_WHITELIST,
       standby: env.STANDBY === '1',
       calls: this.calls,
@@ -334,19 +336,36 @@ class RoomController {
       answerAssign: (commandId, answer) => bridge.answerAssign(commandId, answer),
       log,
     });
-    bridge.consume((command) => {
-      if (this.phase === 'ending') return undefined;
-      if (command.method === assignMethod && env.STANDBY === '1' && !this.handedOver) {
-        // The room's lifetime and its creator's reservation count from the hand-over.
-        this.handedOver = true;
-        this.watch = afterReady(this.watch, performance.now(), true);
-      }
-      const relayed = relay(command);
-      // The hand-over first: nothing else of this sidecar's runs beside the answer a create waits for.
-      if (command.method === assignMethod) return relayed;
-      void relayed;
-      return undefined;
-    });
+    bridge.consume(
+      (command) => this.onCommand(command, relay),
+      (stop) => this.onPlatformStop(stop),
+    );
+  }
+
+  /**
+   * The platform closed the room for a cost bound at a heartbeat (docs/cost-bounds.md): the
+   * room ends as when the sidecar's own bound is reached. A stop to a room already ending (a
+   * second one, or one behind its own bound) changes nothing: the first reason to end wins.
+   */
+  private onPlatformStop(stop: PlatformStop): void {
+    if (this.ending) return;
+    this.room.log.warn('the platform closed the room for a cost bound; ending it', { reason: stop.reason });
+    this.stopNotice = stop.reason;
+    void this.end(stop.reason);
+  }
+
+  private onCommand(command: PlatformCommand, relay: CommandRelay): Promise<void> | undefined {
+    if (this.phase === 'ending') return undefined;
+    if (command.method === assignMethod && this.room.env.STANDBY === '1' && !this.handedOver) {
+      // The room's lifetime and its creator's reservation count from the hand-over.
+      this.handedOver = true;
+      this.watch = afterReady(this.watch, performance.now(), true);
+    }
+    const relayed = relay(command);
+    // The hand-over first: nothing else of this sidecar's runs beside the answer a create waits for.
+    if (command.method === assignMethod) return relayed;
+    void relayed;
+    return undefined;
   }
 
   /** The first reason to end wins; later ones (the killed game's own exit) join it. */

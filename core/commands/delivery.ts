@@ -6,10 +6,16 @@ import type { SidecarKeys } from '../protocol/sidecar-channel';
 
 export type PlatformCommandMessage = Extract<ControllerReply, { type: 'command' }>;
 
+/** What the platform sends a room's sidecar unasked: a command, or a `stop` (a cost bound). */
+type SidecarMessage = Exclude<ControllerReply, { type: 'reply' }>;
+
 /**
- * Hands one command to a room's sidecar. Resolves `delivered`, or `gone` when the room has
+ * Hands one message to a room's sidecar. Resolves `delivered`, or `gone` when the room has
  * no reply queue any more (its sidecar ended and deleted it); other failures throw.
  */
+export type SidecarDelivery = (roomId: string, message: SidecarMessage) => Promise<'delivered' | 'gone'>;
+
+/** A `SidecarDelivery` as the command relay and the warm pool use it: commands only. */
 export type CommandDelivery = (roomId: string, command: PlatformCommandMessage) => Promise<'delivered' | 'gone'>;
 
 /** fauxqs and SQS name a missing queue differently across protocols and SDK versions. */
@@ -29,11 +35,11 @@ export function sqsCommandDelivery(
   replyQueuePrefix: string,
   keysFor: (roomId: string) => Promise<SidecarKeys>,
   queueUrl: (name: string) => Promise<string>,
-): CommandDelivery {
-  return async (roomId, command) => {
+): SidecarDelivery {
+  return async (roomId, message) => {
     try {
       const [url, keys] = await Promise.all([queueUrl(replyQueueName(replyQueuePrefix, roomId)), keysFor(roomId)]);
-      await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: sealControllerReply(keys, command) }));
+      await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: sealControllerReply(keys, message) }));
       return 'delivered';
     } catch (error) {
       if (isMissingQueue(error)) return 'gone';

@@ -4,6 +4,7 @@ import { countSpawnFailure } from '../infra/metrics';
 import type { ControllerRequest } from '../protocol/controller-messages';
 import { rpcErrorCodes } from '../protocol/jsonrpc';
 import { isLive } from '../rooms/model';
+import { applyHeartbeat } from './heartbeat';
 import { inited } from './inited';
 import { gameRequestOf, joined, left } from './members';
 import type { ControllerEventDependencies } from './ports';
@@ -22,8 +23,7 @@ export async function handleControllerRequest(
   const now = deps.now();
   switch (request.type) {
     case 'heartbeat':
-      await deps.rooms.recordHeartbeat(request.roomId, now);
-      return;
+      return applyHeartbeat(request, deps, now);
     case 'exited':
       return exited(request, deps, now);
     case 'abandoned':

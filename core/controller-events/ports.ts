@@ -1,11 +1,13 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { PlatformTokenVerifier, TokenSigner } from '../auth/tokens';
+import type { SidecarDelivery } from '../commands/delivery';
 import type { RoomMessages } from '../commands/message-store';
 import type { Commands } from '../commands/store';
 import type { ServerSlots } from '../gameservers/server-slot-store';
 import type { ServerLocator } from '../gameservers/server-address';
 import type { PoolStore } from '../pool/pool-store';
 import type { ControllerReply, SidecarCredentials } from '../protocol/controller-messages';
+import type { RoomBounds } from '../rooms/model';
 import type { RoomStore } from '../rooms/room-store';
 
 /** What applying a sidecar's message needs: the room's one store and the ports around it. */
@@ -23,12 +25,18 @@ export interface ControllerEventDependencies {
   readonly now: () => Date;
   /** Running-server caps: a server that exited gives its slot back at once (docs/cost-bounds.md). */
   readonly slots?: Pick<ServerSlots, 'release'>;
+  /**
+   * Cost bounds judged at every heartbeat (docs/cost-bounds.md): rooms without bounds of their
+   * own get `defaults`; a room closed for one is told to end through `tell`, its sidecar's
+   * reply queue. Absent: only the sweeper ends rooms for cost.
+   */
+  readonly costBounds?: { readonly defaults: RoomBounds; readonly tell: SidecarDelivery };
   /** The warm pool: a standby server's `inited` makes it ready to be taken, or its game unpoolable. */
   readonly pool?: Pick<PoolStore, 'markReady' | 'markUnsupported' | 'remove'>;
   /** Owners' commands: the game's answers are recorded on them (core/commands/relay.ts). */
   readonly commands: Pick<Commands, 'recordOutcome'>;
   /** Each room's log of game → owner messages. */
   readonly messages: Pick<RoomMessages, 'append'>;
-  /** For what is dropped without an answer to anyone (a message the platform cannot store). */
-  readonly log: Pick<Logger, 'warn'>;
+  /** For what is dropped without an answer to anyone (a message the platform cannot store), and rooms it closes. */
+  readonly log: Pick<Logger, 'warn' | 'info'>;
 }

@@ -59,8 +59,9 @@ export const queueDefinitions = {
     // (a batch takes tens of milliseconds). A stack prop (`consumerMaxConcurrency`) raises it.
     maxConcurrency: 20,
     // Checks and seals the sidecar channel (keyed by the signing key), mints joined-player
-    // tokens, and renews sidecar sessions.
-    needs: ['signTokens', 'sidecarCredentials'],
+    // tokens, renews sidecar sessions, and tells a room's sidecar to stop when a heartbeat
+    // finds it past a cost bound.
+    needs: ['signTokens', 'sidecarCredentials', 'sendCommands'],
   },
 } as const satisfies Record<string, QueueDefinition>;
 

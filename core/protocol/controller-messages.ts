@@ -224,6 +224,12 @@ export const controllerReplySchema = z.discriminatedUnion('type', [
     method: z.string(),
     params: z.record(z.string(), z.unknown()).optional(),
   }),
+  /**
+   * The platform closed the room for a cost bound (docs/cost-bounds.md): the sidecar ends it
+   * as its own bounds do, `reason` being the `shutdown` notice's. Sealed like every message
+   * on the reply queue, so nobody but the platform can end a room this way.
+   */
+  z.object({ type: z.literal('stop'), reason: z.enum(['empty', 'lifetime']) }),
 ]);
 export type ControllerReply = z.infer<typeof controllerReplySchema>;
 

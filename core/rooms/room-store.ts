@@ -78,6 +78,15 @@ export interface RoomListing {
 export type TransitionResult =
   { readonly applied: true; readonly room: Room } | { readonly applied: false; readonly room?: Room };
 
+/**
+ * A heartbeat: applied, the room and its document as the write left them (`doc` undefined when
+ * the document does not parse: the room is then judged by what the room fields say alone); or
+ * refused (the room ended), the room as it stood.
+ */
+export type HeartbeatResult =
+  | { readonly applied: true; readonly room: Room; readonly doc?: SessionDocument }
+  | { readonly applied: false; readonly room?: Room };
+
 /** A session write (PATCH): applied (the document as it now is), or refused (as it stood). */
 export type SessionWriteResult =
   { readonly applied: true; readonly read: SessionRead } | { readonly applied: false; readonly current?: SessionRead };
@@ -132,8 +141,11 @@ export interface RoomStore {
   markFailed(roomId: string, reason: RoomFailureReason, now: Date): Promise<TransitionResult>;
   /** roomIsReady (AND unchangedSince, if given) → closed (ends the room). */
   markClosed(roomId: string, now: Date, unchangedSince?: { changeNumber: number }): Promise<TransitionResult>;
-  /** roomIsLive: keeps a live room from being swept; never revives a dead one. */
-  recordHeartbeat(roomId: string, now: Date): Promise<TransitionResult>;
+  /**
+   * roomIsLive: keeps a live room from being swept; never revives a dead one. Answers with the
+   * room and its document as written, so the consumer judges its cost bounds without a read.
+   */
+  recordHeartbeat(roomId: string, now: Date): Promise<HeartbeatResult>;
   /** A session PATCH (core/rooms/patch-conditions.ts builds it); the whole document back. */
   writeSession(roomId: string, write: RoomWrite): Promise<SessionWriteResult>;
   /** Deletes a session that is over, IF it is still unchangedSince this change number. */

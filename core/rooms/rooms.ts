@@ -10,7 +10,9 @@ import {
   tombstoneOf,
   tombstoneRequest,
   tombstonesToPrune,
+  SessionDocumentCorruptError,
   type DocMember,
+  type SessionDocument,
   type StoredMember,
 } from './document';
 import { SessionMemberTooLargeError } from './session-errors';
@@ -39,6 +41,7 @@ import type {
   ClaimSpec,
   ConfirmResult,
   HandOver,
+  HeartbeatResult,
   ItemWriteResult,
   LeaveResult,
   RoomItems,
@@ -151,13 +154,20 @@ export class Rooms implements RoomStore {
     });
   }
 
-  recordHeartbeat(roomId: string, now: Date): Promise<TransitionResult> {
-    return this.transition(roomId, {
+  async recordHeartbeat(roomId: string, now: Date): Promise<HeartbeatResult> {
+    // The whole item comes back with the write (`ALL_NEW`): DynamoDB consumes no read capacity
+    // for a return value, only a larger answer (`ReturnValues` in
+    // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html), so
+    // judging the room's cost bounds at every heartbeat costs no request of its own.
+    const result = await this.write(roomId, {
       condition: is.roomIsLive,
       change: set({ lastHeartbeatAt: now.toISOString() }),
       now,
       quiet: true,
     });
+    if (!result.applied) return { applied: false, ...(result.item ? { room: roomOf(result.item) } : {}) };
+    const doc = documentIfSound(result.item);
+    return { applied: true, room: roomOf(result.item), ...(doc ? { doc } : {}) };
   }
 
   async writeSession(roomId: string, write: RoomWrite): Promise<SessionWriteResult> {
@@ -403,6 +413,19 @@ function indexing(write: RoomWrite): Change {
     .flatMap((index) => [`${index}pk`, `${index}sk`])
     .filter((name) => !listedNames.has(name));
   return { set: listed.map(([name, value]) => [[name], value] as const), remove: unlisted.map((name) => [name]) };
+}
+
+/**
+ * The item's document, or undefined when it does not parse: a heartbeat is still applied, and
+ * the reads that meet the document report it.
+ */
+function documentIfSound(item: Item): SessionDocument | undefined {
+  try {
+    return documentOf(item);
+  } catch (error) {
+    if (error instanceof SessionDocumentCorruptError) return undefined;
+    throw error;
+  }
 }
 
 /** Whether the item in the way of a create is this very room (same owner, same creation instant). */

@@ -16,6 +16,7 @@ import {
 import { queueDefinitions } from '../../core/infra/queues';
 import type { ControllerReply, ControllerRequest } from '../../core/protocol/controller-messages';
 import { handBackVisibilityS, PipelineReporter } from '../../core/rooms/heartbeat-pipeline';
+import { roomBoundsOf } from '../../core/rooms/cost-bounds';
 import { isLive } from '../../core/rooms/model';
 import { platform, type Platform } from '../dependencies';
 
@@ -114,6 +115,7 @@ async function applyOnce(p: Platform, record: SQSRecord): Promise<Attempt> {
     await handleControllerRequest(request, {
       rooms: p.rooms,
       slots: p.costs.slots,
+      costBounds: { defaults: roomBoundsOf({}, p.config.costBounds), tell: p.deliverCommand },
       pool: p.pool,
       signToken: p.signToken,
       verifyServerToken: p.verifyPlatformToken,

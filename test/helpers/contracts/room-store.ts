@@ -117,16 +117,19 @@ export function roomStoreContract(subject: () => RoomStoreSubject): void {
     });
   });
 
-  it('records a heartbeat without a change, and writes nothing to a room that does not exist', async () => {
+  it('records a heartbeat without a change, answered with the room and its document as written, and writes nothing to a room that does not exist', async () => {
     const { rooms, item } = subject();
-    const live = room({ state: 'ready' });
-    await rooms.createWithMember(live);
+    const live = room({ state: 'ready', players: 1 });
+    await rooms.createWithMember(live, { account: 'alice', keyHash: 'ab'.repeat(32), scopes: [], createdAt: created });
     const now = at('2026-01-01T00:05:00.000Z');
 
+    // The consumer judges the room's cost bounds on this answer: no read follows the write.
     expect(await rooms.recordHeartbeat(live.roomId, now)).toEqual({
       applied: true,
       room: { ...live, lastHeartbeatAt: now.toISOString() },
+      doc: (await rooms.read(live.roomId))?.doc,
     });
+    expect(Object.keys((await rooms.read(live.roomId))?.doc.members ?? {})).toEqual(['alice']);
     const missing = randomUUID();
     expect(await rooms.recordPlacement(missing, { taskId: 't', host: 'h', ports: [] }, now)).toEqual({
       applied: false,

@@ -200,7 +200,7 @@ describe('message', () => {
         now: () => new Date(),
         commands: p.commands,
         messages: p.roomMessages,
-        log: { warn: (message, ...attributes) => void warnings.push({ message, attributes }) },
+        log: { warn: (message, ...attributes) => void warnings.push({ message, attributes }), info: () => undefined },
       });
     const [unstorable, notAnObject] = [randomUUID(), randomUUID()];
     await handle(message(room.roomId, { n: 2 ** 60 }, unstorable));

@@ -61,10 +61,13 @@ describe('PlatformBridge: a held command', () => {
     const held = new Promise<void>((resolve) => (settle = resolve));
     const received: PlatformCommand[] = [];
     try {
-      bridge.consume((command) => {
-        received.push(command);
-        return command.method === 'assign' ? held : undefined;
-      });
+      bridge.consume(
+        (command) => {
+          received.push(command);
+          return command.method === 'assign' ? held : undefined;
+        },
+        () => undefined,
+      );
       await sendCommand({ type: 'command', commandId: 'c-1', method: 'assign', params: {} });
       await until(() => received[0], 5_000, 'command');
       const settledAt = performance.now();
@@ -86,7 +89,10 @@ describe('PlatformBridge: a held command', () => {
   it('without a held command, deletes the batch at once', async () => {
     const { bridge, started, sendCommand } = await startedBridge('nohold');
     try {
-      bridge.consume(() => undefined);
+      bridge.consume(
+        () => undefined,
+        () => undefined,
+      );
       await sendCommand({ type: 'command', commandId: 'c-2', method: 'say', params: {} });
       await until(() => started.find((s) => s.operation === 'DeleteMessageBatchCommand'), 5_000, 'delete of the batch');
     } finally {

@@ -400,4 +400,27 @@ describe('controller sidecar: bounds it enforces itself', () => {
       );
     },
   );
+
+  it.concurrent(
+    'ends the room when the platform closed it for a cost bound (`stop`), as its own bound would; a second stop changes nothing',
+    async () => {
+      await withSidecar({ args: ['ok'] }, async (run) => {
+        await run.until(() => run.gameEvents('answer')[0], 5_000, 'the inited answer');
+        const gamePid = run.gamePid ?? 0;
+        await run.sendReply({ type: 'stop', reason: 'empty' });
+        await run.sendReply({ type: 'stop', reason: 'lifetime' });
+        const exit = await run.exited;
+        expect(exit.code).toBe(0);
+        expect(processTreeAlive(gamePid)).toBe(false);
+        expect(
+          run
+            .gameEvents('request')
+            .filter((e) => e.method === 'shutdown')
+            .map((e) => e.params),
+        ).toEqual([{ reason: 'empty', graceS: 0.5 }]);
+        expect(run.messages('exited')).toEqual([expect.objectContaining({ reason: 'exited', exitCode: 0 })]);
+        expect(await listQueues(run.replyQueueName)).toEqual([]);
+      });
+    },
+  );
 });

@@ -107,10 +107,13 @@ async function standbyServer(key: PoolKey, sqs: SQSClient) {
     answerAssign: (commandId, answer) => bridge.answerAssign(commandId, answer),
     log,
   });
-  bridge.consume((command) => {
-    if (command.method === 'assign') assignsReceived.push(command.commandId);
-    return relay(command);
-  });
+  bridge.consume(
+    (command) => {
+      if (command.method === 'assign') assignsReceived.push(command.commandId);
+      return relay(command);
+    },
+    () => undefined,
+  );
   return { roomId: room.roomId, bridge, assignsReceived, gameHanded };
 }
 

@@ -1,5 +1,7 @@
-import { Agent } from 'node:http';
+import { Agent, type ClientRequestArgs } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
@@ -18,7 +20,8 @@ const emulatorCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
  */
 const dependencyTimeouts = {
   /**
-   * A connect that sees no answer. Not shorter: a burst of new connections overflows DynamoDB
+   * A connect that sees no answer, from the socket's creation (not the request's: see
+   * `withConnectTimeout`). Not shorter: a burst of new connections overflows DynamoDB
    * Local's accept backlog (50) and the kernel retries a dropped SYN after 1 s. A stalled
    * (SIGSTOPped) server still accepts connections; a dead one refuses them at once.
    */
@@ -56,15 +59,42 @@ class SqsRequestHandler extends NodeHttpHandler {
 }
 
 /**
+ * Fails a socket that has not connected `connectMs` after the agent created it. The SDK's own
+ * `connectionTimeout` starts with the request, so a request waiting its turn for one of the
+ * pool's sockets (a burst of hundreds of joins in the local cloud's one process) was failed
+ * as "could not connect" while no connection was even being made; this counts connecting only.
+ */
+function withConnectTimeout<A extends Agent>(agent: A, connectMs: number): A {
+  const create = agent.createConnection.bind(agent);
+  agent.createConnection = (options: ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void) => {
+    const socket = create(options, callback) as Socket | null | undefined;
+    if (!socket?.connecting) return socket;
+    const timer = setTimeout(() => socket.destroy(connectTimeoutError(connectMs)), connectMs);
+    const settled = () => clearTimeout(timer);
+    socket.once('connect', settled);
+    socket.once('close', settled);
+    return socket;
+  };
+  return agent;
+}
+
+/** Named as the SDK names its timeouts, so core/infra/dependency-errors.ts classifies it alike. */
+function connectTimeoutError(connectMs: number): Error {
+  return Object.assign(new Error(`The connection to the dependency was not established within ${connectMs} ms.`), {
+    name: 'TimeoutError',
+  });
+}
+
+/**
  * One keep-alive connection pool per process. DynamoDB Local's accept backlog is 50, so a
  * burst of new connections would stall: the pool stays below it. Timeouts throw (the
  * handler only warns by default), so the SDK retries and then gives up.
  */
 function handlerOptions(timeouts: { requestTimeout: number } | { socketTimeout: number }) {
+  const connectMs = dependencyTimeouts.connectionMs;
   return {
-    httpAgent: new Agent({ keepAlive: true, maxSockets: 48 }),
-    httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 48 }),
-    connectionTimeout: dependencyTimeouts.connectionMs,
+    httpAgent: withConnectTimeout(new Agent({ keepAlive: true, maxSockets: 48 }), connectMs),
+    httpsAgent: withConnectTimeout(new HttpsAgent({ keepAlive: true, maxSockets: 48 }), connectMs),
     ...timeouts,
     throwOnRequestTimeout: true,
   };

@@ -1,4 +1,5 @@
 import { DescribeTasksCommand, ListTasksCommand, type ECSClient, type Task } from '@aws-sdk/client-ecs';
+import { chunks } from '../infra/chunks';
 import type { RunningServer } from './spawner';
 
 /** What every room task is started with (ecs-spawner.ts): `startedBy` and the room tag. */
@@ -46,10 +47,8 @@ export async function listRoomTasks(ecs: ECSClient, cluster: string): Promise<Ru
     nextToken = page.nextToken;
   } while (nextToken);
   const servers: RunningServer[] = [];
-  for (let i = 0; i < arns.length; i += describeBatch) {
-    const { tasks } = await ecs.send(
-      new DescribeTasksCommand({ cluster, tasks: arns.slice(i, i + describeBatch), include: ['TAGS'] }),
-    );
+  for (const batch of chunks(arns, describeBatch)) {
+    const { tasks } = await ecs.send(new DescribeTasksCommand({ cluster, tasks: batch, include: ['TAGS'] }));
     for (const task of tasks ?? []) {
       if (!task.taskArn || isStoppedOrStopping(task)) continue;
       const roomId = task.tags?.find((tag) => tag.key === roomTagKey)?.value;

@@ -1,6 +1,7 @@
 import { clusterOfTask } from './ecs-fleet-listing';
 import { DescribeNetworkInterfacesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import { DescribeTasksCommand, type ECSClient, type Task } from '@aws-sdk/client-ecs';
+import { chunks } from '../infra/chunks';
 import { classifyDependencyError } from '../infra/dependency-errors';
 import { ServerAddressThrottledError } from './errors';
 import type { ServerLocator } from './server-address';
@@ -9,12 +10,6 @@ import type { ServerLocator } from './server-address';
 const batchLimit = 100;
 /** How long the first lookup of a batch waits for the lookups arriving with it. */
 const coalesceMs = 20;
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 /** The task's ENI id, from its `ElasticNetworkInterface` attachment. */
 function interfaceOf(task: Task): string | undefined {

@@ -2,6 +2,7 @@ import { DescribeContainerInstancesCommand, ListContainerInstancesCommand, type 
 import { listRoomTasks } from '../gameservers/ecs-fleet-listing';
 import type { HostHeartbeat } from './fleet-model';
 import type { Fleet } from './fleet-store';
+import { chunks } from '../infra/chunks';
 
 /** DescribeContainerInstances takes at most 100 instances. */
 const describeBatch = 100;
@@ -27,9 +28,9 @@ async function clusterLoad(ecs: ECSClient, cluster: string): Promise<ClusterLoad
     nextToken = page.nextToken;
   } while (nextToken);
   const totals = { cpu: { registered: 0, remaining: 0 }, memory: { registered: 0, remaining: 0 } };
-  for (let i = 0; i < arns.length; i += describeBatch) {
+  for (const batch of chunks(arns, describeBatch)) {
     const { containerInstances } = await ecs.send(
-      new DescribeContainerInstancesCommand({ cluster, containerInstances: arns.slice(i, i + describeBatch) }),
+      new DescribeContainerInstancesCommand({ cluster, containerInstances: batch }),
     );
     for (const instance of containerInstances ?? []) {
       for (const kind of ['cpu', 'memory'] as const) {

@@ -1,5 +1,6 @@
 import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DependencyUnavailableError } from '../errors';
+import { chunks } from '../infra/chunks';
 import { jitteredBackoffMs, writeContentionBackoff } from '../infra/clock';
 import { keys, liveRoomShards, type ItemKey } from '../infra/keys';
 import { documentOf, SessionDocumentCorruptError, type SessionDocument } from './document';
@@ -50,23 +51,22 @@ export class LiveRoomStore implements LiveRoomIndex {
   async liveRooms(): Promise<LiveRoom[]> {
     const shards = Array.from({ length: liveRoomShards }, (_, shard) => shard);
     const roomKeys = (await Promise.all(shards.map((shard) => this.shardKeys(shard)))).flat();
-    const rooms: LiveRoom[] = [];
-    for (let i = 0; i < roomKeys.length; i += batchSize) {
-      for (const item of await this.readBatch(roomKeys.slice(i, i + batchSize))) {
-        const room = roomOf(item);
-        if (isLive(room.state)) rooms.push({ room, ...documentIfSound(item) });
-      }
-    }
+    const rooms = (await this.liveItems(roomKeys)).map(({ room, item }) => ({ room, ...documentIfSound(item) }));
     return rooms.sort((a, b) => (a.room.roomId < b.room.roomId ? -1 : a.room.roomId > b.room.roomId ? 1 : 0));
   }
 
   async liveAmong(roomIds: readonly string[]): Promise<Set<string>> {
     const roomKeys = [...new Set(roomIds)].map((roomId) => keys.room(roomId));
-    const live = new Set<string>();
-    for (let i = 0; i < roomKeys.length; i += batchSize) {
-      for (const item of await this.readBatch(roomKeys.slice(i, i + batchSize))) {
+    return new Set((await this.liveItems(roomKeys)).map(({ room }) => room.roomId));
+  }
+
+  /** The items of `roomKeys` whose room is live, read strongly 100 keys a request. */
+  private async liveItems(roomKeys: readonly ItemKey[]): Promise<{ room: Room; item: Record<string, unknown> }[]> {
+    const live: { room: Room; item: Record<string, unknown> }[] = [];
+    for (const batch of chunks(roomKeys, batchSize)) {
+      for (const item of await this.readBatch(batch)) {
         const room = roomOf(item);
-        if (isLive(room.state)) live.add(room.roomId);
+        if (isLive(room.state)) live.push({ room, item });
       }
     }
     return live;

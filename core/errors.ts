@@ -14,6 +14,10 @@ export const errorStatus = {
   PROTOCOL_MISMATCH: 409,
   CONFLICT: 409,
   ROOM_NOT_READY: 409,
+  /** A claim to arbitrate a room whose arbiter is not silent (docs/api.md "Live sessions"). */
+  HOST_ALIVE: 409,
+  /** An arbiter write (`X-Host-Epoch`) by a caller that is not that epoch's host, or of an epoch moved on. */
+  STALE_EPOCH: 409,
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,

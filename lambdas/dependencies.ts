@@ -35,7 +35,7 @@ import type { SidecarPlatformSettings } from '../core/gameservers/sidecar-launch
 import type { Spawner } from '../core/gameservers/spawner';
 import { ServerSlotStore } from '../core/gameservers/server-slot-store';
 import type { RoomCosts } from '../core/rooms/create';
-import { createDocumentClient, createSqsClient } from '../core/infra/aws-clients';
+import { afterTableWrites, createDocumentClient, createSqsClient } from '../core/infra/aws-clients';
 import { systemClock, type Clock } from '../core/infra/clock';
 import { config, ConfigInvalidError, resetConfig, type PlatformConfig } from '../core/infra/config';
 import { FillingRoomStore } from '../core/matchmaking/store';
@@ -60,6 +60,12 @@ import { gameServerTokenClaims } from '../core/auth/token-model';
 import { PlatformCache } from '../core/infra/platform-cache';
 import { tableUpgradeName } from '../core/upgrade/table-upgrade';
 import { UpgradeStore } from '../core/upgrade/upgrade-store';
+import { DynamoLiveSubscriptions, type LiveConnections } from '../core/live/subscription-store';
+import {
+  apiGatewayConnectionSender,
+  apiGatewayManagementClient,
+  type ConnectionSender,
+} from '../core/live/connection-sender';
 
 /**
  * The composition root: every store and port a handler uses, built once per process from the
@@ -150,7 +156,14 @@ export interface Platform {
    */
   sidecarKeys(roomId: string): Promise<SidecarKeys>;
   /** Deployed: AWS credentials scoped to one room's queues, for its sidecar. Absent locally. */
-  readonly sidecarCredentials?: (roomId: string) => Promise<SidecarCredentials>;
+  readonly sidecarCredentials?: (roomId: string, epoch: number) => Promise<SidecarCredentials>;
+  /** Live-session sockets and their subscriptions (core/live/subscription-store.ts). */
+  readonly liveSubscriptions: LiveConnections;
+  /**
+   * Sends frames to live-session sockets: deployed through the WebSocket API's connection
+   * management endpoint (LIVE_ENDPOINT), in the local cloud through its own gateway's sockets.
+   */
+  readonly connectionSender: ConnectionSender;
   /** `clock.now`, bound: the `now` use cases take. */
   readonly now: () => Date;
   readonly newId: () => string;
@@ -168,6 +181,10 @@ export interface PlatformOptions {
   readonly clock?: Clock;
   /** An IP → location database (the local cloud's geoip-lite). */
   readonly ipLocator?: IpLocator;
+  /** Sockets other than the WebSocket API's (the local cloud's live gateway). */
+  readonly connectionSender?: ConnectionSender;
+  /** Told after each table write is answered (the local cloud's stream reader reads at once). */
+  readonly afterTableWrite?: () => void;
 }
 
 let current: Platform | undefined;
@@ -392,6 +409,7 @@ type BasePlatform = Omit<Platform, 'spawner' | 'locateServer' | 'prepareConfigur
 function basePlatform(settings: PlatformConfig, chosen: PlatformOptions, shared: SharedClients): BasePlatform {
   const { clock, tokens, sqs } = shared;
   const db = createDocumentClient(settings);
+  if (chosen.afterTableWrite) afterTableWrites(db, chosen.afterTableWrite);
   const table = settings.tableName;
   let verifyToken: TokenVerifier | undefined;
   const slots = new ServerSlotStore(db, table, (ms) => clock.sleep(ms));
@@ -423,7 +441,7 @@ function basePlatform(settings: PlatformConfig, chosen: PlatformOptions, shared:
     tableUpgrade: new UpgradeStore(db, table, tableUpgradeName),
     commands: new CommandStore(db, table),
     roomMessages: new MessageStore(db, table),
-    deliverCommand: (roomId, command) => deliverCommand(roomId, command),
+    deliverCommand: (roomId, command, epoch) => deliverCommand(roomId, command, epoch),
     liveRooms: new LiveRoomStore(db, table, (ms) => clock.sleep(ms)),
     costs: { slots, defaults: settings.costBounds },
     fleet,
@@ -444,8 +462,32 @@ function basePlatform(settings: PlatformConfig, chosen: PlatformOptions, shared:
           }),
         }
       : {}),
+    liveSubscriptions: new DynamoLiveSubscriptions(
+      db,
+      table,
+      () => clock.now(),
+      (ms) => clock.sleep(ms),
+    ),
+    connectionSender: chosen.connectionSender ?? liveEndpointSender(settings),
     now: () => clock.now(),
     newId: () => randomUUID(),
+  };
+}
+
+/**
+ * Deployed: the WebSocket API's connection management endpoint, its client built on the first
+ * send (only the socket handler and the taps consumer send). Without LIVE_ENDPOINT every send
+ * fails as a configuration error, never as a gone connection: nothing is forgotten for it.
+ */
+function liveEndpointSender(settings: PlatformConfig): ConnectionSender {
+  let sender: ConnectionSender | undefined;
+  return {
+    send: (connectionId, frame) => {
+      if (!settings.liveEndpoint)
+        return Promise.reject(new ConfigInvalidError(['LIVE_ENDPOINT'], 'needed to send to live-session sockets'));
+      sender ??= apiGatewayConnectionSender(apiGatewayManagementClient(settings.liveEndpoint, settings.region));
+      return sender.send(connectionId, frame);
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { CorsPolicy } from '../lambdas/http/cors';
 import type { HttpEvent, HttpHandler, HttpResult } from '../lambdas/http/middleware';
 import type { RouteDefinition } from '../lambdas/http/routes';
@@ -40,6 +41,8 @@ export interface ApiGatewayOptions {
   readonly cors?: CorsPolicy;
   /** Where each request's access log line goes. @default an INFO line of the `api-gateway` logger */
   readonly accessLog?: (line: AccessLogLine) => void;
+  /** Takes WebSocket upgrades on the same port (local/live-gateway.ts). @default none: upgrades are dropped */
+  readonly upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
 
 export interface LocalApiGateway {
@@ -368,6 +371,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Local
     });
   });
   server.keepAliveTimeout = 5_000;
+  if (options.upgrade) server.on('upgrade', options.upgrade);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());

@@ -37,6 +37,7 @@ function banner(cloud: LocalCloud, startedInMs: number): string {
     `Roomkeeper local cloud is ready in ${(startedInMs / 1000).toFixed(1)} s`,
     '',
     `  API            ${cloud.apiUrl}   (health: ${cloud.apiUrl}/health)`,
+    `  Live sockets   ${cloud.liveUrl}?token=<access token>`,
     `  DynamoDB Local ${cloud.dynamodb.endpoint}   table ${cloud.tableName}, pid ${cloud.dynamodb.pid}`,
     `  SQS emulator   ${cloud.sqs.endpoint}   ${Object.keys(cloud.sqs.queueUrls).length} queues`,
     `  Games          ${games}`,

@@ -31,11 +31,16 @@ import { queueConsumers } from './queue-consumers';
 import { reconcileAtStart, type ReconcileResult } from './reconcile';
 import { createQueues, startSqsEmulator, type SqsEmulator } from './sqs-emulator';
 import { startSqsPoller, type SqsPoller } from './sqs-pollers';
+import { startTableStream } from './table-stream';
+import { stopRoomTaps, tapRooms } from '../lambdas/stream/room-taps';
 import { LocalHostAgents } from './host-agents';
 import { geoipLiteLocator } from './ip-locator';
 import { localFleetPlan } from './fleet-plan';
 import { corsPolicy } from '../lambdas/http/cors';
 import { openApiJson, serviceIndex } from './service-index';
+import { createLiveGateway, livePath, type LocalLiveGateway } from './live-gateway';
+import { handler as liveSocket } from '../lambdas/live/socket';
+import { serverReplacement } from '../lambdas/replacement';
 
 export interface LocalCloudOptions {
   /** HTTP port of the API; 0 picks a free one. */
@@ -70,6 +75,8 @@ export interface LocalCloudOptions {
 
 export interface LocalCloud {
   readonly apiUrl: string;
+  /** The live-session WebSocket, `ws://…/v1/live` (add `?token=`). */
+  readonly liveUrl: string;
   readonly tableName: string;
   /** `pid` is the JVM serving now: it changes when a dead one is replaced. */
   readonly dynamodb: { readonly endpoint: string; readonly pid: number; readonly restarts: number };
@@ -108,7 +115,8 @@ async function createTable(db: DynamoDBDocumentClient, tableName: string): Promi
   );
 }
 
-async function ensureTable(db: DynamoDBDocumentClient, tableName: string): Promise<void> {
+/** The local table, created as the stack's, or a persisted one brought up to its indexes and stream. */
+export async function ensureTable(db: DynamoDBDocumentClient, tableName: string): Promise<void> {
   let existing;
   try {
     existing = await db.send(new DescribeTableCommand({ TableName: tableName }));
@@ -117,6 +125,22 @@ async function ensureTable(db: DynamoDBDocumentClient, tableName: string): Promi
     return;
   }
   await addMissingIndexes(db, tableName, existing.Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName) ?? []);
+  if (!existing.Table?.StreamSpecification?.StreamEnabled) await addStream(db, tableName);
+}
+
+/**
+ * A table kept by `--persist` from a version without the stream gets it: the taps read it
+ * (local/table-stream.ts). Its earlier writes are not in it, and need not be: a tap is news
+ * only to the sockets open now.
+ */
+async function addStream(db: DynamoDBDocumentClient, tableName: string): Promise<void> {
+  log.warn('adding the stream to the persisted table', { viewType: tableDefinition.streamViewType });
+  await db.send(
+    new UpdateTableCommand({
+      TableName: tableName,
+      StreamSpecification: createTableInput(tableName).StreamSpecification,
+    }),
+  );
 }
 
 /**
@@ -176,7 +200,8 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     const queueUrls = await createQueues(sqs, localQueuePrefix);
     configureEnvironment({ options, region, dynamo, sqsEmulator, queueUrls, fleetPlan, keyPair, platformKeyPair });
     started.push({ stop: async () => resetPlatform() });
-    const localFleet = configureLocalPlatform(options);
+    started.push(await startTaps(dynamo.endpoint, region));
+    const { localFleet, live } = configureLocalPlatform(options);
     started.push({ stop: () => localFleet.stopAll() });
     // Before any request: rooms and processes left by an earlier run (`--persist`, or a crash),
     // and what their games started that outlived them in their cgroups.
@@ -217,11 +242,13 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     started.push(startSweeps(options.sweepIntervalMs ?? defaultSweepIntervalMs));
     const health = () => localHealth({ dynamo, db, sqs, queueUrls, pollers });
     const corsOrigins = options.corsOrigins ?? fileConfig.cors?.allowOrigins ?? [];
-    const gateway = await startGateway(options.port ?? 3000, corsOrigins, health, keyPair.jwks);
-    started.push({ stop: () => gateway.close() });
+    const gateway = await startGateway(options.port ?? 3000, corsOrigins, health, keyPair.jwks, live);
+    // The sockets stop first (stops run in reverse): each one's $disconnect still reaches the table.
+    started.push({ stop: () => gateway.close() }, { stop: () => live.close() });
 
     return {
       apiUrl: gateway.url,
+      liveUrl: `${gateway.url.replace(/^http/, 'ws')}${livePath}`,
       tableName: localTableName,
       dynamodb: dynamo,
       sqs: { endpoint: sqsEmulator.endpoint, queueUrls },
@@ -333,10 +360,13 @@ function configureEnvironment(setup: {
   });
 }
 
-/** The one adapter that differs from AWS: game servers are local processes, not ECS tasks. */
-function configureLocalPlatform(options: LocalCloudOptions): LocalFleet {
+/** The adapters that differ from AWS: game servers are local processes, not ECS tasks; sockets are the live gateway's. */
+function configureLocalPlatform(options: LocalCloudOptions): { localFleet: LocalFleet; live: LocalLiveGateway } {
   let fleet: LocalFleet | undefined;
+  const live = createLiveGateway({ handler: liveSocket });
   configurePlatform({
+    // Frames reach the sockets of the local live gateway, as PostToConnection reaches API Gateway's.
+    connectionSender: live.sender,
     spawner: (p) => {
       fleet ??= new LocalFleet({
         sidecar: p.sidecarSettings(),
@@ -346,11 +376,13 @@ function configureLocalPlatform(options: LocalCloudOptions): LocalFleet {
         // The sidecar's own kill grace is 3 s; give it time to report and clean up first.
         stopGraceMs: 4_000,
         // Evidence no heartbeat timeout needs to wait for: the room stops taking joins at once.
+        // A `migrateHost` room gets a replacement server instead (lambdas/replacement.ts).
         onLost: (roomId, detail) => {
-          p.rooms.markFailed(roomId, 'sidecar-lost', p.now()).then(
-            (change) =>
-              change.applied && log.warn('room failed: its sidecar died without a word', { roomId, ...detail }),
-            (error: Error) => log.error('could not fail the room of a lost sidecar', { roomId, error }),
+          serverReplacement(platform())(roomId, { reason: 'sidecar-lost', epoch: detail.epoch ?? 1 }).then(
+            (death) =>
+              death.kind !== 'unchanged' &&
+              log.warn(`room ${death.kind}: its sidecar died without a word`, { roomId, ...detail }),
+            (error: Error) => log.error('could not fail or replace the room of a lost sidecar', { roomId, error }),
           );
         },
       });
@@ -360,7 +392,7 @@ function configureLocalPlatform(options: LocalCloudOptions): LocalFleet {
     locateServer: () => () => Promise.resolve(fleet?.host),
     ipLocator: geoipLiteLocator(),
   });
-  return platform().spawner as LocalFleet;
+  return { localFleet: platform().spawner as LocalFleet, live };
 }
 
 /**
@@ -404,6 +436,21 @@ function startPollers(sqs: SQSClient, queueUrls: Record<QueueId, string>): SqsPo
       concurrency: 4,
     });
   });
+}
+
+/**
+ * The table stream's consumer, as deployed (lambdas/stream/room-taps.ts): this process holds
+ * the taps a subscription's interval holds back. Every write of the platform wakes the reader.
+ */
+async function startTaps(endpoint: string, region: string): Promise<Stoppable> {
+  const stream = await startTableStream({ endpoint, region, tableName: localTableName, handler: tapRooms });
+  configurePlatform({ afterTableWrite: () => stream.nudge() });
+  return {
+    stop: async () => {
+      await stream.stop();
+      stopRoomTaps();
+    },
+  };
 }
 
 /**
@@ -470,12 +517,14 @@ function startGateway(
   corsOrigins: readonly string[],
   health: () => Promise<HealthReport>,
   jwks: SigningKeyPair['jwks'],
+  live: LocalLiveGateway,
 ): Promise<LocalApiGateway> {
   return startApiGateway({
     routes,
     handlers: httpHandlers,
     port,
     cors: corsPolicy(corsOrigins),
+    upgrade: live.upgrade,
     ownRoutes: [
       { method: 'GET', path: '/', handle: async () => ({ status: 200, body: serviceIndex() }) },
       { method: 'GET', path: '/openapi.json', handle: async () => ({ status: 200, body: openApiJson() }) },

@@ -28,7 +28,10 @@ export interface LocalFleetSettings {
    * A sidecar died without being asked to and without its own report (killed by a signal,
    * or refused its environment): its room has no server any more. Called at once.
    */
-  readonly onLost?: (roomId: string, detail: { code: number | null; signal: NodeJS.Signals | null }) => void;
+  readonly onLost?: (
+    roomId: string,
+    detail: { code: number | null; signal: NodeJS.Signals | null; epoch?: number },
+  ) => void;
 }
 
 interface LocalTask {
@@ -150,7 +153,8 @@ export class LocalFleet implements Spawner {
       this.portPool.release(ports);
       throw new SpawnFailedError('The controller sidecar could not be started.', { cause: error });
     }
-    const taskId = `local:${request.roomId}`;
+    // A replacement server runs beside (or after) the one it replaces: its own task id.
+    const taskId = `local:${request.roomId}${(request.epoch ?? 1) > 1 ? `:e${request.epoch}` : ''}`;
     const exited = new Promise<void>((resolve) => {
       child.once('exit', (code, signal) => {
         this.tasks.delete(taskId);
@@ -159,7 +163,9 @@ export class LocalFleet implements Spawner {
         killGroup(child, 'SIGKILL');
         log.info('sidecar exited', { roomId: request.roomId, code, signal });
         // Exit codes 0 and 1 follow the sidecar's own report; a signal or code 2 means none was sent.
-        if (!asked && (signal !== null || code === 2)) this.settings.onLost?.(request.roomId, { code, signal });
+        if (!asked && (signal !== null || code === 2)) {
+          this.settings.onLost?.(request.roomId, { code, signal, epoch: request.epoch ?? 1 });
+        }
         // What left the group (`setsid`) is still in the cgroup. The ports are free again only
         // then: a survivor could still hold one.
         void (cgroup?.end() ?? Promise.resolve()).then(() => {

@@ -6,6 +6,11 @@ import { handler as joinRoom } from '../lambdas/http/rooms/join';
 import { handler as leaveRoom } from '../lambdas/http/rooms/leave';
 import { handler as patchRoom } from '../lambdas/http/rooms/patch';
 import { handler as patchMember } from '../lambdas/http/rooms/patch-member';
+import { handler as claimHost } from '../lambdas/http/rooms/host';
+import { handler as removeMember } from '../lambdas/http/rooms/remove-member';
+import { handler as reportHostUnreachable } from '../lambdas/http/rooms/host-unreachable';
+import { handler as putRoomState } from '../lambdas/http/rooms/state';
+import { handler as getRoomState } from '../lambdas/http/rooms/read-state';
 import { handler as listRooms } from '../lambdas/http/rooms/list';
 import { handler as matchmakingJoin } from '../lambdas/http/matchmaking/join';
 import { handler as putGameConfiguration } from '../lambdas/http/admin/games/put';
@@ -45,6 +50,11 @@ export const httpHandlers: Record<RouteId, HttpHandler> = {
   readMessages,
   patchRoom,
   patchMember,
+  claimHost,
+  removeMember,
+  reportHostUnreachable,
+  putRoomState,
+  getRoomState,
   listRooms,
   matchmakingJoin,
   putGameConfiguration,

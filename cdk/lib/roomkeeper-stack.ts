@@ -12,6 +12,7 @@ import { tableDefinition } from '../../core/infra/table';
 import type { RouteDefinition } from '../../lambdas/http/routes';
 import type { CostBoundSettings } from './constructs/cost-bounds';
 import { GameServerFleet } from './constructs/game-server-fleet';
+import { LiveApi } from './constructs/live-api';
 import { Operations } from './constructs/operations';
 import type { PlatformResources } from './constructs/platform-resources';
 import { PlatformSchedules } from './constructs/platform-schedules';
@@ -102,6 +103,8 @@ export class RoomkeeperStack extends StackOfParts {
   readonly sweepSchedule: events.Rule;
   /** Tops up the warm pools (lambdas/schedule/pool-keeper.ts): it starts standby servers. */
   readonly poolKeeper: ProjectFunction;
+  /** Live sessions: the WebSocket API and the table stream's consumer that sends taps. */
+  readonly live: LiveApi;
   /** The scale profile the stack is built with (docs/scale.md). */
   readonly scale: ScaleProfile;
 
@@ -160,6 +163,8 @@ export class RoomkeeperStack extends StackOfParts {
     this.sweeper = schedules.sweeper;
     this.sweepSchedule = schedules.sweepSchedule;
     this.poolKeeper = schedules.poolKeeper;
+    // Its frames (connects, subscribes, pings) grow with the players as the API's requests do.
+    this.live = new LiveApi(this, 'Live', { platform, namePrefix: props.namePrefix, throttle: scale.throttle });
 
     // Fargate's start times and the fleet's ports (docs/ecs-fleet.md), and the profile's heartbeat cadence.
     for (const fn of this.node.findAll().filter((c): c is ProjectFunction => c instanceof ProjectFunction)) {
@@ -179,6 +184,7 @@ export class RoomkeeperStack extends StackOfParts {
       queues: Object.values(this.queues),
       cluster: this.fleet.cluster,
       functions: Operations.functionsOf(this),
+      live: this.live,
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
       ...(props.monthlyBudgetUsd !== undefined ? { monthlyBudgetUsd: props.monthlyBudgetUsd } : {}),
     });
@@ -186,6 +192,10 @@ export class RoomkeeperStack extends StackOfParts {
 
   private addOutputs(playerApi: PlayerApi): void {
     new CfnOutput(this, 'ApiUrl', { value: playerApi.stage.url });
+    new CfnOutput(this, 'LiveUrl', {
+      value: this.live.stage.url,
+      description: 'The WebSocket URL players subscribe to sessions on (wss://…; connect with ?token=…)',
+    });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'GameServerCluster', { value: this.fleet.cluster.clusterName });
     new CfnOutput(this, 'GameServerTaskDefinition', { value: this.fleet.taskDefinition.taskDefinitionArn });
@@ -223,6 +233,8 @@ function newTable(scope: Construct, warmWritesPerS?: number): dynamodb.TableV2 {
       ...(index.nonKeyAttributes ? { nonKeyAttributes: [...index.nonKeyAttributes] } : {}),
     })),
     timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+    // Room changes become taps (cdk/lib/constructs/live-api.ts).
+    dynamoStream: dynamodb.StreamViewType[tableDefinition.streamViewType],
     billing: dynamodb.Billing.onDemand(),
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     deletionProtection: true,

@@ -34,18 +34,20 @@ export type PlatformReply = Extract<ControllerReply, { type: 'reply' }>;
 export type PlatformCommand = Extract<ControllerReply, { type: 'command' }>;
 /** The platform closed the room for a cost bound: the sidecar ends it. */
 export type PlatformStop = Extract<ControllerReply, { type: 'stop' }>;
-type WithoutEnvelope<T> = T extends unknown ? Omit<T, 'roomId' | 'sentAt'> : never;
+type WithoutEnvelope<T> = T extends unknown ? Omit<T, 'roomId' | 'sentAt' | 'epoch'> : never;
 /** What the sidecar reports on its own (no answer expected). */
 export type PlatformReport = WithoutEnvelope<Extract<ControllerRequest, { type: 'heartbeat' | 'exited' }>>;
 
 export interface BridgeOptions {
   readonly sqs: SQSClient;
   readonly roomId: string;
+  /** The room's arbiter epoch this server serves (ROOM_EPOCH), on every request. */
+  readonly epoch?: number;
   /** This room's channel keys: requests are MAC'd with them, replies decrypted. */
   readonly keys: SidecarKeys;
   /** The FIFO queue every sidecar sends to (message group = room id). */
   readonly requestQueueUrl: string;
-  /** `${REPLY_QUEUE_PREFIX}${ROOM_ID}`: created at start, deleted at exit. */
+  /** The reply queue of this server's epoch (queue-names.ts `replyQueueName`): created at start, deleted at exit. */
   readonly replyQueueName: string;
   /**
    * A standby server's `${REPLY_QUEUE_PREFIX}${ROOM_ID}-assign`: created and deleted with the
@@ -327,6 +329,7 @@ export class PlatformBridge {
       ...partial,
       roomId: this.options.roomId,
       sentAt: now.toISOString(),
+      ...(this.options.epoch === undefined ? {} : { epoch: this.options.epoch }),
     });
     if (!message.success) {
       this.options.log.error('refusing to send a malformed platform message', {

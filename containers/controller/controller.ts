@@ -4,7 +4,7 @@ import type { SidecarEnvironment } from '../../core/gameservers/sidecar-environm
 import { createSqsClient } from '../../core/infra/aws-clients';
 import { assignMethod, type GameMethod } from '../../core/protocol/game-methods';
 import { rpcErrorCodes, type RpcError, type RpcId } from '../../core/protocol/jsonrpc';
-import { assignQueueName } from '../../core/protocol/queue-names';
+import { assignQueueName, replyQueueName } from '../../core/protocol/queue-names';
 import type { SidecarKeys } from '../../core/protocol/sidecar-channel';
 import { afterPlayers, afterReady, selfBoundReached, selfBoundsOf, type RoomWatch, type SelfBounds } from './bounds';
 import { PlatformBridge, type ForwardOutcome, type PlatformCommand, type PlatformStop } from './bridge';
@@ -24,6 +24,7 @@ import { initedMethod } from './rpc/methods/inited';
 import { joinedMethod } from './rpc/methods/joined';
 import { leftMethod } from './rpc/methods/left';
 import { messageMethod } from './rpc/methods/message';
+import { saveStateMethod } from './rpc/methods/save-state';
 import { externalGame, parentDeathGuard, startGameProcess, type GameExit, type SupervisedGame } from './supervisor';
 
 export interface ControllerDependencies {
@@ -104,9 +105,11 @@ export async function startController(env: SidecarEnvironment, deps: ControllerD
   const bridge = new PlatformBridge({
     sqs,
     roomId: env.ROOM_ID,
+    epoch: env.ROOM_EPOCH,
     keys: deps.keys,
     requestQueueUrl: env.CONTROLLER_REQUEST_QUEUE_URL,
-    replyQueueName: `${env.REPLY_QUEUE_PREFIX}${env.ROOM_ID}`,
+    // A replacement server's queue is its epoch's own: its predecessor's may be deleted but not yet reusable.
+    replyQueueName: replyQueueName(env.REPLY_QUEUE_PREFIX, env.ROOM_ID, env.ROOM_EPOCH),
     ...(env.STANDBY === '1' ? { assignQueueName: assignQueueName(env.REPLY_QUEUE_PREFIX, env.ROOM_ID) } : {}),
     replyTimeoutMs: ms(env.PLATFORM_REPLY_TIMEOUT_S),
     log,
@@ -248,7 +251,7 @@ class RoomController {
     };
   }
 
-  /** The game's calls (inited, joined, left, message) and the answers to the sidecar's own. */
+  /** The game's calls (inited, joined, left, save_state, message) and the answers to the sidecar's own. */
   private answerGame(): void {
     const { bridge, socket, log } = this.room;
     const dispatch = createDispatcher(
@@ -260,6 +263,7 @@ class RoomController {
         }),
         joined: joinedMethod(this.forward('joined'), this.load),
         left: leftMethod(this.forward('left'), this.load),
+        save_state: saveStateMethod(this.forward('save_state')),
         message: messageMethod({
           forward: (data) => bridge.forwardMessage(data),
           open: () => this.phase !== 'ending',

@@ -12,7 +12,7 @@ import * as z from 'zod';
 import { assignMethod, rpcMethods } from '../../core/protocol/game-methods';
 import { ControllerClient } from './controller-client';
 import { log } from './log';
-import { ChatRoom } from './room';
+import { ChatRoom, type ChatState } from './room';
 
 const argsSchema = z.tuple([z.string().regex(/^(ipc|tcp):\/\//), z.string().regex(/^\d+(,\d+)*$/)]).rest(z.string());
 const jsonObject = z
@@ -50,6 +50,7 @@ async function main(): Promise<void> {
     joined: (key, wanted) => controller.callUntilAnswered('joined', { key }, wanted),
     left: (key) => controller.callUntilAnswered('left', { key }),
     toOwner: (data) => controller.notify('message', { data }),
+    save: saver(controller),
   });
   const server = new WebSocketServer({ host: env.SAMPLE_GAME_HOST, port, maxPayload: 4096 });
   await new Promise<void>((resolve, reject) => {
@@ -112,7 +113,35 @@ async function main(): Promise<void> {
     server.close();
     process.exit(1);
   }
+  // A replacement server (its room's server died): the chat goes on from what was saved.
+  if (inited.result.restore) {
+    room.restore(inited.result.restore.state);
+    log('info', 'restored the saved state', { savedInEpoch: inited.result.restore.epoch });
+  }
   log('info', 'ready', { port, map: settings.map, sinceProcessStartMs: Math.round(performance.now()) });
+}
+
+/**
+ * Saves the room's state after each change, one `save_state` at a time: a change made while
+ * one is on its way is saved next (only the latest matters), so a busy room sends no backlog.
+ */
+function saver(controller: ControllerClient): (state: ChatState) => void {
+  let saving = false;
+  let next: ChatState | undefined;
+  const drain = async () => {
+    saving = true;
+    while (next) {
+      const state = next;
+      next = undefined;
+      const answer = await controller.callUntilAnswered('save_state', { state });
+      if ('error' in answer) log('warn', 'state not saved', { code: answer.error.code });
+    }
+    saving = false;
+  };
+  return (state) => {
+    next = state;
+    if (!saving) void drain();
+  };
 }
 
 /** The params of the warm pool's hand-over, as the protocol's table declares them. */

@@ -9,14 +9,30 @@ export interface SlotAuthority {
   left(key: string): Promise<CallResult<'left'>>;
   /** A `message` to the room's owner (they read it with GET /v1/rooms/{roomId}/messages). */
   toOwner?(data: Record<string, unknown>): void;
+  /** Keeps the room's state with the platform (`save_state`), for a replacement server to restore. */
+  save?(state: ChatState): void;
 }
+
+/** What the room saves, and a replacement server restores: the latest chat lines. */
+export interface ChatState {
+  readonly history: readonly { readonly from: string; readonly text: string }[];
+}
+
+/** Chat lines kept in the saved state (and shown to a player who arrives). */
+const historyLines = 20;
 
 /** A chat line starting with this goes to the room's owner instead of the players. */
 const ownerPrefix = '/owner ';
 
 /** Messages the server sends players (JSON text frames). */
 export type ServerMessage =
-  | { readonly type: 'welcome'; readonly account: string; readonly players: readonly string[] }
+  | {
+      readonly type: 'welcome';
+      readonly account: string;
+      readonly players: readonly string[];
+      /** The latest chat lines, those of a replaced server included. */
+      readonly history: ChatState['history'];
+    }
   | { readonly type: 'joined' | 'left'; readonly account: string }
   | { readonly type: 'chat'; readonly from: string; readonly text: string }
   | { readonly type: 'announce'; readonly text: string }
@@ -42,8 +58,21 @@ interface Player {
  */
 export class ChatRoom {
   private readonly players = new Set<Player>();
+  private history: ChatState['history'] = [];
 
   constructor(private readonly authority: SlotAuthority) {}
+
+  /** A replacement server starts from what the server it replaces saved (`inited`'s `restore`). */
+  restore(state: unknown): void {
+    const history = (state as Partial<ChatState> | null)?.history;
+    if (!Array.isArray(history)) return;
+    this.history = history
+      .filter(
+        (line): line is ChatState['history'][number] =>
+          typeof line?.from === 'string' && typeof line?.text === 'string',
+      )
+      .slice(-historyLines);
+  }
 
   attach(server: WebSocketServer): void {
     server.on('connection', (socket) => this.connect(socket));
@@ -113,7 +142,7 @@ export class ChatRoom {
     }
     this.dropEarlierConnection(player.account, player);
     player.state = 'playing';
-    send(player.socket, { type: 'welcome', account: player.account, players: this.accounts });
+    send(player.socket, { type: 'welcome', account: player.account, players: this.accounts, history: this.history });
     this.broadcast({ type: 'joined', account: player.account }, player);
     player.socket.on('message', (data) => this.chat(player, data.toString()));
     log('info', 'player joined', { account: player.account, players: this.accounts.length });
@@ -141,7 +170,10 @@ export class ChatRoom {
       if (note.length > 0) this.authority.toOwner({ type: 'chat', from: player.account, text: note });
       return;
     }
-    if (trimmed.length > 0) this.broadcast({ type: 'chat', from: player.account, text: trimmed });
+    if (trimmed.length === 0) return;
+    this.broadcast({ type: 'chat', from: player.account, text: trimmed });
+    this.history = [...this.history, { from: player.account, text: trimmed }].slice(-historyLines);
+    this.authority.save?.({ history: this.history });
   }
 
   private async leave(player: Player): Promise<void> {

@@ -3,6 +3,7 @@ import type { GameConfigurations } from '../gameservers/configuration-store';
 import { rpcErrorCodes } from '../protocol/jsonrpc';
 import { RoomNotFoundError } from '../rooms/errors';
 import type { Room } from '../rooms/model';
+import { serverEpochOf } from '../rooms/replacement';
 import type { RoomStore } from '../rooms/room-store';
 import type { CommandDelivery } from './delivery';
 import { CommandNotAllowedError, CommandNotFoundError, NotRoomOwnerError, RoomNotReadyError } from './errors';
@@ -66,12 +67,12 @@ export async function sendCommand(input: SendCommandInput, deps: CommandRelayDep
     deps.now(),
   );
   await deps.commands.create(record);
-  const delivered = await deps.deliver(room.roomId, {
-    type: 'command',
-    commandId: record.commandId,
-    method: record.command,
-    params: record.args,
-  });
+  const delivered = await deps.deliver(
+    room.roomId,
+    { type: 'command', commandId: record.commandId, method: record.command, params: record.args },
+    // The room as just read: a replacement server's sidecar reads the queue of its epoch.
+    serverEpochOf(room),
+  );
   if (delivered === 'gone') {
     await deps.commands.recordOutcome(
       room.roomId,

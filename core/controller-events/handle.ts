@@ -9,6 +9,8 @@ import { inited } from './inited';
 import { gameRequestOf, joined, left } from './members';
 import type { ControllerEventDependencies } from './ports';
 import { endsCleanly, fail, type Outcome } from './rules';
+import { saveState } from './save-state';
+import { isStaleReport } from '../rooms/replacement';
 
 type Request<T extends ControllerRequest['type']> = Extract<ControllerRequest, { type: T }>;
 
@@ -21,6 +23,10 @@ export async function handleControllerRequest(
   deps: ControllerEventDependencies,
 ): Promise<void> {
   const now = deps.now();
+  // A heartbeat's epoch is judged by its own write; a `joined` by the read it makes anyway.
+  if (request.type !== 'heartbeat' && !(request.type === 'rpc' && request.method === 'joined')) {
+    if (await fromReplacedServer(request, deps)) return refuseReplaced(request, deps);
+  }
   switch (request.type) {
     case 'heartbeat':
       return applyHeartbeat(request, deps, now);
@@ -58,15 +64,48 @@ async function applyRpc(request: Request<'rpc'>, deps: ControllerEventDependenci
       return joined(request, deps, now);
     case 'left':
       return left(request, deps, now);
+    case 'save_state':
+      return saveState(request, deps, now);
+  }
+}
+
+/** Whether the room has moved on to a replacement of the server that sent this (one read). */
+async function fromReplacedServer(request: ControllerRequest, deps: ControllerEventDependencies): Promise<boolean> {
+  const room = await deps.rooms.find(request.roomId);
+  return room !== undefined && isStaleReport(room, request.epoch);
+}
+
+/**
+ * A replaced server's message changes nothing: its death report, its joins and saves, its
+ * messages. A call it waits on is answered, so its game learns the room is no longer its own.
+ */
+async function refuseReplaced(request: ControllerRequest, deps: ControllerEventDependencies): Promise<void> {
+  deps.log.warn('refused a message of a replaced game server', {
+    roomId: request.roomId,
+    type: request.type,
+    epoch: request.epoch ?? 1,
+  });
+  if (request.type === 'rpc' || request.type === 'credentials') {
+    await deps.reply(request.replyTo, {
+      type: 'reply',
+      correlationId: request.correlationId,
+      ...fail(rpcErrorCodes.roomClosed, 'This game server was replaced; the room is no longer its own.'),
+    });
   }
 }
 
 async function exited(request: Request<'exited'>, deps: ControllerEventDependencies, now: Date): Promise<void> {
   const closed = endsCleanly(request.reason) ? await deps.rooms.markClosed(request.roomId, now) : undefined;
   if (!closed?.applied) {
-    const failed = await deps.rooms.markFailed(request.roomId, request.reason, now);
+    // A `migrateHost` room outlives a server that did not end cleanly; any other room fails.
+    const replacing = deps.replaceServer && !endsCleanly(request.reason) ? deps.replaceServer : undefined;
+    const failed = replacing
+      ? (await replacing(request.roomId, { reason: request.reason, epoch: request.epoch ?? 1 })).kind
+      : (await deps.rooms.markFailed(request.roomId, request.reason, now)).applied && 'failed';
+    // The replacement keeps the room's server slot: nothing to give back.
+    if (failed === 'replaced') return;
     // The sidecar killed a server that missed its spawn deadline.
-    if (failed.applied && request.reason === 'spawn-timeout') countSpawnFailure('spawn-timeout', now);
+    if (failed === 'failed' && request.reason === 'spawn-timeout') countSpawnFailure('spawn-timeout', now);
   }
   // The server is gone whatever the room's state: a redelivery finds nothing to release.
   await deps.slots?.release(request.roomId);
@@ -90,12 +129,15 @@ async function message(request: Request<'message'>, deps: ControllerEventDepende
   await deps.messages.append(request.roomId, request.messageId, data.data, now);
 }
 
-/** An ended room's sidecar gets nothing more: its credentials lapse within the hour. */
+/**
+ * An ended room's sidecar gets nothing more: its credentials lapse within the hour. A live
+ * one's are scoped to the queue of its own epoch (a replaced server's request was refused above).
+ */
 async function credentials(request: Request<'credentials'>, deps: ControllerEventDependencies): Promise<Outcome> {
   if (!deps.sidecarCredentials) return fail(rpcErrorCodes.notAllowed, 'This platform issues no sidecar credentials.');
   const room = await deps.rooms.find(request.roomId);
   if (!room || !isLive(room.state)) return fail(rpcErrorCodes.roomClosed, 'The room is not open.');
-  return { result: await deps.sidecarCredentials(request.roomId) };
+  return { result: await deps.sidecarCredentials(request.roomId, request.epoch ?? 1) };
 }
 
 /** Zod's issues as one line for a log: `path: message`, `(root)` for the value itself. */

@@ -18,7 +18,8 @@ type Heartbeat = Extract<ControllerRequest, { type: 'heartbeat' }>;
  * reports `exited`, which gives the room's server slot back.
  */
 export async function applyHeartbeat(request: Heartbeat, deps: ControllerEventDependencies, now: Date): Promise<void> {
-  const beat = await deps.rooms.recordHeartbeat(request.roomId, now);
+  // A replaced server's heartbeat is refused: it must not keep the room looking alive.
+  const beat = await deps.rooms.recordHeartbeat(request.roomId, now, request.epoch ?? 1);
   const bounds = deps.costBounds;
   if (!beat.applied || !bounds) return;
   const reason = costBoundReached(beat.room, beat.doc, now, bounds.defaults);
@@ -33,8 +34,9 @@ export async function applyHeartbeat(request: Heartbeat, deps: ControllerEventDe
   if (!closed.applied) return;
   deps.log.info('closed a room for a cost bound; telling its sidecar to end it', { roomId: request.roomId, reason });
   try {
+    // To the sidecar that beat (its epoch's heartbeat was accepted: the room's current server).
     // `gone`: the sidecar already deleted its queue as it ended; nothing is left to tell.
-    await bounds.tell(request.roomId, { type: 'stop', reason });
+    await bounds.tell(request.roomId, { type: 'stop', reason }, request.epoch ?? 1);
   } catch (error) {
     // The room is closed and its next heartbeat is refused, so no later one tells the
     // sidecar again: the sweeper's orphan pass stops the task, past the orphan grace.

@@ -6,6 +6,7 @@ import { gameMethods } from '../protocol/game-methods';
 import { checkRpcParams } from '../protocol/invalid-params';
 import { rpcErrorCodes } from '../protocol/jsonrpc';
 import type { Room } from '../rooms/model';
+import { restoreOf } from '../rooms/replacement';
 import type { ControllerEventDependencies } from './ports';
 import { fail, initedVerdict, ok, readinessOf, refusesStandby, type Outcome } from './rules';
 
@@ -45,7 +46,18 @@ export async function inited(request: RpcRequest, deps: ControllerEventDependenc
   }
   if (verdict.kind === 'answer') return verdict.outcome;
   if (found.standby) await deps.pool?.markReady(poolKeyOf(found), found.roomId);
-  return ok;
+  return withRestore(found, deps);
+}
+
+/**
+ * A replacement server (the room's epoch moved past 1) starts from what its predecessor saved:
+ * the answer carries it as `restore` (docs/game-server-protocol.md "Replacement servers"). The
+ * state is read apart from the room (it may be 16 KiB), and only for a replacement.
+ */
+async function withRestore(room: Room, deps: ControllerEventDependencies): Promise<Outcome> {
+  if ((room.host?.epoch ?? 1) <= 1) return ok;
+  const restore = restoreOf((await deps.rooms.read(room.roomId))?.saved);
+  return restore ? { result: { status: 'OK', restore } } : ok;
 }
 
 function poolKeyOf(room: Room) {

@@ -9,6 +9,7 @@ import { forwardedParams, type ControllerRequest } from '../protocol/controller-
 import { checkRpcParams } from '../protocol/invalid-params';
 import { rpcErrorCodes, type RpcError } from '../protocol/jsonrpc';
 import { isLive, type Room } from '../rooms/model';
+import { isStaleReport } from '../rooms/replacement';
 import type { ControllerEventDependencies } from './ports';
 import { fail, ok, type Outcome } from './rules';
 
@@ -38,6 +39,9 @@ export async function joined(request: RpcRequest, deps: ControllerEventDependenc
   const read = await deps.rooms.read(request.roomId);
   const room = read?.room;
   if (!read || !room || !isLive(room.state)) return fail(rpcErrorCodes.roomClosed, 'The room is not open.');
+  if (isStaleReport(room, request.epoch)) {
+    return fail(rpcErrorCodes.roomClosed, 'This game server was replaced; the room is no longer its own.');
+  }
   const extension = await extendedScopes(room, params.data, deps);
   if ('error' in extension) return extension;
   const outcome = await deps.rooms.confirm(read, params.data.keyHash, gameRequestOf(request), now);

@@ -9,6 +9,7 @@ import type { PoolStore } from '../pool/pool-store';
 import type { ControllerReply, SidecarCredentials } from '../protocol/controller-messages';
 import type { RoomBounds } from '../rooms/model';
 import type { RoomStore } from '../rooms/room-store';
+import type { DeathOutcome, ServerDeath } from '../rooms/server-replacement';
 
 /** What applying a sidecar's message needs: the room's one store and the ports around it. */
 export interface ControllerEventDependencies {
@@ -19,7 +20,7 @@ export interface ControllerEventDependencies {
   readonly verifyServerToken: PlatformTokenVerifier;
   readonly reply: (replyTo: string, reply: ControllerReply) => Promise<void>;
   /** Fresh AWS credentials scoped to one room's queues; absent where sidecars need none (local). */
-  readonly sidecarCredentials?: (roomId: string) => Promise<SidecarCredentials>;
+  readonly sidecarCredentials?: (roomId: string, epoch: number) => Promise<SidecarCredentials>;
   /** The address players reach, for a room whose spawner did not know it (deployed: the task's public IP). */
   readonly locateServer: ServerLocator;
   readonly now: () => Date;
@@ -31,6 +32,11 @@ export interface ControllerEventDependencies {
    * reply queue. Absent: only the sweeper ends rooms for cost.
    */
   readonly costBounds?: { readonly defaults: RoomBounds; readonly tell: SidecarDelivery };
+  /**
+   * A server's death reported by its sidecar: a `migrateHost` room gets a replacement
+   * (core/rooms/server-replacement.ts `replaceOrFail`). Absent: the room fails.
+   */
+  readonly replaceServer?: (roomId: string, death: ServerDeath) => Promise<DeathOutcome>;
   /** The warm pool: a standby server's `inited` makes it ready to be taken, or its game unpoolable. */
   readonly pool?: Pick<PoolStore, 'markReady' | 'markUnsupported' | 'remove'>;
   /** Owners' commands: the game's answers are recorded on them (core/commands/relay.ts). */

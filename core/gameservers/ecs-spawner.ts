@@ -34,7 +34,7 @@ export interface EcsSpawnerSettings {
    * Scoped AWS credentials for the controller container (the task has no role: its
    * credentials would reach the game container too). Absent in tests that need none.
    */
-  readonly sidecarCredentials?: (roomId: string) => Promise<SidecarCredentials>;
+  readonly sidecarCredentials?: (roomId: string, epoch: number) => Promise<SidecarCredentials>;
   /**
    * The deployment's sidecar envelope key (core/gameservers/sidecar-envelope.ts): the secrets
    * above travel sealed under it, never in clear: without it `spawn` fails. Stopping and
@@ -148,7 +148,7 @@ export class EcsSpawner implements Spawner {
     if (!readEnvelopeKey) throw new SpawnFailedError("No sidecar envelope key to seal the sidecar's secrets under.");
     const [keys, credentials, envelopeKey] = await Promise.all([
       this.settings.sidecarKeys(request.roomId),
-      this.settings.sidecarCredentials?.(request.roomId),
+      this.settings.sidecarCredentials?.(request.roomId, request.epoch ?? 1),
       readEnvelopeKey(),
     ]);
     const sealed = sealSidecarVariables(envelopeKey, request.roomId, {

@@ -5,15 +5,15 @@ import {
   QueueDoesNotExist,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { roomOfQueueName } from '../protocol/queue-names';
+import { roomOfQueueName, type QueueOwner } from '../protocol/queue-names';
 
 /**
- * A sidecar's reply queue (`<prefix><roomId>`) or assign queue (`…-assign`), as the sweeper
- * lists it: the room comes from the name, so listing costs no call per queue.
+ * A sidecar's reply queue (`<prefix><roomId>`, a replacement server's `…-e<n>`) or assign
+ * queue (`…-assign`), as the sweeper lists it: the room and the epoch of the server that made
+ * it come from the name (core/protocol/queue-names.ts), so listing costs no call per queue.
  */
-export interface ReplyQueue {
+export interface ReplyQueue extends QueueOwner {
   readonly url: string;
-  readonly roomId: string;
 }
 
 /** The reply queues left in the account, their age, and deleting one: what the orphan sweep needs of SQS. */
@@ -45,8 +45,8 @@ export class SqsReplyQueues implements ReplyQueues {
       );
       for (const url of page.QueueUrls ?? []) {
         // ListQueues matches the prefix; the name check keeps a look-alike URL out.
-        const roomId = roomOfQueueName(this.prefix, url.slice(url.lastIndexOf('/') + 1));
-        if (roomId) queues.push({ url, roomId });
+        const owner = roomOfQueueName(this.prefix, url.slice(url.lastIndexOf('/') + 1));
+        if (owner) queues.push({ url, ...owner });
       }
       nextToken = page.NextToken;
     } while (nextToken);

@@ -20,7 +20,10 @@ export interface SidecarCredentialSettings {
   readonly roleArn: string;
   /** ARN of the controller-requests FIFO queue. */
   readonly requestQueueArn: string;
-  /** Reply queue name prefix: a room's queue is `<prefix><roomId>` (or `.fifo`). */
+  /**
+   * Reply queue name prefix: a room's queue is `<prefix><roomId>`, a replacement server's
+   * `<prefix><roomId>-e<n>` (core/protocol/queue-names.ts).
+   */
   readonly replyQueuePrefix: string;
   /** @default 3600, the most role chaining allows */
   readonly durationS?: number;
@@ -34,24 +37,39 @@ export function siblingQueueArn(sibling: string, name: string): string {
 }
 
 /**
- * The session policy of one room's sidecar: the effective permissions are the intersection of
- * this and the role's own policy, so even a role granted on every reply queue yields a session
- * that reaches exactly one.
+ * The session policy of the sidecar of one room's server of `epoch`: the effective permissions
+ * are the intersection of this and the role's own policy, so even a role granted on every reply
+ * queue yields a session that reaches exactly one, named in full (a wildcard on the room id
+ * would also match another room's or another epoch's). Only a server of epoch 1 can be a
+ * standby server, so only its session reaches an assign queue.
  */
-export function sidecarSessionPolicy(settings: SidecarCredentialSettings, roomId: string): string {
-  const replyQueue = siblingQueueArn(settings.requestQueueArn, replyQueueName(settings.replyQueuePrefix, roomId));
-  const assignQueue = siblingQueueArn(settings.requestQueueArn, assignQueueName(settings.replyQueuePrefix, roomId));
+export function sidecarSessionPolicy(settings: SidecarCredentialSettings, roomId: string, epoch: number): string {
+  const queueArn = (name: string) => siblingQueueArn(settings.requestQueueArn, name);
+  const replyQueue = queueArn(replyQueueName(settings.replyQueuePrefix, roomId, epoch));
+  const assignQueue = epoch === 1 ? queueArn(assignQueueName(settings.replyQueuePrefix, roomId)) : undefined;
   return JSON.stringify({
     Version: '2012-10-17',
     Statement: [
       // The assign queue only takes the standby server's one answer to `assign`; nothing reads it but the create.
-      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: [settings.requestQueueArn, assignQueue] },
+      {
+        Effect: 'Allow',
+        Action: 'sqs:SendMessage',
+        Resource: [settings.requestQueueArn, ...(assignQueue ? [assignQueue] : [])],
+      },
       {
         Effect: 'Allow',
         Action: ['sqs:CreateQueue', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:DeleteQueue'],
         Resource: [replyQueue, `${replyQueue}.fifo`],
       },
-      { Effect: 'Allow', Action: ['sqs:CreateQueue', 'sqs:GetQueueUrl', 'sqs:DeleteQueue'], Resource: assignQueue },
+      ...(assignQueue
+        ? [
+            {
+              Effect: 'Allow',
+              Action: ['sqs:CreateQueue', 'sqs:GetQueueUrl', 'sqs:DeleteQueue'],
+              Resource: assignQueue,
+            },
+          ]
+        : []),
     ],
   });
 }
@@ -60,19 +78,19 @@ export function sidecarSessionPolicy(settings: SidecarCredentialSettings, roomId
 export const sidecarSessionName = (roomId: string): string =>
   `room-${roomId.replace(/[^\w+=,.@-]/g, '-')}`.slice(0, 64);
 
-/** Issues scoped sidecar credentials for one room (at spawn, and on each refresh). */
+/** Issues the scoped credentials of the sidecar of a room's server of `epoch` (at spawn, and on each refresh). */
 export function stsSidecarCredentials(
   sts: STSClient,
   settings: SidecarCredentialSettings,
-): (roomId: string) => Promise<SidecarCredentials> {
-  return async (roomId) => {
+): (roomId: string, epoch: number) => Promise<SidecarCredentials> {
+  return async (roomId, epoch) => {
     let response;
     try {
       response = await sts.send(
         new AssumeRoleCommand({
           RoleArn: settings.roleArn,
           RoleSessionName: sidecarSessionName(roomId),
-          Policy: sidecarSessionPolicy(settings, roomId),
+          Policy: sidecarSessionPolicy(settings, roomId, epoch),
           DurationSeconds: settings.durationS ?? 3600,
         }),
       );

@@ -17,6 +17,11 @@ const json = <T extends z.ZodType>(schema: T) =>
 
 export const sidecarEnvironmentSchema = z.object({
   ROOM_ID: z.string().min(1),
+  /**
+   * The room's arbiter epoch this server serves (a replacement server's is above 1): stamped
+   * on every message to the platform, which refuses those of an epoch the room has left.
+   */
+  ROOM_EPOCH: z.coerce.number().int().min(1).default(1),
   AWS_REGION: z.string().min(1).default('us-east-1'),
   /** Set only against the SQS emulator. */
   SQS_ENDPOINT: z.url().optional(),

@@ -27,6 +27,7 @@ export function sidecarEnvironment(
   const optional = (value: number | undefined) => (value === undefined ? undefined : String(value));
   return {
     ROOM_ID: request.roomId,
+    ROOM_EPOCH: optional(request.epoch),
     AWS_REGION: settings.region,
     SQS_ENDPOINT: settings.sqsEndpoint,
     CONTROLLER_REQUEST_QUEUE_URL: settings.controllerRequestQueueUrl,

@@ -23,6 +23,12 @@ export interface SpawnRequest {
    * timeout from now.
    */
   readonly startBy?: Date;
+  /**
+   * The room's arbiter epoch this server is started for (a replacement's is above 1): its
+   * sidecar stamps it on every message, and the platform refuses those of an older epoch.
+   * Absent: 1.
+   */
+  readonly epoch?: number;
   /** The bounds the sidecar enforces itself (core/rooms/cost-bounds.ts `sidecarBoundsOf`); absent: none. */
   readonly bounds?: SidecarRoomBounds;
 }

@@ -123,6 +123,26 @@ export function createDocumentClient(
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
+/** The commands that change the table (whatever their outcome: a refused condition changes nothing, and costs one read). */
+const tableWriteCommand = /^(Put|Update|Delete|TransactWrite|BatchWrite)/;
+
+/**
+ * Calls `listener` after each write command the client sent was answered: the local cloud's
+ * stream reader reads the table's stream at once instead of at its next poll.
+ */
+export function afterTableWrites(db: DynamoDBDocumentClient, listener: () => void): void {
+  db.middlewareStack.add(
+    (next, context) => async (args) => {
+      try {
+        return await next(args);
+      } finally {
+        if (tableWriteCommand.test(context.commandName ?? '')) listener();
+      }
+    },
+    { step: 'initialize', name: 'afterTableWrites' },
+  );
+}
+
 export function createSqsClient(
   config: Pick<PlatformConfig, 'region' | 'sqsEndpoint'> & { credentials?: SQSClientConfig['credentials'] },
 ): SQSClient {

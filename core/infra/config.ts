@@ -14,6 +14,11 @@ const environmentSchema = z.object({
   DYNAMODB_ENDPOINT: z.url().optional(),
   /** Set only when talking to the SQS emulator. */
   SQS_ENDPOINT: z.url().optional(),
+  /**
+   * Deployed, in functions that send to live-session sockets: the WebSocket API stage's
+   * connection management endpoint, `https://{apiId}.execute-api.{region}.amazonaws.com/{stage}`.
+   */
+  LIVE_ENDPOINT: z.url().optional(),
   QUEUE_URL_CONTROLLER_REQUESTS: z.string().min(1).optional(),
   /**
    * The identity provider's `iss`. Without AUTH_JWKS it must be an https URL: its OpenID
@@ -114,6 +119,8 @@ export type PlatformConfig = Readonly<{
   tableName: string;
   dynamodbEndpoint?: string;
   sqsEndpoint?: string;
+  /** The WebSocket API's connection management endpoint (core/live/connection-sender.ts). */
+  liveEndpoint?: string;
   queueUrls: Readonly<{ controllerRequests?: string }>;
   auth: Readonly<{
     issuer: string;
@@ -240,6 +247,7 @@ function platformConfigOf(e: Environment): PlatformConfig {
     tableName: e.TABLE_NAME,
     dynamodbEndpoint: e.DYNAMODB_ENDPOINT,
     sqsEndpoint: e.SQS_ENDPOINT,
+    ...(e.LIVE_ENDPOINT ? { liveEndpoint: e.LIVE_ENDPOINT } : {}),
     queueUrls: { controllerRequests: e.QUEUE_URL_CONTROLLER_REQUESTS },
     auth: {
       issuer: e.AUTH_ISSUER,

@@ -23,6 +23,9 @@
  * | warm pool              | POOL#<gameId>#<version> | REGION#<region>    |  (its standby servers and their states: core/pool/pool-store.ts; one Query reads every region's)
  * | pooled configuration   | POOLS                  | <gameId>#<version> |
  * | table upgrade's marker | UPGRADE                | MIGRATION#<name>   |  (how far this release's one-time pass got: core/upgrade/table-upgrade.ts)
+ * | live socket            | CONN#<connectionId>    | CONN               |  { account, admin, connectedAt, subs: { roomId: subscribedAt }, ttl } (core/live/subscription-store.ts)
+ * | socket's subscription  | ROOM#<roomId>          | SUB#<connectionId> |  { connectionId, roomId, account, admin, minTapIntervalMs, since, ttl }: one Query reads a room's subscribers
+ * | account's sockets      | ACCOUNT#<account>      | LIVE               |  { conns: { connectionId: connectedAt } }: the per-account socket bound's conditional write
  *
  * Index keys of a live room (written at create, REMOVEd by the write that fails or closes it):
  *
@@ -154,6 +157,16 @@ export const keys = {
   }),
   poolRegistryPartition: 'POOLS',
   pooledConfiguration: (gameId: string, version: string): ItemKey => ({ pk: 'POOLS', sk: `${gameId}#${version}` }),
+  /** A live-session socket (core/live/subscription-store.ts). */
+  liveConnection: (connectionId: string): ItemKey => ({ pk: `CONN#${connectionId}`, sk: 'CONN' }),
+  /** One socket's subscription to a room, beside the room: the fanout reads them with one Query. */
+  roomSubscription: (roomId: string, connectionId: string): ItemKey => ({
+    pk: roomPk(roomId),
+    sk: `SUB#${connectionId}`,
+  }),
+  roomSubscriptionPrefix: 'SUB#',
+  /** The sockets one account holds, kept within its bound by a conditional write. */
+  accountSockets: (account: string): ItemKey => ({ pk: `ACCOUNT#${account}`, sk: 'LIVE' }),
   /** How far the one-time pass over the table's older items (`name`: the release's migration) got. */
   upgradeMarker: (name: string): ItemKey => ({ pk: 'UPGRADE', sk: `MIGRATION#${name}` }),
   /** A request made with an `Idempotency-Key`, by account and the key's hash. */

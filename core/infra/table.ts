@@ -10,6 +10,12 @@ export const tableDefinition = {
   sortKey: 'sk',
   /** Expiry as epoch seconds. Garbage collection only: correctness never depends on it. */
   timeToLiveAttribute: 'ttl',
+  /**
+   * The table's change stream: each write's new item, which the live-session taps read
+   * (lambdas/stream/room-taps.ts). New images only: a tap needs the room as the write left it,
+   * never as it was, and an old image would double what every write records.
+   */
+  streamViewType: 'NEW_IMAGE',
   globalSecondaryIndexes: [
     {
       /** Live rooms of one matchmaking bucket (game, version, region, criteria), oldest first for packing. */
@@ -44,9 +50,8 @@ export const tableDefinition = {
 } as const;
 
 /**
- * The CreateTable request the local cloud and the integration tests send. No stream: nothing
- * reads one, and DynamoDB Local would record every write's old and new image, at a CPU cost
- * on every write (docs/benchmarks.md).
+ * The CreateTable request the local cloud and the integration tests send, with the stream the
+ * deployed table has (the local cloud reads it: local/table-stream.ts).
  */
 export function createTableInput(tableName: string): CreateTableCommandInput {
   const keyNames = new Set<string>([tableDefinition.partitionKey, tableDefinition.sortKey]);
@@ -57,6 +62,7 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
+    StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamViewType },
     AttributeDefinitions: [...keyNames].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
     KeySchema: [
       { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },

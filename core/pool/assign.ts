@@ -65,12 +65,12 @@ export function assignThroughSidecar(deps: AssignDependencies) {
     // and signing a second request on this process's one thread would hold the first one back.
     // The game can answer only after its sidecar received the `assign`, and an answer already
     // on the queue when the poll starts is returned at once.
-    const delivered = await deps.deliver(assignment.roomId, {
-      type: 'command',
-      commandId,
-      method: assignMethod,
-      params: assignParams(assignment),
-    });
+    // A standby server is its room's first (a replacement never comes from the pool): epoch 1.
+    const delivered = await deps.deliver(
+      assignment.roomId,
+      { type: 'command', commandId, method: assignMethod, params: assignParams(assignment) },
+      1,
+    );
     if (delivered === 'gone') return { accepted: false, detail: 'its sidecar has ended' };
     return outcomeOf(await deps.answers(assignment.roomId, commandId, Math.max(0, deadline - Date.now())));
   };

@@ -18,6 +18,11 @@ const base = {
   roomId: z.string().min(1).max(64),
   /** The sidecar's clock, for logs only: the platform judges time by its own clock. */
   sentAt: z.iso.datetime(),
+  /**
+   * The room's arbiter epoch the sidecar was started for (ROOM_EPOCH): a replaced server's
+   * messages carry an epoch the room has left, and the platform refuses them. Absent: 1.
+   */
+  epoch: z.number().int().min(1).optional(),
 };
 
 /**
@@ -101,6 +106,7 @@ const rpcBase = {
  */
 const forwardedRequestParams = {
   inited: z.unknown(),
+  save_state: z.unknown(),
   joined: keyedParamsSchema,
   left: keyedParamsSchema,
 } as const satisfies Record<GameMethod, z.ZodType>;
@@ -115,6 +121,11 @@ const keyedRequest = <M extends GameMethod>(method: M) =>
  */
 const rpcRequestSchema = z.discriminatedUnion('method', [
   z.object({ ...rpcBase, method: z.literal('inited' satisfies GameMethod), params: forwardedRequestParams.inited }),
+  z.object({
+    ...rpcBase,
+    method: z.literal('save_state' satisfies GameMethod),
+    params: forwardedRequestParams.save_state,
+  }),
   keyedRequest('joined'),
   keyedRequest('left'),
 ]);
@@ -200,7 +211,7 @@ export type ForwardedCall = RpcRequest extends infer R
  * forwardedCall('left', { key: 'k' }, r); // { method: 'left', params: { keyHash: '<sha-256 hex of k>' }, gameRequest: r }
  */
 export function forwardedCall(method: GameMethod, params: unknown, gameRequest?: string): ForwardedCall {
-  if (method === 'inited') return { method, params };
+  if (method === 'inited' || method === 'save_state') return { method, params };
   const { key, ...rest } = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>;
   return {
     method,

@@ -10,6 +10,23 @@ export const maxMessageBytes = 4 * 1024;
 const settingsSchema = storableJsonObjectSchema(maxSettingsBytes);
 const ok = z.object({ status: z.literal('OK') });
 
+/** The most saved state an arbiter keeps (its JSON text), the same bound as the HTTP route's. */
+const maxSavedStateBytes = 16 * 1024;
+
+/** Any JSON value whose text fits `maxSavedStateBytes`: stored as text, so any JSON number is kept exactly. */
+const savedStateSchema = z.unknown().superRefine((value, ctx) => {
+  const text = value === undefined ? undefined : JSON.stringify(value);
+  if (text === undefined) ctx.addIssue({ code: 'custom', message: 'must be a JSON value' });
+  else if (Buffer.byteLength(text) > maxSavedStateBytes)
+    ctx.addIssue({ code: 'custom', message: `must be at most ${maxSavedStateBytes} bytes of JSON` });
+});
+
+/**
+ * What a replacement server's `inited` answer adds: the state the room's arbiter last saved,
+ * and the epoch it was saved in. Absent: the server is the room's first, or nothing was saved.
+ */
+const restoreSchema = z.object({ epoch: z.number().int().min(1), state: z.unknown() });
+
 /**
  * Who calls a method: the game (its sidecar answers, forwarding to the platform or not), the
  * sidecar on its own (`status`, `shutdown`), or the platform through the sidecar (`assign`;
@@ -45,7 +62,7 @@ export const rpcMethods = {
       /** A server started with `standby=1` accepts the warm pool's protocol: it waits for `assign`. */
       standby: z.boolean().optional(),
     }),
-    result: ok,
+    result: ok.extend({ restore: restoreSchema.optional() }),
   },
   joined: {
     direction: 'game-to-controller',
@@ -67,6 +84,16 @@ export const rpcMethods = {
     forwarded: 'platform',
     params: z.object({ key: z.string().min(1).max(256) }),
     result: ok,
+  },
+  /**
+   * A `migrateHost` room's server saves the state a replacement starts from (its `inited`
+   * answer's `restore`): kept with the server's epoch; a replaced server's save is refused.
+   */
+  save_state: {
+    direction: 'game-to-controller',
+    forwarded: 'platform',
+    params: z.object({ state: savedStateSchema }),
+    result: z.object({ epoch: z.number().int().min(1), savedAt: z.iso.datetime() }),
   },
   /** A message for the room's owner (`GET /v1/rooms/{roomId}/messages`); answered once SQS took it. */
   message: {

@@ -58,6 +58,8 @@ export async function createPeerHostedSession(
     template: command.session.template,
     constants,
     properties: command.session.properties,
+    // The creator arbitrates first; its silence is counted from the creation.
+    host: { epoch: 1, account: command.account, seenAt: created.getTime() },
   };
   const key = generateRegistrationKey();
   await deps.rooms.createWithMember(room, {

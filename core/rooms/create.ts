@@ -15,7 +15,7 @@ import { roomBoundsOf, sidecarBoundsOf } from './cost-bounds';
 import { RequestInvalidError } from '../errors';
 import { generateRegistrationKey, hashRegistrationKey } from './registration-keys';
 import type { NewMember, Reservation } from './member';
-import type { Room, RoomSettings } from './model';
+import type { Room, RoomHost, RoomSettings } from './model';
 import { RoomAlreadyExistsError } from './errors';
 import type { HandOver, RoomStore, SessionRead } from './room-store';
 import { defaultConstants, type SessionConstants, type SessionProperties } from './session-model';
@@ -215,6 +215,7 @@ function coldRoom(
       defaultConstants({ maxPlayers, reservationTimeoutS: configuration.reservationTimeoutS }),
     properties: command.session?.properties ?? { joinability: 'open', custom: {} },
     ...(deps.costs ? { bounds: roomBoundsOf(configuration, deps.costs.defaults) } : {}),
+    host: dedicatedHost(created),
   };
 }
 
@@ -346,6 +347,7 @@ function standbyHandOver(
     template: command.session?.template ?? null,
     constants,
     properties: command.session?.properties ?? { joinability: 'open', custom: {} },
+    host: dedicatedHost(created),
     // A standby server is ready: the creator's reservation is a ready room's, its scopes
     // kept within the serverScopes the standby room was started with.
     members: firstMembers(
@@ -354,6 +356,9 @@ function standbyHandOver(
     ),
   };
 }
+
+/** A dedicated room's arbiter is its game server (no account): its liveness is its heartbeat. */
+const dedicatedHost = (created: Date): RoomHost => ({ epoch: 1, seenAt: created.getTime() });
 
 async function takeServerSlot(
   roomId: string,

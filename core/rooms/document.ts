@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import { roomItemBudget, storedScopes } from './item-budget';
 import type { MemberState, SessionTimeouts } from './session-model';
 
@@ -53,6 +53,18 @@ export interface StoredMember {
   readonly b?: StoredMember;
   /** The member's own `properties.custom`, written by that member alone (absent: `{}`). */
   readonly q?: Record<string, unknown>;
+  /**
+   * The member number (0..2^31-1), drawn by the platform when the reservation is made: the
+   * arbiter's preferred successor is the active member with the lowest. Drawn at random, so a
+   * newcomer cannot choose to come first. Absent on older members: they sort last.
+   */
+  readonly n?: number;
+  /**
+   * When (epoch ms) the member's last socket to the session closed, while it was active;
+   * cleared when a socket of it is heard again. With the template's `disconnectedMs` it makes
+   * the member inactive without a write (`memberAt`).
+   */
+  readonly d?: number;
 }
 
 export interface SessionDocument {
@@ -155,12 +167,19 @@ export function newReservation(
   now: number,
   timeouts: SessionTimeouts,
   scopes: readonly string[],
+  n: number = newMemberNumber(),
 ): StoredMember {
   const kept = storedScopes(scopes, room.serverScopes);
-  const carry = kept.length > 0 ? { c: kept } : {};
+  const carry = kept.length > 0 ? { c: kept, n } : { n };
   if (room.state !== 'spawning') return { s: 0, t: now, ...carry };
   return { s: 0, t: now, ...(timeouts.reservedMs === null ? {} : { p: timeouts.reservedMs }), ...carry };
 }
+
+/** The largest member number plus one: numbers fit a DynamoDB number and a JSON integer alike. */
+const memberNumberBound = 2 ** 31;
+
+/** A member number (`StoredMember.n`): uniform, from a CSPRNG, so nobody can predict or pick one. */
+export const newMemberNumber = (): number => randomInt(0, memberNumberBound);
 
 /**
  * What `joined` keeps of a reservation in `b`: only what `abandoned` puts back (state, clock,
@@ -209,8 +228,36 @@ export function tombstonesToPrune(gone: Readonly<Record<string, string>>, now: n
     .map(([hash]) => hash);
 }
 
+/**
+ * When (epoch ms) an active member whose sockets all closed at `d` is seen inactive, or
+ * undefined: it is connected, not active, or the template does not make sockets presence.
+ */
+function disconnectedInactiveAt(member: StoredMember, room: RoomClock): number | undefined {
+  if (member.d === undefined || member.s !== stateCodes.active) return undefined;
+  const after = roomTimeouts(room).disconnectedMs;
+  return after === undefined || after === null ? undefined : member.d + after;
+}
+
+/**
+ * The member as the rules see it at `now` (lazy, like every timeout): an active member that
+ * has been without a socket for `disconnectedMs` is inactive since `d + disconnectedMs`, and
+ * its `inactiveMs` runs from then. Otherwise the member as stored.
+ */
+export function memberAt(member: StoredMember, room: RoomClock, now: number): StoredMember {
+  const since = disconnectedInactiveAt(member, room);
+  if (since === undefined || now < since) return member;
+  const { d: _d, e: _e, ...rest } = member;
+  const timeout = roomTimeouts(room).inactiveMs;
+  return { ...rest, s: stateCodes.inactive, t: since, ...(timeout === null ? {} : { e: since + timeout }) };
+}
+
 /** When the member is removed (epoch ms), or undefined if no timeout runs for it (yet). */
 export function expiryOf(member: StoredMember, room: RoomClock): number | undefined {
+  const inactiveSince = disconnectedInactiveAt(member, room);
+  if (inactiveSince !== undefined) {
+    const timeout = roomTimeouts(room).inactiveMs;
+    return timeout === null ? undefined : inactiveSince + timeout;
+  }
   if (member.e !== undefined) return member.e;
   if (member.p === undefined) {
     const state = memberStateOf(member.s);
@@ -284,6 +331,7 @@ export function documentOf(item: Record<string, unknown>): SessionDocument {
     memberStateOf(m.s);
     optionalNumber(m.e, 'e');
     optionalNumber(m.p, 'p');
+    optionalNumber(m.d, 'd');
     if (m.k !== undefined && typeof m.k !== 'string') throw new SessionDocumentCorruptError(`member ${account} k`);
     members[account] = m as unknown as StoredMember;
   }
@@ -328,6 +376,8 @@ export function memberOf(raw: unknown, account: string): StoredMember {
   const e = optionalNumber(m.e, 'e');
   const p = optionalNumber(m.p, 'p');
   const a = optionalNumber(m.a, 'a');
+  const n = optionalNumber(m.n, 'n');
+  const d = optionalNumber(m.d, 'd');
   return {
     s: m.s,
     t: m.t,
@@ -339,5 +389,7 @@ export function memberOf(raw: unknown, account: string): StoredMember {
     ...(a === undefined ? {} : { a }),
     ...(m.b === undefined ? {} : { b: memberOf(m.b, account) }),
     ...(m.q === undefined ? {} : { q: mapOf(m.q, `members.${account}.q`) }),
+    ...(n === undefined ? {} : { n }),
+    ...(d === undefined ? {} : { d }),
   };
 }

@@ -11,6 +11,7 @@ import { maxSessionMembers } from './session-model';
  * | the room's own fields| `roomFieldsBytes` (ids, settings ≤ 4 KB of JSON, constants' and properties' custom ≤ 2 KB each, serverScopes, commands) |
  * | `members`            | `maxSessionMembers` (the free-slot condition) × `memberBytes` |
  * | `gone`               | the newest `tombstones` `left` tombstones, each ≤ `tombstoneBytes` |
+ * | `host`, `saved`      | `arbiterBytes`: the arbiter (its epoch, account, one unreachable report per member) and its saved state (≤ `savedStateBytes` of JSON) |
  *
  * A member is bounded by what enters it: an account of at most `accountBytes`, the scopes the
  * room's server can use (`storedScopes`), its own properties (≤ 512 B of JSON, checked by the
@@ -24,8 +25,11 @@ export const roomItemBudget = {
   itemBytes: 384 * 1024,
   roomFieldsBytes: 48 * 1024,
   maxMembers: maxSessionMembers,
-  /** One member's entry: its account (the map key) and its fields. */
-  memberBytes: 3 * 1024,
+  /**
+   * One member's entry: its account (the map key) and its fields. The largest member the
+   * schemas allow takes about 2.3 KB (test/unit/core/rooms/item-budget.test.ts).
+   */
+  memberBytes: 2.5 * 1024,
   /** The longest account that can hold a slot (OpenID Connect caps `sub` at 255 ASCII characters). */
   accountBytes: 255,
   /** `left` tombstones a room keeps (the newest ones; each also lapses after an hour). */
@@ -36,6 +40,10 @@ export const roomItemBudget = {
   scopeCount: 32,
   scopeLength: 64,
   scopeBytes: 1024,
+  /** The arbiter's saved state: its JSON text (core/rooms/saved-state.ts). */
+  savedStateBytes: 16 * 1024,
+  /** `host` (with a report from every other member) and `saved` (its text and bookkeeping). */
+  arbiterBytes: 44 * 1024,
 } as const;
 
 /**

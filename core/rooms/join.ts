@@ -6,7 +6,7 @@ import type { PlatformCache } from '../infra/platform-cache';
 import { generateRegistrationKey } from './registration-keys';
 import { playerAddress, unknownHost } from '../gameservers/server-address';
 import type { Reservation } from './member';
-import { expiryOf, newReservation, storedHashOfKey, type StoredMember } from './document';
+import { expiryOf, newMemberNumber, newReservation, storedHashOfKey, type StoredMember } from './document';
 import { constantsOf } from './session-model';
 import type { ClaimResult, SessionRead, RoomStore } from './room-store';
 import { RoomNotFoundError } from './errors';
@@ -131,7 +131,11 @@ export async function joinRoom(command: JoinRoomCommand, deps: JoinRoomDependenc
 /** Whether a room's cached copy holds everything a join's answer needs, for good. */
 function isSettled(room: Room): boolean {
   // A peer-hosted session never gets a placement: it is settled once it exists.
-  return room.state !== 'spawning' && (room.placement !== undefined || room.hosting === 'peerHosted');
+  if (room.hosting === 'peerHosted') return room.state !== 'spawning';
+  // A dedicated room that outlives its server moves to another one (core/rooms/replacement.ts):
+  // its state, address and ports are never settled for good.
+  if (constantsOf(room).migrateHost === true) return false;
+  return room.state !== 'spawning' && room.placement !== undefined;
 }
 
 /**
@@ -161,10 +165,12 @@ async function claimSlot(command: JoinRoomCommand, deps: JoinRoomDependencies): 
   }
   const key = generateRegistrationKey();
   const keyHash = storedHashOfKey(key);
+  // Drawn once: a retried claim writes the member number the answer was built with.
+  const memberNumber = newMemberNumber();
   const spec = (now: Date) => ({
     account: command.account,
     keyHash,
-    member: newReservation(room, now.getTime(), constants.timeouts, command.scopes),
+    member: newReservation(room, now.getTime(), constants.timeouts, command.scopes, memberNumber),
     heartbeatSince: heartbeatCutoff(now, deps.heartbeatTimeoutS),
   });
   let now = deps.now();

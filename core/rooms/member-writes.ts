@@ -207,10 +207,11 @@ export function usedKeyAnswer(
     : { state: 'Rejected', reason: 'used' };
 }
 
-/** What a member holds whatever its state: its scopes and its own properties. */
-const ownFields = (member: StoredMember): Pick<StoredMember, 'c' | 'q'> => ({
+/** What a member holds whatever its state: its scopes, its own properties and its member number. */
+const ownFields = (member: StoredMember): Pick<StoredMember, 'c' | 'q' | 'n'> => ({
   ...(member.c === undefined ? {} : { c: member.c }),
   ...(member.q === undefined ? {} : { q: member.q }),
+  ...(member.n === undefined ? {} : { n: member.n }),
 });
 
 /** Confirmed members run no timeout in configuration rooms; templates may give `inactive` one. */

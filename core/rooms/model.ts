@@ -11,9 +11,10 @@ export type RoomSettings = GameSettings;
 /**
  * Why a room failed: a sidecar's report, or the platform's own evidence (`spawn-failed`: the
  * spawner refused; `sidecar-lost`: the local fleet saw the sidecar die without a report, or
- * found no server for the room at start).
+ * found no server for the room at start; `host-lost`: a session without `migrateHost` whose
+ * member host fell silent, ended by a member's claim or by the sweeper).
  */
-export type RoomFailureReason = FailureReason | 'spawn-failed' | 'sidecar-lost' | 'assign-refused';
+export type RoomFailureReason = FailureReason | 'spawn-failed' | 'sidecar-lost' | 'assign-refused' | 'host-lost';
 
 /** Where the room's server runs (the spawner's answer). */
 export type { Placement };
@@ -81,6 +82,49 @@ export interface Room {
    * kept on the room so the sweeper judges it without reading its configuration.
    */
   readonly bounds?: RoomBounds;
+  /**
+   * The room's arbiter (stored as `host`: `{ e, a?, s, r? }`, core/rooms/room-item.ts). Absent
+   * on older rooms: no arbiter.
+   */
+  readonly host?: RoomHost;
+}
+
+/** docs/api.md "Live sessions": who arbitrates the room, fenced by its epoch. */
+export interface RoomHost {
+  /** The fencing token: every election moves it on; every arbiter write names it. */
+  readonly epoch: number;
+  /** The member that is the arbiter; absent: the dedicated room's game server. */
+  readonly account?: string;
+  /** When (epoch ms) the arbiter was last heard from: its writes and its socket's pings. */
+  readonly seenAt: number;
+  /** Unreachable reports of this epoch: reporter → when (epoch ms). */
+  readonly reports?: Readonly<Record<string, number>>;
+}
+
+/** The stored shape of `Room.host` (short names: it rides on every write of the room item). */
+export interface StoredHost {
+  readonly e: number;
+  readonly a?: string;
+  readonly s: number;
+  readonly r?: Readonly<Record<string, number>>;
+}
+
+export function storedHost(host: RoomHost): StoredHost {
+  return {
+    e: host.epoch,
+    ...(host.account === undefined ? {} : { a: host.account }),
+    s: host.seenAt,
+    ...(host.reports === undefined ? {} : { r: host.reports }),
+  };
+}
+
+export function hostOf(stored: StoredHost): RoomHost {
+  return {
+    epoch: stored.e,
+    ...(stored.a === undefined ? {} : { account: stored.a }),
+    seenAt: stored.s,
+    ...(stored.r === undefined || Object.keys(stored.r).length === 0 ? {} : { reports: stored.r }),
+  };
 }
 
 /** docs/cost-bounds.md */

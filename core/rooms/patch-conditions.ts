@@ -4,6 +4,7 @@ import type { RoomWrite } from './room-store';
 import type { DocMember, StoredMember } from './document';
 import { maxReclaimPerWrite } from './join-conditions';
 import type { SessionJoinability } from './session-model';
+import { hostWriteOf } from './host';
 
 /**
  * The session PATCH routes as ONE conditional write each (core/rooms/room-store.ts adds the
@@ -18,6 +19,11 @@ export interface PatchBase {
   readonly memberT: number;
   /** `If-Match`: the write holds only while the change number is still this one. */
   readonly ifMatch?: number;
+  /**
+   * The writer is the room's host at this epoch (as read, or as its `X-Host-Epoch` named): the
+   * write holds only while it still is, and is its sign of life (core/rooms/host.ts `hostWriteOf`).
+   */
+  readonly hostEpoch?: number;
   /** Other members whose time ran out, as read (at most `maxReclaimPerWrite` are removed). */
   readonly expired: readonly DocMember[];
   readonly now: Date;
@@ -25,17 +31,23 @@ export interface PatchBase {
 
 /**
  *   IF memberUnchanged(writer) AND unchangedSince(If-Match) AND each removed member as read
+ *      AND hostEpochIs(e) AND hostIs(writer)   (the host's writes: SET host.s = now REMOVE host.r)
  */
 function baseWrite(base: PatchBase): { conditions: Condition[]; change: Change } {
+  const host = base.hostEpoch === undefined ? undefined : hostWriteOf(base.account, base.hostEpoch, base.now);
   const conditions = [
     is.memberUnchanged(base.account, base.memberT),
     ...(base.ifMatch === undefined ? [] : [is.unchangedSince(base.ifMatch)]),
+    ...(host ? [host.condition] : []),
   ];
   const others = base.expired.filter((x) => x.account !== base.account).slice(0, maxReclaimPerWrite);
-  if (others.length === 0) return { conditions, change: {} };
+  if (others.length === 0) return { conditions, change: host?.change ?? {} };
   return {
     conditions: [...conditions, ...others.map(memberAsRead)],
-    change: { add: [[['players'], -others.length]], remove: others.map((x) => ['members', x.account]) },
+    change: mergeChanges(
+      { add: [[['players'], -others.length]], remove: others.map((x) => ['members', x.account]) },
+      host?.change ?? {},
+    ),
   };
 }
 
@@ -91,7 +103,8 @@ export function memberUpdate(
       ? {}
       : {
           set: [[at('s'), m.s], [at('t'), m.t], ...(m.e === undefined ? [] : [[at('e'), m.e] as const])],
-          remove: [...(m.e === undefined ? [at('e')] : []), at('p'), at('b')],
+          // A state the member names itself also ends a disconnect (`d`): it says where it is.
+          remove: [...(m.e === undefined ? [at('e')] : []), at('p'), at('b'), at('d')],
         };
   const custom: Change = change.custom === undefined ? {} : { set: [[at('q'), change.custom]] };
   return writeOf(base, conditions, removals, state, custom);

@@ -1,6 +1,6 @@
 import { DependencyUnavailableError } from '../errors';
 import { RoomNotFoundError } from './errors';
-import { expiredMembers, isLiveMember, type StoredMember } from './document';
+import { expiredMembers, isLiveMember, memberAt, type StoredMember } from './document';
 import { SessionMembersOnlyError } from './session-errors';
 import { assertIfMatch } from './if-match';
 import { transitionMember } from './member-transitions';
@@ -8,6 +8,7 @@ import { constantsOf, type MemberSettableState, type SessionJoinability } from '
 import { memberUpdate, roomPropertiesUpdate, type PatchBase } from './patch-conditions';
 import { hostingOf, readableBy } from './room-response';
 import { endIfOver, sessionOverAt } from './session-end';
+import { writerEpoch } from './host';
 import type { RoomStore, RoomWrite, SessionRead } from './room-store';
 
 export interface SessionDependencies {
@@ -44,10 +45,13 @@ interface WriteCommand {
   readonly account: string;
   /** `If-Match`, parsed (core/rooms/if-match.ts); undefined: no precondition. */
   readonly ifMatch?: number;
+  /** `X-Host-Epoch`, parsed (core/rooms/host-epoch.ts): the write holds only for that epoch's host. */
+  readonly hostEpoch?: number;
 }
 
 /**
- * One member's write: read, judge (over? stale? a live member?), one conditional write.
+ * One member's write: read, judge (over? stale? a live member? the host, at the epoch it
+ * named?), one conditional write.
  * A refused write is judged again on the item as it stood (`ALL_OLD`), never by another read:
  * with `If-Match` a changed number is 412 (the condition holds it, so of many writers with
  * the same number exactly one wins); without, the write is rebuilt and sent again.
@@ -64,10 +68,13 @@ async function writeAsMember(
     assertIfMatch(command.roomId, command.ifMatch, read.room.changeNumber);
     const writer = read.doc.members[command.account];
     if (!writer || !isLiveMember(writer, read.room, now.getTime())) throw new SessionMembersOnlyError(command.roomId);
+    // Judged on every attempt: an election between two attempts makes the named epoch stale.
+    const hostEpoch = writerEpoch(read.room, command.account, command.hostEpoch);
     const base: PatchBase = {
       account: command.account,
       memberT: writer.t,
       ...(command.ifMatch === undefined ? {} : { ifMatch: command.ifMatch }),
+      ...(hostEpoch === undefined ? {} : { hostEpoch }),
       expired: expiredMembers(read.doc, read.room, now.getTime()),
       now,
     };
@@ -107,18 +114,22 @@ export function patchOwnMember(
   return writeAsMember(
     command,
     (read, writer, base) => {
+      // As the rules see it now: a member without a socket for `disconnectedMs` is inactive.
+      const seen = memberAt(writer, read.room, base.now.getTime());
       const member =
         command.state === undefined
           ? undefined
           : transitionMember(
-              writer,
+              seen,
               command.state,
               base.now.getTime(),
               constantsOf(read.room).timeouts,
               hostingOf(read.room),
             );
+      // Written when it changes, or when it ends a disconnect the stored member still carries.
+      const writes = member !== undefined && (member !== writer || writer.d !== undefined);
       return memberUpdate(base, {
-        ...(member === undefined || member === writer ? {} : { member }),
+        ...(writes ? { member } : {}),
         ...(command.custom === undefined ? {} : { custom: command.custom }),
       });
     },

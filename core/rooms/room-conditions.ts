@@ -69,15 +69,30 @@ export const roomConditions = {
   /** Whether the room stores a `properties` map (rooms made before sessions do not). */
   propertiesStored: exists('properties'),
   propertiesAbsent: absent('properties'),
+  /** The room's arbiter is still of epoch `epoch` (the fencing token every arbiter write carries). */
+  hostEpochIs: (epoch: number): Condition => equals(['host', 'e'], epoch),
+  /** The room's arbiter is this member (a dedicated room's server has no `host.a`). */
+  hostIs: (account: string): Condition => equals(['host', 'a'], account),
+  /** The arbiter was last heard from before `before` (epoch ms): silent since then. */
+  hostSilentBefore: (before: number): Condition => ({
+    kind: 'compare',
+    op: '<',
+    path: ['host', 's'],
+    to: { value: before },
+  }),
 } as const;
 
 /**
  * An expired member, removed by a write only while it is exactly as it was read: same state
- * clock and, if it held one, same key.
+ * clock, same key if it held one, and, if it was disconnected (`d`), not heard from since.
  */
-export function memberAsRead(member: { account: string; member: { t: number }; keyHash?: string }): Condition {
+export function memberAsRead(member: {
+  account: string;
+  member: { t: number; d?: number };
+  keyHash?: string;
+}): Condition {
   const unchanged = roomConditions.memberUnchanged(member.account, member.member.t);
-  return member.keyHash === undefined
-    ? unchanged
-    : allOf(unchanged, roomConditions.keyMatches(member.account, member.keyHash));
+  const key = member.keyHash === undefined ? [] : [roomConditions.keyMatches(member.account, member.keyHash)];
+  const disconnected = member.member.d === undefined ? [] : [equals(['members', member.account, 'd'], member.member.d)];
+  return key.length + disconnected.length === 0 ? unchanged : allOf(unchanged, ...key, ...disconnected);
 }

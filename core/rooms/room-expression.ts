@@ -35,6 +35,11 @@ export interface Change {
    * (`UPDATED_NEW`) then returns them too, without a read.
    */
   readonly echo?: readonly AttributePath[];
+  /**
+   * Attributes set to another attribute's value before the write plus a number (DynamoDB reads
+   * every operand of an update on the item as it was): `[target, source, plus]`.
+   */
+  readonly derive?: readonly (readonly [AttributePath, AttributePath, number])[];
 }
 
 export const exists = (...path: string[]): Condition => ({ kind: 'exists', path });
@@ -56,6 +61,7 @@ export function mergeChanges(...changes: Change[]): Change {
     add: changes.flatMap((c) => c.add ?? []),
     remove: changes.flatMap((c) => c.remove ?? []),
     echo: changes.flatMap((c) => c.echo ?? []),
+    derive: changes.flatMap((c) => c.derive ?? []),
   };
 }
 
@@ -123,6 +129,7 @@ function updateText(change: Change, p: Placeholders): string | undefined {
     ...(change.set ?? []).map(([path, value]) => `${p.path(path)} = ${p.value(value)}`),
     ...(change.add ?? []).map(([path, n]) => `${p.path(path)} = ${p.path(path)} + ${p.value(n)}`),
     ...(change.echo ?? []).map((path) => `${p.path(path)} = ${p.path(path)}`),
+    ...(change.derive ?? []).map(([path, from, n]) => `${p.path(path)} = ${p.path(from)} + ${p.value(n)}`),
   ];
   const remove = (change.remove ?? []).map((path) => p.path(path));
   const clauses = [
@@ -214,6 +221,11 @@ function parentOf(item: Item, path: AttributePath): Item {
 /** The item after the change (a copy; the argument is left as it was). */
 export function applyChange(item: Item, change: Change): Item {
   const next = structuredClone(item);
+  for (const [path, from, n] of change.derive ?? []) {
+    const source = valueAt(item, from);
+    if (typeof source !== 'number') throw new Error(`An operand in the update expression is not a number`);
+    parentOf(next, path)[path[path.length - 1]!] = source + n;
+  }
   for (const [path, value] of change.set ?? []) parentOf(next, path)[path[path.length - 1]!] = structuredClone(value);
   for (const [path, n] of change.add ?? []) {
     const current = valueAt(next, path);
@@ -236,6 +248,7 @@ export function updatedPart(item: Item, change: Change): Item {
     ...(change.set ?? []).map(([path]) => path),
     ...(change.add ?? []).map(([path]) => path),
     ...(change.echo ?? []),
+    ...(change.derive ?? []).map(([path]) => path),
   ];
   const part: Item = {};
   for (const path of paths) {

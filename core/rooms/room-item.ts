@@ -4,7 +4,7 @@ import { SessionDocumentFullError, SessionMemberTooLargeError } from './session-
 import { itemBytes, memberBudgetIssue, roomItemBudget } from './item-budget';
 import { constantsOf } from './session-model';
 import type { NewMember } from './member';
-import type { Room } from './model';
+import { hostOf, storedHost, type Room, type StoredHost } from './model';
 
 /**
  * By default an ended room (and its members, in the same item) is collected by TTL a day after
@@ -65,6 +65,7 @@ export function roomItem(room: Room, members: Readonly<Record<string, StoredMemb
     ...keys.room(room.roomId),
     type: 'room',
     ...room,
+    ...(room.host === undefined ? {} : { host: storedHost(room.host) }),
     constants: constantsOf(room),
     members,
     gone: {},
@@ -89,7 +90,12 @@ export function roomOf(item: Record<string, unknown>): Room {
     // `keys`: the former key map, ignored if a room still carries it.
     keys: _keys,
     gone: _gone,
+    // The change kinds' change numbers: read by the taps from the stream, not part of a room.
+    cn: _cn,
+    // The arbiter's saved state: read apart (core/rooms/saved-state.ts), never carried on the room.
+    saved: _saved,
+    host,
     ...room
   } = item;
-  return room as unknown as Room;
+  return (host === undefined ? room : { ...room, host: hostOf(host as StoredHost) }) as unknown as Room;
 }

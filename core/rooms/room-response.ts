@@ -1,9 +1,16 @@
 import { playerAddress } from '../gameservers/server-address';
 import { toRoomView, type ListedRoom, type Room, type RoomView } from './model';
-import { isLiveMember, memberStateOf, type SessionDocument } from './document';
+import { isLiveMember, memberAt, memberStateOf, type SessionDocument } from './document';
 import { formatETag } from './if-match';
 import type { Hosting } from './member-transitions';
-import { constantsOf, type MemberState, type SessionConstants, type SessionProperties } from './session-model';
+import { hostView, type HostView } from './host';
+import {
+  constantsOf,
+  hostRulesOf,
+  type MemberState,
+  type SessionConstants,
+  type SessionProperties,
+} from './session-model';
 
 /** The room view of docs/api.md with its session document (`sessionRoomViewSchema`). */
 export interface SessionRoomView extends RoomView {
@@ -17,7 +24,15 @@ export interface SessionRoomView extends RoomView {
   }[];
   /** Where the game server takes players: for live members of a ready room (its address is known then). */
   readonly server?: { readonly host: string; readonly ports: readonly number[] };
+  /** The room's arbiter (core/rooms/host.ts `hostView`); absent on rooms stored without one. */
+  readonly host?: HostView;
 }
+
+/** The constants as a session shows them: the arbiter's rules resolved (rooms made before them: the defaults). */
+const constantsViewOf = (room: Parameters<typeof constantsOf>[0]): SessionConstants => {
+  const constants = constantsOf(room);
+  return { ...constants, ...hostRulesOf(constants) };
+};
 
 export const hostingOf = (room: Pick<Room, 'hosting'>): Hosting => room.hosting ?? 'dedicated';
 
@@ -54,12 +69,13 @@ export function sessionRoomView(room: Room, doc: SessionDocument, now: Date, acc
   // A ready room always has an address (core/gameservers/server-address.ts): a member polling
   // after a 202 finds here what its reservation said was `pending`.
   const host = room.state === 'ready' ? playerAddress(room) : undefined;
+  const arbiter = hostView(room, doc, at, { isMember, ...(host === undefined ? {} : { address: host }) });
   return {
     ...toRoomView(room),
     // The stored count less the members whose time ran out: `players` counts the live members only.
     players: Math.max(0, room.players - (Object.keys(doc.members).length - live.length)),
     template: room.template ?? null,
-    constants,
+    constants: { ...constants, ...hostRulesOf(constants) },
     properties: propertiesOf(room),
     ...(showMembers
       ? {
@@ -67,12 +83,14 @@ export function sessionRoomView(room: Room, doc: SessionDocument, now: Date, acc
             .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
             .map(([holder, member]) => ({
               account: holder,
-              state: memberStateOf(member.s),
+              // A member without a socket for `disconnectedMs` shows inactive, written or not.
+              state: memberStateOf(memberAt(member, room, at).s),
               properties: { custom: member.q ?? {} },
             })),
         }
       : {}),
     ...(isMember && host && room.placement ? { server: { host, ports: room.placement.ports } } : {}),
+    ...(arbiter === undefined ? {} : { host: arbiter }),
   };
 }
 
@@ -84,7 +102,7 @@ export function roomOnlyView(room: ListedRoom): SessionRoomView {
   return {
     ...toRoomView(room),
     template: room.template ?? null,
-    constants: constantsOf(room),
+    constants: constantsViewOf(room),
     properties: propertiesOf(room),
   };
 }

@@ -1,12 +1,19 @@
+import type { ChangeNumbers } from './change-kinds';
 import type { DocMember, SessionDocument, StoredMember } from './document';
 import type { Member, NewMember } from './member';
-import type { Placement, Room, RoomFailureReason, RoomSettings } from './model';
+import type { Placement, Room, RoomFailureReason, RoomHost, RoomSettings } from './model';
 import type { Change, Condition, Item } from './room-expression';
+import type { SavedState } from './saved-state';
+import type { Replacement } from './replacement';
 
 /** A room as one consistent read sees it: the room fields and its members. */
 export interface SessionRead {
   readonly room: Room;
   readonly doc: SessionDocument;
+  /** The arbiter's saved state (`saved`, core/rooms/saved-state.ts), if it saved one. */
+  readonly saved?: SavedState;
+  /** When each kind of the room last changed (`cn`, core/rooms/change-kinds.ts); absent on rooms stored before. */
+  readonly changedAt?: ChangeNumbers;
 }
 
 /** A join's claim (core/rooms/join-conditions.ts builds its write). */
@@ -61,6 +68,8 @@ export interface HandOver {
   readonly constants: NonNullable<Room['constants']>;
   readonly properties: NonNullable<Room['properties']>;
   readonly members: Readonly<Record<string, StoredMember>>;
+  /** The room's first arbiter: its game server, epoch 1. */
+  readonly host: RoomHost;
 }
 
 /** Where a room is offered: the index keys `keys.roomIndexes` makes of it (core/infra/keys.ts). */
@@ -139,13 +148,21 @@ export interface RoomStore {
   ): Promise<TransitionResult>;
   /** roomIsLive → failed (ends the room). */
   markFailed(roomId: string, reason: RoomFailureReason, now: Date): Promise<TransitionResult>;
+  /**
+   * A `migrateHost` dedicated room whose server died, as read, moves to a replacement server:
+   * the one conditional write of core/rooms/replacement.ts (`replacementWrite`). Not applied
+   * when the room is not replaceable, or changed since the read (the caller reads again).
+   */
+  replaceServer(read: SessionRead, replacement: Replacement): Promise<TransitionResult>;
   /** roomIsReady (AND unchangedSince, if given) → closed (ends the room). */
   markClosed(roomId: string, now: Date, unchangedSince?: { changeNumber: number }): Promise<TransitionResult>;
   /**
-   * roomIsLive: keeps a live room from being swept; never revives a dead one. Answers with the
+   * roomIsLive: keeps a live room from being swept; never revives a dead one. `epoch`: the
+   * sending server's; refused once the room moved on to a replacement (a room without an
+   * arbiter has no epoch to judge). Answers with the
    * room and its document as written, so the consumer judges its cost bounds without a read.
    */
-  recordHeartbeat(roomId: string, now: Date): Promise<HeartbeatResult>;
+  recordHeartbeat(roomId: string, now: Date, epoch?: number): Promise<HeartbeatResult>;
   /** A session PATCH (core/rooms/patch-conditions.ts builds it); the whole document back. */
   writeSession(roomId: string, write: RoomWrite): Promise<SessionWriteResult>;
   /** Deletes a session that is over, IF it is still unchangedSince this change number. */
@@ -218,6 +235,30 @@ export interface RoomStore {
    * when it was taken, ended or listed meanwhile.
    */
   listStandby(listing: Omit<RoomListing, 'standby' | 'bucket'>, now: Date): Promise<boolean>;
+
+  // --- live sockets (lambdas/live/socket.ts) ---------------------------------------------
+
+  /**
+   * A socket of `account` to the room is heard (subscribe, ping): when `account` is the room's
+   * host, its sign of life (`host.s`, quiet: core/rooms/host.ts `hostSeenWrite`); a disconnect
+   * it recorded (`members.<account>.d`) is cleared, a change (core/rooms/presence.ts).
+   */
+  noteSocketAlive(roomId: string, account: string, now: Date, heard?: SocketHeard): Promise<void>;
+  /**
+   * The last socket of `account` to the room closed: an active member of a live room whose
+   * template sets `disconnectedMs` records when (core/rooms/presence.ts). Nothing otherwise.
+   */
+  noteSocketLost(roomId: string, account: string, now: Date): Promise<void>;
+}
+
+/**
+ * Which of a heard socket's writes may apply: `host`, the account may be the room's host (a
+ * ping cannot know: it says so whenever the socket follows the room); `returning`, the member
+ * recorded a disconnect. Default: both.
+ */
+export interface SocketHeard {
+  readonly host: boolean;
+  readonly returning: boolean;
 }
 
 /** Outcome of one conditional write of a room item. */

@@ -31,10 +31,21 @@ import {
   undoClaimWrite,
   type TombstoneWrite,
 } from './member-writes';
-import type { Placement, Room, RoomFailureReason, RoomSettings } from './model';
+import { storedHost, type Placement, type Room, type RoomFailureReason, type RoomSettings } from './model';
+import { replaceable, replacementWrite, type Replacement } from './replacement';
+import { socketBackWrite, socketLostWrite } from './presence';
+import { hostSeenWrite } from './host';
 import { roomConditions as is } from './room-conditions';
-import { allOf, mergeChanges, type Change, type Condition, type Item } from './room-expression';
+import { savedStateOf } from './saved-state';
+import { absent, allOf, anyOf, mergeChanges, type Change, type Condition, type Item } from './room-expression';
 import { checkNewRoomBudget, endedRoomTtlS, firstMembers, roomItem, roomOf } from './room-item';
+import {
+  allChangedAt,
+  changeKindsOf,
+  changeNumbersAttribute,
+  changeNumbersOf,
+  changeNumbersWrite,
+} from './change-kinds';
 import type {
   AbandonResult,
   ClaimResult,
@@ -51,6 +62,7 @@ import type {
   SessionRead,
   SessionWriteResult,
   TransitionResult,
+  SocketHeard,
 } from './room-store';
 
 export interface RoomsOptions {
@@ -58,7 +70,16 @@ export interface RoomsOptions {
   readonly endedRetentionS?: number;
 }
 
-const readOf = (item: Item): SessionRead => ({ room: roomOf(item), doc: documentOf(item) });
+const readOf = (item: Item): SessionRead => {
+  const saved = savedStateOf(item);
+  const changedAt = changeNumbersOf(item[changeNumbersAttribute]);
+  return {
+    room: roomOf(item),
+    doc: documentOf(item),
+    ...(saved ? { saved } : {}),
+    ...(changedAt ? { changedAt } : {}),
+  };
+};
 
 const set = (fields: Record<string, unknown>): Change => ({
   set: Object.entries(fields).map(([name, value]) => [[name], value] as const),
@@ -68,6 +89,9 @@ const set = (fields: Record<string, unknown>): Change => ({
  * The room aggregate's one writer, on any `RoomItems` (the table, or a Map). Every write
  * passes through `write`, which adds what every write to a room does, once.
  */
+/** A socket heard with nothing known of the room: both writes, each refused when it does not apply. */
+const everything: SocketHeard = { host: true, returning: true };
+
 export class Rooms implements RoomStore {
   private readonly endedRetentionS: number;
 
@@ -85,7 +109,7 @@ export class Rooms implements RoomStore {
    */
   async createWithMember(room: Room, member?: NewMember): Promise<void> {
     const members = firstMembers(room, member);
-    const item = roomItem(room, members);
+    const item = { ...roomItem(room, members), [changeNumbersAttribute]: allChangedAt(room.changeNumber) };
     checkNewRoomBudget(room.roomId, item, members);
     const existing = await this.items.putNew(item);
     if (existing && !isSameCreation(existing, room)) throw new RoomAlreadyExistsError(room.roomId);
@@ -139,6 +163,11 @@ export class Rooms implements RoomStore {
     });
   }
 
+  async replaceServer(read: SessionRead, replacement: Replacement): Promise<TransitionResult> {
+    if (!replaceable(read.room)) return { applied: false, room: read.room };
+    return this.transition(read.room.roomId, replacementWrite(read, read.room, replacement));
+  }
+
   /**
    * The game ended cleanly after serving its players, or the platform ended it (cost bounds).
    * `unchangedSince`: only if no write (a join) touched the room since the read that judged it empty.
@@ -154,13 +183,14 @@ export class Rooms implements RoomStore {
     });
   }
 
-  async recordHeartbeat(roomId: string, now: Date): Promise<HeartbeatResult> {
+  async recordHeartbeat(roomId: string, now: Date, epoch?: number): Promise<HeartbeatResult> {
     // The whole item comes back with the write (`ALL_NEW`): DynamoDB consumes no read capacity
     // for a return value, only a larger answer (`ReturnValues` in
     // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html), so
     // judging the room's cost bounds at every heartbeat costs no request of its own.
     const result = await this.write(roomId, {
-      condition: is.roomIsLive,
+      condition:
+        epoch === undefined ? is.roomIsLive : allOf(is.roomIsLive, anyOf(absent('host'), is.hostEpochIs(epoch))),
       change: set({ lastHeartbeatAt: now.toISOString() }),
       now,
       quiet: true,
@@ -339,6 +369,17 @@ export class Rooms implements RoomStore {
     return result.applied;
   }
 
+  async noteSocketAlive(roomId: string, account: string, now: Date, heard: SocketHeard = everything): Promise<void> {
+    // Two conditions, so two writes: the host's sign of life is quiet (no tap), a member's
+    // return is a change. The caller says which can apply, so a ping costs one write.
+    if (heard.host) await this.write(roomId, hostSeenWrite(account, now));
+    if (heard.returning) await this.write(roomId, socketBackWrite(account, now));
+  }
+
+  async noteSocketLost(roomId: string, account: string, now: Date): Promise<void> {
+    await this.write(roomId, socketLostWrite(account, now));
+  }
+
   private async transition(roomId: string, write: RoomWrite): Promise<TransitionResult> {
     const result = await this.write(roomId, write);
     if (result.applied) return { applied: true, room: roomOf(result.item) };
@@ -346,11 +387,38 @@ export class Rooms implements RoomStore {
   }
 
   /** The one write path of a room item. */
-  private write(roomId: string, write: RoomWrite, answer?: 'updated'): Promise<ItemWriteResult> {
+  private async write(roomId: string, write: RoomWrite, answer?: 'updated'): Promise<ItemWriteResult> {
     const { condition, change } = completeWrite(write, this.endedRetentionS);
-    return this.items.update(roomId, condition, change, answer);
+    try {
+      return await this.items.update(roomId, condition, change, answer);
+    } catch (error) {
+      if (!isMissingMapError(error) || !(await this.recordChangeNumbers(roomId))) throw error;
+      return this.items.update(roomId, condition, change, answer);
+    }
+  }
+
+  /**
+   * A room stored before change kinds were recorded has no `cn` map to write into (DynamoDB
+   * refuses a path under a missing map). It gets one, every kind at its current change number
+   * (what changed before is unknown, so all of it may have), once: only while it still has none
+   * and nothing changed since the read. Answers whether the map is there now.
+   */
+  private async recordChangeNumbers(roomId: string): Promise<boolean> {
+    const item = await this.items.get(roomId);
+    if (!item || item[changeNumbersAttribute] !== undefined) return item !== undefined;
+    const changeNumber = Number(item.changeNumber);
+    const result = await this.items.update(
+      roomId,
+      allOf(is.roomExists, absent(changeNumbersAttribute), is.unchangedSince(changeNumber)),
+      { set: [[[changeNumbersAttribute], allChangedAt(changeNumber)]] },
+    );
+    return result.applied || result.item?.[changeNumbersAttribute] !== undefined;
   }
 }
+
+/** DynamoDB's refusal of a write to a path under a map the item lacks (the in-memory store's too). */
+const isMissingMapError = (error: unknown): boolean =>
+  error instanceof Error && /document path .*invalid for update/.test(error.message);
 
 type ClaimedRoomState = Extract<ClaimResult, { state: 'Claimed' }>['roomState'];
 
@@ -373,11 +441,18 @@ function handOverWrite(
   listing: Omit<RoomListing, 'roomId' | 'createdAt' | 'standby'>,
   handOver: HandOver,
 ): RoomWrite {
-  const { members, ...fields } = handOver;
+  const { members, host, ...fields } = handOver;
   return {
     condition: allOf(is.roomIsStandby, is.roomIsReady),
     change: {
-      ...set({ ...fields, players: Object.keys(members).length, members, gone: {}, readyAt: handOver.createdAt }),
+      ...set({
+        ...fields,
+        players: Object.keys(members).length,
+        members,
+        gone: {},
+        readyAt: handOver.createdAt,
+        host: storedHost(host),
+      }),
       remove: [['standby']],
     },
     now: new Date(handOver.createdAt),
@@ -388,14 +463,19 @@ function handOverWrite(
 
 /**
  * What every write to a room adds to the use case's own: the room must exist; unless quiet,
- * one more change and `updatedAt`; a write that ends the room sets its `ttl` (collected a
+ * one more change, `updatedAt` and the kinds it changes at that change (`cn`, from the paths it
+ * touches: core/rooms/change-kinds.ts); a write that ends the room sets its `ttl` (collected a
  * retention later) and removes every index key, so no lookup ever offers it again.
  */
 export function completeWrite(write: RoomWrite, endedRetentionS: number): { condition: Condition; change: Change } {
   const condition = write.condition ? allOf(is.roomExists, write.condition) : is.roomExists;
   const bookkeeping: Change = write.quiet
     ? {}
-    : { set: [[['updatedAt'], write.now.toISOString()]], add: [[['changeNumber'], 1]] };
+    : {
+        set: [[['updatedAt'], write.now.toISOString()]],
+        add: [[['changeNumber'], 1]],
+        ...changeNumbersWrite(changeKindsOf(write.change)),
+      };
   const ending: Change = write.ends
     ? {
         set: [[['ttl'], Math.ceil(write.now.getTime() / 1000) + endedRetentionS]],

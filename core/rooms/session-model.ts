@@ -24,6 +24,12 @@ export interface SessionTimeouts {
   readonly readyMs: SessionTimeout;
   readonly inactiveMs: SessionTimeout;
   readonly sessionEmptyMs: SessionTimeout;
+  /**
+   * Peer-hosted sessions only: an active member whose last socket to the session closed is
+   * seen `inactive` this long after (core/rooms/presence.ts). Absent or null: sockets are not
+   * presence (rooms made before it, dedicated rooms, templates that leave it out).
+   */
+  readonly disconnectedMs?: SessionTimeout;
 }
 
 /** Fixed when the session is created; never written afterwards (a write answers 403). */
@@ -32,6 +38,32 @@ export interface SessionConstants {
   readonly visibility: SessionVisibility;
   readonly timeouts: SessionTimeouts;
   readonly custom: Record<string, unknown>;
+  /** Whether the arbiter's loss elects another (true) or ends the session (false). Absent: false. */
+  readonly migrateHost?: boolean;
+  /** How long the arbiter may be silent before it counts as lost. Absent: `hostRuleDefaults`. */
+  readonly hostTimeoutMs?: number;
+}
+
+/** The arbiter's rules as a session's constants fix them (docs/api.md "Live sessions"). */
+export interface HostRules {
+  readonly migrateHost: boolean;
+  readonly hostTimeoutMs: number;
+}
+
+/**
+ * `hostTimeoutMs` bounds: at least a second (a socket ping or a PATCH a second is the most a
+ * host is asked for), at most ten minutes (a session whose host is gone that long is over).
+ */
+export const hostTimeoutBounds = { minMs: 1_000, maxMs: 600_000 } as const;
+
+export const hostRuleDefaults: HostRules = { migrateHost: false, hostTimeoutMs: 15_000 };
+
+/** The arbiter's rules of a room's constants (rooms made before them: the defaults). */
+export function hostRulesOf(constants: Pick<SessionConstants, 'migrateHost' | 'hostTimeoutMs'>): HostRules {
+  return {
+    migrateHost: constants.migrateHost ?? hostRuleDefaults.migrateHost,
+    hostTimeoutMs: constants.hostTimeoutMs ?? hostRuleDefaults.hostTimeoutMs,
+  };
 }
 
 /** Written by members; `joinability` is the one system property. */

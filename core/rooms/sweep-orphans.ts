@@ -4,6 +4,12 @@ import type { RunningServer, Spawner } from '../gameservers/spawner';
 import type { LiveRoomIndex } from './live-room-store';
 
 /**
+ * The rooms the room sweep saw live, each with the epoch of its current game server as read
+ * (core/rooms/replacement.ts `serverEpochOf`: 1 for a room never given a replacement).
+ */
+export type LiveRooms = ReadonlyMap<string, number>;
+
+/**
  * Whether something left by a room (a task, a reply queue, a server slot) is an orphan at
  * `now`: its room is not among the live ones, and it is older than the grace. Pure. The grace
  * covers a room being created right now: its slot, task and queue exist before the sweeper's
@@ -12,7 +18,7 @@ import type { LiveRoomIndex } from './live-room-store';
  */
 export function isOrphan(
   thing: { readonly roomId?: string; readonly since?: Date },
-  live: ReadonlySet<string>,
+  live: { has(roomId: string): boolean },
   now: Date,
   graceS: number,
 ): boolean {
@@ -57,19 +63,22 @@ interface Candidates {
   readonly servers: RunningServer[];
   readonly leases: ServerLease[];
   readonly queues: ReplyQueue[];
+  /** Queues of a live room's server of an older epoch than its current one. */
+  readonly superseded: ReplyQueue[];
 }
 
 /**
  * The cost-bound backstop (docs/cost-bounds.md), after the room sweep: whatever still runs or
- * is held for a room that is not live is ended. The cheap facts come first: a queue's room is
- * in its name, a task's and a lease's age in their listing, and `live` settles most of them.
+ * is held for a room that is not live is ended, and so is a live room's queue of a server it
+ * has replaced. The cheap facts come first: a queue's room and epoch are in its name, a task's
+ * and a lease's age in their listing, and `live` settles most of them.
  * The rest get one strong read of their rooms (batched) before anything is stopped, so a
  * lagging index never ends a live room's server, and only queues whose room has ended are
  * asked their age (one GetQueueAttributes each): the pass costs calls per orphan, not per
  * live room.
  */
 export async function sweepOrphans(
-  live: ReadonlySet<string>,
+  live: LiveRooms,
   deps: OrphanSweepDependencies,
   policy: OrphanSweepPolicy,
 ): Promise<OrphanSweepResult> {
@@ -93,6 +102,13 @@ export async function sweepOrphans(
     if (await deps.slots?.release(lease.roomId)) result.releasedSlots.push(lease.roomId);
   }
   const queues = deps.queues;
+  // No age to wait for: the room moved past that epoch, so no server of it will start again
+  // (one still running is being stopped, and the platform refuses its messages).
+  for (const queue of queues ? found.superseded : []) {
+    if (!timeLeft()) return { ...result, cutShort: true };
+    await queues?.delete(queue.url);
+    result.deletedQueues.push(queue.url);
+  }
   for (const queue of queues ? found.queues.filter((q) => ended(q.roomId)) : []) {
     if (!timeLeft()) return { ...result, cutShort: true };
     const since = await queues?.createdAt(queue.url);
@@ -105,12 +121,12 @@ export async function sweepOrphans(
 }
 
 /**
- * Tasks and leases old enough whose room the index does not show live, and queues whose room
- * it does not show live (their age is asked later, only if their room has ended). Undefined
- * when the time ran out between the listings.
+ * Tasks and leases old enough whose room the index does not show live, queues whose room it
+ * does not show live (their age is asked later, only if their room has ended), and queues of a
+ * live room's older epochs. Undefined when the time ran out between the listings.
  */
 async function candidates(
-  live: ReadonlySet<string>,
+  live: LiveRooms,
   deps: OrphanSweepDependencies,
   now: Date,
   graceS: number,
@@ -125,5 +141,6 @@ async function candidates(
     servers: servers.filter((s) => isOrphan({ roomId: s.roomId, since: s.startedAt }, live, now, graceS)),
     leases: leases.filter((l) => isOrphan({ roomId: l.roomId, since: new Date(l.acquiredAt) }, live, now, graceS)),
     queues: queues.filter((q) => !live.has(q.roomId)),
+    superseded: queues.filter((q) => q.epoch < (live.get(q.roomId) ?? 0)),
   };
 }

@@ -6,11 +6,14 @@ import type { QueueBacklog } from '../infra/queue-backlog';
 import type { FailureReason } from '../protocol/controller-messages';
 import type { RoomStore, SessionRead } from './room-store';
 import { endIfOver } from './session-end';
+import { hostLostWrite } from './host';
+import { serverEpochOf } from './replacement';
 import { judgeHeartbeats, type HeartbeatEvidencePolicy, type HeartbeatVerdict } from './heartbeat-evidence';
 import { heartbeatSilent } from './liveness';
 import type { LiveRoomIndex } from './live-room-store';
 import type { Room, RoomBounds } from './model';
 import type { SweeperStateStore } from './sweeper-state-store';
+import type { DeathOutcome, ServerDeath } from './server-replacement';
 
 export interface SweepPolicy extends HeartbeatEvidencePolicy {
   /** Grace past the spawn deadline, for the sidecar to report it first. */
@@ -39,13 +42,18 @@ export interface SweepDependencies {
   readonly members: Pick<RoomStore, 'reclaimExpired' | 'read'>;
   /** Where the live rooms are found: an index, never a scan of the table. */
   readonly live: LiveRoomIndex;
-  readonly rooms: Pick<RoomStore, 'markFailed' | 'markClosed' | 'endSession'>;
+  readonly rooms: Pick<RoomStore, 'markFailed' | 'markClosed' | 'endSession' | 'writeSession'>;
   /**
    * Cost bounds (docs/cost-bounds.md): rooms without bounds of their own get `defaults`; a
    * room the sweep ends gives back its running-server slot. Absent: no room is ended for cost.
    */
   readonly costs?: { readonly defaults: RoomBounds; readonly slots?: Pick<ServerSlots, 'release'> };
   readonly spawner: Spawner;
+  /**
+   * A silent server's room: a `migrateHost` room gets a replacement, any other fails
+   * (core/rooms/server-replacement.ts). Absent: every silent room fails.
+   */
+  readonly replaceServer?: (roomId: string, death: ServerDeath) => Promise<DeathOutcome>;
   /** Its memory, and (when given) what the consumers report about the heartbeat pipeline. */
   readonly memory: Pick<SweeperStateStore, 'read' | 'write'> & Partial<Pick<SweeperStateStore, 'pipeline'>>;
   /** Messages pending in the controller-requests queue (heartbeats travel there). */
@@ -55,10 +63,15 @@ export interface SweepDependencies {
 
 export interface SweepResult {
   readonly failed: string[];
-  /** Rooms ended by a cost bound: closed, their servers told to shut down. */
-  readonly closed: { readonly roomId: string; readonly reason: CostBoundReason }[];
+  /** Rooms ended by a cost bound, or (`host-lost`) a session without `migrateHost` that lost its host. */
+  readonly closed: { readonly roomId: string; readonly reason: CostBoundReason | 'host-lost' }[];
   /** Rooms still live after this pass (the orphan passes keep their tasks and queues). */
   readonly live: string[];
+  /**
+   * Rooms of `live` whose game server is a replacement: the epoch of that server as read
+   * (`serverEpochOf`). The orphan pass deletes their queues of older epochs.
+   */
+  readonly serverEpochs: Readonly<Record<string, number>>;
   readonly freedSlots: number;
   /** Whether silence was judged this time, or why not. */
   readonly heartbeats: 'judged' | Exclude<HeartbeatVerdict, { judge: true }>['why'];
@@ -79,6 +92,40 @@ async function endSessionIfOver(read: SessionRead, now: Date, deps: SweepDepende
   });
   if (ended) await deps.costs?.slots?.release(read.room.roomId);
   return ended;
+}
+
+/**
+ * A session without `migrateHost` whose member host is lost (silent past its timeout, or gone)
+ * ends even if no member claims (core/rooms/host.ts `hostLostWrite` decides, its write holds it).
+ */
+async function endIfHostLost(read: SessionRead, deps: SweepDependencies): Promise<boolean> {
+  const write = hostLostWrite(read, deps.now());
+  return write !== undefined && (await deps.rooms.writeSession(read.room.roomId, write)).applied;
+}
+
+/**
+ * A room overdue for `reason`: failed, its task stopped and its slot given back; or, a
+ * `migrateHost` room whose server went silent, given a replacement server (`replaceServer`,
+ * which stops the silent one and keeps the slot): it stays live.
+ */
+async function failOverdue(
+  found: { readonly room: Room; readonly doc?: SessionRead['doc'] },
+  reason: FailureReason,
+  observedAt: Date,
+  deps: SweepDependencies,
+): Promise<'failed' | 'live'> {
+  const { room, doc } = found;
+  if (reason === 'heartbeat-lost' && deps.replaceServer) {
+    const death = await deps.replaceServer(room.roomId, { reason, ...(doc ? { read: { room, doc } } : {}) });
+    if (death.kind !== 'failed') return 'live';
+  } else {
+    const change = await deps.rooms.markFailed(room.roomId, reason, deps.now());
+    if (!change.applied) return 'live';
+    if (reason === 'spawn-timeout') countSpawnFailure(reason, observedAt);
+  }
+  if (room.placement) await deps.spawner.stop(room.placement.taskId, reason);
+  await deps.costs?.slots?.release(room.roomId);
+  return 'failed';
 }
 
 /**
@@ -132,6 +179,10 @@ export async function sweepRooms(deps: SweepDependencies, policy: SweepPolicy): 
       await deps.costs?.slots?.release(room.roomId);
       continue;
     }
+    if (!reason && doc && (await endIfHostLost({ room, doc }, deps))) {
+      closed.push({ roomId: room.roomId, reason: 'host-lost' });
+      continue;
+    }
     if (!reason && doc && (await endSessionIfOver({ room, doc }, observedAt, deps))) continue;
     if (!reason) {
       live.push(room.roomId);
@@ -142,22 +193,22 @@ export async function sweepRooms(deps: SweepDependencies, policy: SweepPolicy): 
         freedSlots += await deps.members.reclaimExpired(room.roomId, deps.now(), { room, doc });
       continue;
     }
-    const change = await deps.rooms.markFailed(room.roomId, reason, deps.now());
-    if (!change.applied) {
-      live.push(room.roomId);
-      continue;
-    }
-    if (reason === 'spawn-timeout') countSpawnFailure(reason, observedAt);
-    failed.push(room.roomId);
-    if (room.placement) await deps.spawner.stop(room.placement.taskId, reason);
-    await deps.costs?.slots?.release(room.roomId);
+    if ((await failOverdue({ room, ...(doc ? { doc } : {}) }, reason, observedAt, deps)) === 'failed')
+      failed.push(room.roomId);
+    else live.push(room.roomId);
   }
   // Written last: a sweep that dies half way leaves the next one "late", hence careful.
   await deps.memory.write(verdict.memory);
+  const stillLive = new Set(live);
   return {
     failed,
     closed,
     live,
+    serverEpochs: Object.fromEntries(
+      rooms.flatMap(({ room }) =>
+        stillLive.has(room.roomId) && serverEpochOf(room) > 1 ? [[room.roomId, serverEpochOf(room)]] : [],
+      ),
+    ),
     freedSlots,
     heartbeats: verdict.judge ? 'judged' : verdict.why,
     ...(backlog === undefined ? {} : { backlog }),

@@ -3,6 +3,7 @@ import { roomViewSchema } from './schema';
 import { memberPropertiesCustomSchema, sessionPropertiesCustomSchema } from './custom-schema';
 import { SessionConstantsImmutableError } from './session-errors';
 import {
+  hostTimeoutBounds,
   maxSessionMembers,
   memberSettableStates,
   memberStates,
@@ -22,8 +23,25 @@ const sessionConstantsViewSchema = z
       readyMs: timeoutViewSchema,
       inactiveMs: timeoutViewSchema,
       sessionEmptyMs: timeoutViewSchema,
+      disconnectedMs: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe(
+          'Peer-hosted sessions: an active member whose last live socket to the session closed is seen inactive this many milliseconds later. Absent: sockets are not presence.',
+        ),
     }),
     custom: z.record(z.string(), z.unknown()),
+    migrateHost: z
+      .boolean()
+      .describe("true: the arbiter's loss elects another; false: it ends the session (failureReason host-lost)."),
+    hostTimeoutMs: z
+      .number()
+      .int()
+      .min(hostTimeoutBounds.minMs)
+      .max(hostTimeoutBounds.maxMs)
+      .describe('How long the arbiter may be silent before it counts as lost.'),
   })
   .meta({ id: 'SessionConstants' });
 
@@ -38,6 +56,31 @@ const sessionMemberViewSchema = z
     properties: z.object({ custom: z.record(z.string(), z.unknown()) }),
   })
   .meta({ id: 'SessionMember' });
+
+const hostViewSchema = z
+  .object({
+    account: z
+      .string()
+      .optional()
+      .describe("The member that arbitrates the session; absent while a dedicated room's game server does."),
+    epoch: z
+      .number()
+      .int()
+      .min(1)
+      .describe('The fencing token: every election moves it on; arbiter writes name it in X-Host-Epoch.'),
+    address: z
+      .string()
+      .optional()
+      .describe("A dedicated room's game server address, once it is ready (where an invited player connects)."),
+    next: z
+      .string()
+      .optional()
+      .describe(
+        'Shown to live members of a peer-hosted session: the preferred successor (the active member, not the host, with the lowest member number), who may claim first once the host is silent past hostTimeoutMs.',
+      ),
+  })
+  .describe("The session's arbiter. Absent on rooms made before arbiters.")
+  .meta({ id: 'RoomHost' });
 
 /**
  * The room view of docs/api.md with its session document: what every room response returns
@@ -59,6 +102,7 @@ export const sessionRoomViewSchema = roomViewSchema
       .describe(
         "Where the room's game server takes players: shown to the room's live members once it is ready (the same host and ports as their reservation). Absent while it spawns.",
       ),
+    host: hostViewSchema.optional(),
   })
   .meta({ id: 'Room' });
 
@@ -113,3 +157,17 @@ export const patchMemberRequestSchema = z
     path: ['state'],
   })
   .meta({ id: 'PatchMemberRequest' });
+
+/** `POST /v1/rooms/{roomId}/host`: the epoch the caller last saw (the room view's `host.epoch`). */
+export const claimHostRequestSchema = z
+  .strictObject({
+    epoch: z
+      .number()
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .describe(
+        "The room's host epoch as the caller last saw it (0: a room shown without a host). Not current: 409 STALE_EPOCH.",
+      ),
+  })
+  .meta({ id: 'ClaimHostRequest' });

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { gameIdSchema, gameVersionSchema } from '../gameservers/schema';
 import { sessionConstantsCustomSchema } from '../rooms/custom-schema';
-import { maxSessionMembers, sessionVisibilities } from '../rooms/session-model';
+import { hostRuleDefaults, hostTimeoutBounds, maxSessionMembers, sessionVisibilities } from '../rooms/session-model';
 
 /** Template names travel in URL paths: short and URL-safe. */
 export const templateNameSchema = z
@@ -34,6 +34,9 @@ const templateTimeoutsSchema = z
     readyMs: timeoutSchema,
     inactiveMs: timeoutSchema,
     sessionEmptyMs: timeoutSchema,
+    disconnectedMs: timeoutSchema.describe(
+      'Peer-hosted only: an active member whose last live socket to the session closed is seen inactive this many milliseconds later. Omitted or null: sockets are not presence.',
+    ),
   })
   .meta({ id: 'SessionTemplateTimeouts' });
 
@@ -43,6 +46,21 @@ const templateConstantsSchema = z
     visibility: z.enum(sessionVisibilities),
     timeouts: templateTimeoutsSchema.default({}),
     custom: sessionConstantsCustomSchema.default({}),
+    migrateHost: z
+      .boolean()
+      .optional()
+      .describe(
+        `When the session's arbiter is lost: true elects another (a member, or a replacement server), false ends the session. Omitted: ${hostRuleDefaults.migrateHost}.`,
+      ),
+    hostTimeoutMs: z
+      .number()
+      .int()
+      .min(hostTimeoutBounds.minMs)
+      .max(hostTimeoutBounds.maxMs)
+      .optional()
+      .describe(
+        `How long a peer-hosted session's arbiter may be silent (no write, no socket ping) before it counts as lost. Omitted: ${hostRuleDefaults.hostTimeoutMs}.`,
+      ),
   })
   .meta({ id: 'SessionTemplateConstants' });
 
@@ -64,6 +82,16 @@ export const templateBodySchema = z
     }
     if (body.version !== undefined && body.gameId === undefined) {
       ctx.addIssue({ code: 'custom', path: ['gameId'], message: 'is required with version (omit both: peer-hosted)' });
+    }
+    // A dedicated room's server reports who is connected (`joined`, `left`): a player's socket to
+    // the platform says nothing about its connection to the game.
+    const disconnectedMs = body.constants.timeouts.disconnectedMs;
+    if (body.gameId !== undefined && disconnectedMs !== undefined && disconnectedMs !== null) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['constants', 'timeouts', 'disconnectedMs'],
+        message: 'is for peer-hosted templates only (omit gameId and version, or omit this)',
+      });
     }
   })
   .meta({ id: 'SessionTemplateBody' });

@@ -1,6 +1,6 @@
 import { RequestInvalidError } from '../errors';
 import type { GameServerConfiguration } from '../gameservers/configuration';
-import type { SessionConstants, SessionTimeout, SessionTimeouts } from '../rooms/session-model';
+import { hostRulesOf, type SessionConstants, type SessionTimeout, type SessionTimeouts } from '../rooms/session-model';
 import type { TemplateBody } from './template-schema';
 
 /**
@@ -94,6 +94,7 @@ export function defaultTemplateConstants(
  * | `readyMs`        | null (never)                             | null        |
  * | `inactiveMs`     | null (never)                             | null        |
  * | `sessionEmptyMs` | null (the server's lifecycle ends it)    | 0 (at once: nobody is left to host it) |
+ * | `disconnectedMs` | never set (refused on dedicated templates) | absent (sockets are not presence) |
  *
  * An explicit null always means never.
  */
@@ -113,11 +114,14 @@ export function constantsFromTemplate(
     readyMs: or(written.readyMs, null),
     inactiveMs: or(written.inactiveMs, null),
     sessionEmptyMs: or(written.sessionEmptyMs, peerHosted ? 0 : null),
+    // Kept only when it times something: absent is what every older room holds, and means never.
+    ...(peerHosted && typeof written.disconnectedMs === 'number' ? { disconnectedMs: written.disconnectedMs } : {}),
   };
   return {
     maxMembers: template.constants.maxMembers,
     visibility: template.constants.visibility,
     timeouts,
     custom: template.constants.custom,
+    ...hostRulesOf(template.constants),
   };
 }

@@ -15,9 +15,13 @@ import { idempotencyKeyHeaderSchema } from '../../core/idempotency/record';
 import { gameServerConfigurationBodySchema } from '../../core/gameservers/schema';
 import { createRoomRequestSchema, matchmakingRequestSchema } from '../../core/rooms/schema';
 import { ifMatchHeaderSchema } from '../../core/rooms/if-match';
+import { hostEpochHeaderSchema } from '../../core/rooms/host-epoch';
+import { hostUnreachableRequestSchema } from '../../core/rooms/arbiter-writes';
+import { putStateRequestSchema, savedStateAnswerSchema, savedStateViewSchema } from '../../core/rooms/saved-state';
 import { templateBodySchema, templateParamsSchema, templateViewSchema } from '../../core/templates/template-schema';
 import {
   patchMemberRequestSchema,
+  claimHostRequestSchema,
   patchRoomRequestSchema,
   sessionReservationSchema,
   sessionRoomViewSchema,
@@ -119,7 +123,7 @@ const errors = (...codes: ErrorCode[]) =>
 const roomIdParams = z.object({ roomId: z.string() });
 
 /** Every reason a failed room can give (RoomFailureReason), checked both ways by the type below. */
-const roomFailureReasons = [...failureReasons, 'spawn-failed', 'sidecar-lost', 'assign-refused'] as const;
+const roomFailureReasons = [...failureReasons, 'spawn-failed', 'sidecar-lost', 'assign-refused', 'host-lost'] as const;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const failureReasonsComplete: Same<(typeof roomFailureReasons)[number], RoomFailureReason> = true;
 void failureReasonsComplete;
@@ -161,6 +165,9 @@ const banView = z.object({ ban: banSchema });
 const templateView = z.object({ template: templateViewSchema });
 const roomView = z.object({ room: roomSchema });
 const ifMatch = z.object({ 'if-match': ifMatchHeaderSchema });
+const hostEpoch = z.object({ 'x-host-epoch': hostEpochHeaderSchema });
+/** A member's write: `If-Match` and, when the arbiter writes as such, `X-Host-Epoch` (both optional). */
+const memberWriteHeaders = ifMatch.extend({ 'x-host-epoch': hostEpochHeaderSchema.optional() });
 const regionSchema = z
   .object({
     name: z.string(),
@@ -280,7 +287,7 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
   },
   patchRoom: {
     summary: "Write the room's properties (members only); constants never change",
-    requestParams: { path: roomIdParams, header: ifMatch },
+    requestParams: { path: roomIdParams, header: memberWriteHeaders },
     requestBody: { content: { 'application/json': { schema: patchRoomRequestSchema } } },
     responses: {
       '200': roomJson(roomView, 'Written; the change number is bumped.'),
@@ -291,6 +298,7 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
         'BANNED',
         'NOT_FOUND',
         'CONFLICT',
+        'STALE_EPOCH',
         'PRECONDITION_FAILED',
         'UNAVAILABLE',
       ),
@@ -299,7 +307,7 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
   patchMember: {
     summary:
       "Set the caller's own member state or properties. Allowed state changes: reserved → ready; active ⇄ inactive; reserved/ready → active only in a peer-hosted session (a dedicated room's game server makes a member active with joined); anything else is a 400 naming body.state",
-    requestParams: { path: roomIdParams, header: ifMatch },
+    requestParams: { path: roomIdParams, header: memberWriteHeaders },
     requestBody: { content: { 'application/json': { schema: patchMemberRequestSchema } } },
     responses: {
       '200': roomJson(roomView, 'Written; the change number is bumped.'),
@@ -310,6 +318,7 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
         'BANNED',
         'NOT_FOUND',
         'CONFLICT',
+        'STALE_EPOCH',
         'PRECONDITION_FAILED',
         'UNAVAILABLE',
       ),
@@ -319,6 +328,70 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
     summary: "Cancel the caller's reservation or leave the room",
     requestParams: { path: roomIdParams },
     responses: { '204': { description: 'The slot is free.' }, ...errors('UNAUTHORIZED', 'NOT_FOUND') },
+  },
+  removeMember: {
+    summary:
+      "The arbiter removes a member it cannot reach (X-Host-Epoch: its epoch). The member's slot frees and its key stops working",
+    requestParams: { path: roomIdParams.extend({ account: z.string() }), header: hostEpoch },
+    responses: {
+      '200': roomJson(roomView, 'Removed; the change number is bumped.'),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'BANNED', 'NOT_FOUND', 'STALE_EPOCH', 'UNAVAILABLE'),
+    },
+  },
+  claimHost: {
+    summary:
+      "A live, active member claims the arbiter's place at `epoch` + 1: only while the arbiter is silent past hostTimeoutMs (or gone), first for the preferred successor (host.next) until 1.5 × hostTimeoutMs, then for any active member. At most one claim succeeds per epoch. Without migrateHost the claim ends the session (404, failureReason host-lost)",
+    requestParams: { path: roomIdParams },
+    requestBody: { content: { 'application/json': { schema: claimHostRequestSchema } } },
+    responses: {
+      '200': roomJson(roomView, 'The caller is the host (host.account) at the epoch host.epoch shows.'),
+      ...errors(
+        'BAD_REQUEST',
+        'UNAUTHORIZED',
+        'FORBIDDEN',
+        'BANNED',
+        'NOT_FOUND',
+        'STALE_EPOCH',
+        'HOST_ALIVE',
+        'UNAVAILABLE',
+      ),
+    },
+  },
+  reportHostUnreachable: {
+    summary:
+      "An active member other than the arbiter reports that it cannot reach the arbiter of `epoch`: a majority of such reports halves the arbiter's timeout. A report never elects",
+    requestParams: { path: roomIdParams },
+    requestBody: { content: { 'application/json': { schema: hostUnreachableRequestSchema } } },
+    responses: {
+      '200': roomJson(roomView, 'Recorded (or already counting).'),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'BANNED', 'NOT_FOUND', 'STALE_EPOCH', 'UNAVAILABLE'),
+    },
+  },
+  putRoomState: {
+    summary: "The arbiter saves the session's state (X-Host-Epoch: its epoch); it replaces the last one",
+    requestParams: { path: roomIdParams, header: hostEpoch },
+    requestBody: { content: { 'application/json': { schema: putStateRequestSchema } } },
+    responses: {
+      '200': json(savedStateAnswerSchema, 'Saved.'),
+      ...errors(
+        'BAD_REQUEST',
+        'UNAUTHORIZED',
+        'FORBIDDEN',
+        'BANNED',
+        'NOT_FOUND',
+        'STALE_EPOCH',
+        'PAYLOAD_TOO_LARGE',
+        'UNAVAILABLE',
+      ),
+    },
+  },
+  getRoomState: {
+    summary: "A live member reads the session's last saved state, whichever epoch saved it",
+    requestParams: { path: roomIdParams },
+    responses: {
+      '200': json(savedStateViewSchema, 'The saved state.'),
+      ...errors('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
+    },
   },
   sendCommand: {
     summary:

@@ -98,6 +98,48 @@ export const routes = [
     auth: 'jwt',
   },
   {
+    // After leaveRoom: the local gateway matches in this order, so `…/members/me` stays a leave.
+    id: 'removeMember',
+    method: 'DELETE',
+    path: '/v1/rooms/{roomId}/members/{account}',
+    entry: 'lambdas/http/rooms/remove-member.ts',
+    auth: 'jwt',
+    // An arbiter's write to a session that stayed empty ends it and stops its server.
+    needs: ['stopServers'],
+  },
+  {
+    id: 'claimHost',
+    method: 'POST',
+    path: '/v1/rooms/{roomId}/host',
+    entry: 'lambdas/http/rooms/host.ts',
+    auth: 'jwt',
+    // A claim on a session that stayed empty ends it and stops its server (core/rooms/session-end.ts).
+    needs: ['stopServers'],
+  },
+  {
+    id: 'reportHostUnreachable',
+    method: 'POST',
+    path: '/v1/rooms/{roomId}/host/unreachable',
+    entry: 'lambdas/http/rooms/host-unreachable.ts',
+    auth: 'jwt',
+    needs: ['stopServers'],
+  },
+  {
+    id: 'putRoomState',
+    method: 'PUT',
+    path: '/v1/rooms/{roomId}/state',
+    entry: 'lambdas/http/rooms/state.ts',
+    auth: 'jwt',
+    needs: ['stopServers'],
+  },
+  {
+    id: 'getRoomState',
+    method: 'GET',
+    path: '/v1/rooms/{roomId}/state',
+    entry: 'lambdas/http/rooms/read-state.ts',
+    auth: 'jwt',
+  },
+  {
     id: 'sendCommand',
     method: 'POST',
     path: '/v1/rooms/{roomId}/commands',

@@ -19,6 +19,7 @@ import { handBackVisibilityS, PipelineReporter } from '../../core/rooms/heartbea
 import { roomBoundsOf } from '../../core/rooms/cost-bounds';
 import { isLive } from '../../core/rooms/model';
 import { platform, type Platform } from '../dependencies';
+import { serverReplacement } from '../replacement';
 
 const log = childLogger('controller-events');
 const definition = queueDefinitions.controllerRequests;
@@ -117,6 +118,7 @@ async function applyOnce(p: Platform, record: SQSRecord): Promise<Attempt> {
       slots: p.costs.slots,
       costBounds: { defaults: roomBoundsOf({}, p.config.costBounds), tell: p.deliverCommand },
       pool: p.pool,
+      replaceServer: serverReplacement(p),
       signToken: p.signToken,
       verifyServerToken: p.verifyPlatformToken,
       reply: replyFor(p, request.roomId, record),

@@ -3,11 +3,12 @@ import type { Context } from 'aws-lambda';
 import { queueBacklog } from '../../core/infra/queue-backlog';
 import { SqsReplyQueues } from '../../core/gameservers/reply-queues';
 import { sweepRooms, type SweepResult } from '../../core/rooms/sweep';
-import { sweepOrphans, type OrphanSweepResult } from '../../core/rooms/sweep-orphans';
+import { sweepOrphans, type LiveRooms, type OrphanSweepResult } from '../../core/rooms/sweep-orphans';
 import { childLogger } from '../../core/infra/logger';
 import { countMetric, sweeperMetrics } from '../../core/infra/metrics';
 import { PhaseRunner, PhasesFailedError } from '../../core/infra/phases';
 import { platform, type Platform } from '../dependencies';
+import { serverReplacement } from '../replacement';
 import { ecsHostHeartbeats } from '../../core/placement/ecs-host-heartbeats';
 import { upgradeTable } from '../../core/upgrade/table-upgrade';
 
@@ -42,7 +43,8 @@ export async function sweep(
     (async () => {
       const rooms = await phases.run('rooms', () => sweepLiveRooms(p));
       // Without the room pass's live set (it failed), every candidate's room is read strongly.
-      const orphans = await phases.run('orphans', () => endOrphans(p, new Set(rooms?.live), stopBy));
+      const live = new Map(rooms?.live.map((roomId) => [roomId, rooms.serverEpochs[roomId] ?? 1]));
+      const orphans = await phases.run('orphans', () => endOrphans(p, live, stopBy));
       return { rooms, orphans };
     })(),
   ]);
@@ -62,6 +64,7 @@ async function sweepLiveRooms(p: Platform): Promise<SweepResult> {
       live: p.liveRooms,
       rooms: p.rooms,
       spawner: p.spawner,
+      replaceServer: serverReplacement(p),
       memory: p.sweeperState,
       backlog: queueBacklog(p.sqs, p.config.queueUrls.controllerRequests),
       now: p.now,
@@ -88,7 +91,7 @@ async function sweepLiveRooms(p: Platform): Promise<SweepResult> {
 }
 
 /** Cost bounds' backstop: servers, slots and reply queues whose room is not live. */
-async function endOrphans(p: Platform, live: ReadonlySet<string>, stopBy: Date | undefined) {
+async function endOrphans(p: Platform, live: LiveRooms, stopBy: Date | undefined) {
   const orphans = await sweepOrphans(
     live,
     {

@@ -124,11 +124,25 @@ type Entries = readonly (readonly [string, TemplateJson['Resources'][string]])[]
 
 function functionsOf(entries: Entries): { functions: FunctionResource[]; schedulesPerHour: number[] } {
   const ofType = (type: string) => entries.filter(([, r]) => r.Type === type);
+  // The player API's routes and the queues' consumers; the live sessions' WebSocket API and table
+  // stream consumer are not in the model's workload, so their functions count as `other`.
+  const webSocketApis = new Set(
+    ofType('AWS::ApiGatewayV2::Api')
+      .filter(([, r]) => r.Properties?.ProtocolType === 'WEBSOCKET')
+      .map(([id]) => id),
+  );
+  const tables = new Set(
+    [...ofType('AWS::DynamoDB::GlobalTable'), ...ofType('AWS::DynamoDB::Table')].map(([id]) => id),
+  );
   const routeTargets = new Set(
-    ofType('AWS::ApiGatewayV2::Integration').map(([, r]) => referenced(r.Properties?.IntegrationUri)),
+    ofType('AWS::ApiGatewayV2::Integration')
+      .filter(([, r]) => !webSocketApis.has(referenced(r.Properties?.ApiId) ?? ''))
+      .map(([, r]) => referenced(r.Properties?.IntegrationUri)),
   );
   const consumerTargets = new Set(
-    ofType('AWS::Lambda::EventSourceMapping').map(([, r]) => referenced(r.Properties?.FunctionName)),
+    ofType('AWS::Lambda::EventSourceMapping')
+      .filter(([, r]) => !tables.has(referenced(r.Properties?.EventSourceArn) ?? ''))
+      .map(([, r]) => referenced(r.Properties?.FunctionName)),
   );
   const scheduledTargets = new Set<string | undefined>();
   const schedulesPerHour: number[] = [];

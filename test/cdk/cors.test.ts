@@ -13,7 +13,10 @@ afterAll(cleanUp);
 function httpApiOf(context: Json): Json {
   const stack = addRoomkeeper(newApp({ stage: 'test', ...auth, gameImage, ...context }));
   const template = Template.fromStack(stack);
-  const apis = Object.values(template.findResources('AWS::ApiGatewayV2::Api'));
+  // The live sessions' WebSocket API has no CORS: browsers do not preflight WebSocket upgrades.
+  const apis = Object.values(
+    template.findResources('AWS::ApiGatewayV2::Api', { Properties: { ProtocolType: 'HTTP' } }),
+  );
   expect(apis).toHaveLength(1);
   const routeKeys = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
     (route) => (route as Json).Properties.RouteKey as string,

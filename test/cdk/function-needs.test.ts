@@ -4,6 +4,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { addRoomkeeper } from '../../cdk/lib/roomkeeper-app';
 import { sweeperEntry } from '../../cdk/lib/constructs/platform-schedules';
 import { deployableRoutes } from '../../cdk/lib/constructs/player-api';
+import { liveFunctionNeeds, liveSocketEntry, roomTapsEntry } from '../../cdk/lib/constructs/live-api';
 import type { RoomkeeperStack } from '../../cdk/lib/roomkeeper-stack';
 import type { ProjectFunction } from '../../cdk/lib/constructs/project-function';
 import type { FunctionNeed } from '../../core/infra/function-needs';
@@ -114,6 +115,8 @@ const deployed: Deployed[] = [
     declared: (queueDefinitions[queueId] as { needs?: readonly FunctionNeed[] }).needs ?? [],
     fn: () => stack.consumers[queueId],
   })),
+  { name: 'live socket', entry: liveSocketEntry, declared: liveFunctionNeeds.socket, fn: () => stack.live.socket },
+  { name: 'room taps', entry: roomTapsEntry, declared: liveFunctionNeeds.taps, fn: () => stack.live.taps },
 ];
 
 describe('needs derived from the code', () => {

@@ -44,6 +44,9 @@ let app: App;
 let stack: RoomkeeperStack;
 let template: Template;
 
+/** The player API's id: the live WebSocket API has routes and a stage too (test/cdk/live.test.ts). */
+const httpApiRef = () => ({ Ref: stack.getLogicalId(stack.api.node.defaultChild as never) });
+
 beforeAll(() => {
   app = newApp({ stage: 'test', ...auth, gameImage });
   stack = addRoomkeeper(app);
@@ -56,7 +59,7 @@ afterAll(cleanUp);
 describe('table (from core/infra/table.ts)', () => {
   const expected = createTableInput('any');
 
-  it('has the key schema, attributes, indexes, TTL and billing of tableDefinition, and no stream', () => {
+  it('has the key schema, attributes, indexes, TTL, stream and billing of tableDefinition', () => {
     const tables = template.findResources('AWS::DynamoDB::GlobalTable');
     expect(Object.keys(tables)).toHaveLength(1);
     const [table] = Object.values(tables) as Json[];
@@ -72,8 +75,8 @@ describe('table (from core/infra/table.ts)', () => {
       AttributeName: tableDefinition.timeToLiveAttribute,
       Enabled: true,
     });
-    // No stream: nothing reads one, and DynamoDB Local pays for every record (see table.ts).
-    expect(props.StreamSpecification).toBeUndefined();
+    // Room changes become taps (test/cdk/live.test.ts).
+    expect(props.StreamSpecification).toEqual({ StreamViewType: expected.StreamSpecification!.StreamViewType });
     expect(props.BillingMode).toBe(expected.BillingMode);
   });
 
@@ -135,7 +138,8 @@ describe('queues (from core/infra/queues.ts)', () => {
 
   it('every queue is encrypted and refuses requests without TLS', () => {
     const queues = template.findResources('AWS::SQS::Queue');
-    expect(Object.keys(queues)).toHaveLength(queueIds.length * 2);
+    // Each queue and its dead letters, and the live tap consumer's failure queue.
+    expect(Object.keys(queues)).toHaveLength(queueIds.length * 2 + 1);
     for (const [id, queue] of Object.entries(queues)) {
       expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
       template.hasResourceProperties('AWS::SQS::QueuePolicy', {
@@ -158,7 +162,9 @@ describe('HTTP API (from lambdas/http/routes.ts)', () => {
   it.each(deployable.map((route) => [`${route.method} ${route.path}`, route] as const))(
     '%s exists with the authorizer and scope its table entry asks for',
     (routeKey, route) => {
-      const matches = template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: routeKey } });
+      const matches = template.findResources('AWS::ApiGatewayV2::Route', {
+        Properties: { RouteKey: routeKey, ApiId: httpApiRef() },
+      });
       expect(Object.keys(matches)).toHaveLength(1);
       const props = Object.values(matches)[0]!.Properties;
       if (route.auth === 'jwt') {
@@ -173,9 +179,9 @@ describe('HTTP API (from lambdas/http/routes.ts)', () => {
   );
 
   it('deploys exactly the non-local routes and nothing under /v1/dev/', () => {
-    const keys = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
-      (r) => r.Properties.RouteKey as string,
-    );
+    const keys = Object.values(
+      template.findResources('AWS::ApiGatewayV2::Route', { Properties: { ApiId: httpApiRef() } }),
+    ).map((r) => r.Properties.RouteKey as string);
     expect(keys.sort()).toEqual(deployable.map((r) => `${r.method} ${r.path}`).sort());
     expect(keys.filter((key) => key.includes('/v1/dev/'))).toEqual([]);
     for (const route of localOnly) expect(keys).not.toContain(`${route.method} ${route.path}`);
@@ -192,7 +198,9 @@ describe('HTTP API (from lambdas/http/routes.ts)', () => {
   });
 
   it('the stage writes access logs to a log group with retention and throttles by default', () => {
-    const stages = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
+    const stages = Object.values(
+      template.findResources('AWS::ApiGatewayV2::Stage', { Properties: { ApiId: httpApiRef() } }),
+    );
     expect(stages).toHaveLength(1);
     const props = stages[0]!.Properties;
     expect(props.StageName).toBe('$default');
@@ -210,8 +218,8 @@ describe('HTTP API (from lambdas/http/routes.ts)', () => {
 });
 
 describe('Lambda functions', () => {
-  it('one function per deployable route, one consumer per queue, the sweeper, the pool keeper and the signing key provisioner, nothing else', () => {
-    template.resourceCountIs('AWS::Lambda::Function', deployable.length + queueIds.length + 3);
+  it('one function per deployable route, one consumer per queue, the sweeper, the pool keeper, the signing key provisioner and the two live functions, nothing else', () => {
+    template.resourceCountIs('AWS::Lambda::Function', deployable.length + queueIds.length + 5);
   });
 
   it('every platform function: its environment is accepted by parseConfig (core/infra/config.ts)', () => {

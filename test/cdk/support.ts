@@ -103,8 +103,14 @@ export function render(value: unknown): string {
   throw new Error(`Cannot render ${JSON.stringify(value)}`);
 }
 
-/** A function's environment with every CloudFormation value rendered (see `render`). */
+/**
+ * A function's environment with every CloudFormation value rendered (see `render`). In a URL
+ * (`https://${Api}.execute-api.${AWS::Region}…`) a pseudo parameter's `::` would read as a port,
+ * so there it renders as `${AWS-Region}`: a host the config schema's URL check accepts.
+ */
 export function renderedEnvironment(template: Template, functionLogicalId: string): Record<string, string> {
   const variables = template.toJSON().Resources[functionLogicalId].Properties.Environment.Variables as Json;
-  return Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, render(value)]));
+  const urlSafe = (text: string) =>
+    /^(https|wss):\/\//.test(text) ? text.replace(/\$\{AWS::(\w+)\}/g, '${AWS-$1}') : text;
+  return Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, urlSafe(render(value))]));
 }

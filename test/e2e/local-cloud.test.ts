@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../local/free-port';
 import { checkedFetch, healthStatus } from '../helpers/http';
+import { openLive, refusedStatus } from '../helpers/live-client';
 
 /**
  * `npm start` as a user runs it: the real CLI in its own process, started, probed over
@@ -102,8 +103,17 @@ describe('npm start (the local cloud CLI)', () => {
     expect([template.status, ((await template.json()) as any).template?.gameId]).toEqual([200, 'sample']);
     const malformed = await checkedFetch(`${cloud.apiUrl}/v1/dev/tokens`, { method: 'POST', body: '{"account":' });
     expect([malformed.status, ((await malformed.json()) as any).error.code]).toEqual([400, 'BAD_REQUEST']);
+    // The live-session socket shares the API's port: a missing token is refused before the upgrade.
+    const liveUrl = `${cloud.apiUrl.replace(/^http/, 'ws')}/v1/live`;
+    expect(cloud.output()).toContain(`Live sockets   ${liveUrl}`);
+    expect(await refusedStatus(liveUrl)).toBe(401);
+    const socket = await openLive(liveUrl, issued.access_token);
+    socket.send({ action: 'ping' });
+    expect(await socket.next()).toEqual({ type: 'pong' });
 
     const stopMs = await stopCloud(cloud);
+    // The stop closed the socket too.
+    await socket.closed;
     process.stdout.write(`local cloud stopped in ${stopMs} ms (limit 5000)\n`);
     expect(stopMs).toBeLessThan(5_000);
     expect(processesWithMarker(cloud.marker)).toEqual([]);

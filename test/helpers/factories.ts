@@ -54,5 +54,6 @@ export function aHandOver(account: string): HandOver {
     constants: defaultConstants(standbyShape),
     properties: { joinability: 'open', custom: {} },
     members: { [account]: { s: 0, t: Date.parse(createdAt), e: Date.parse(createdAt) + 30_000, k: 'key' } },
+    host: { epoch: 1, seenAt: Date.parse(createdAt) },
   };
 }

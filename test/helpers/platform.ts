@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DeleteTableCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { defaultPlatformIssuer, gameServerAccount, gameServerAudience } from '../../core/auth/token-model';
 import { createTokenSigner, generateSigningKeyPair } from '../../core/auth/tokens';
@@ -42,6 +42,18 @@ export function emulatorEndpoints(): { dynamodb: string; sqs: string } {
 }
 
 /**
+ * The table as deployed, without its stream. DynamoDB Local keeps every stream record of its
+ * run, dropped tables' too, and a write to a table created later costs the JVM more the more
+ * records it holds: on the one JVM every integration file shares, files late in the run would
+ * slow down file after file. Nothing here reads the stream; the local cloud (its own JVM) does,
+ * and test/e2e covers it.
+ */
+export function testTableInput(tableName: string): CreateTableCommandInput {
+  const { StreamSpecification: _stream, ...input } = createTableInput(tableName);
+  return input;
+}
+
+/**
  * A fresh table on the shared DynamoDB Local and a platform configuration pointing at it,
  * so each test file is isolated from the others without starting its own emulator.
  */
@@ -49,7 +61,7 @@ export async function startTestPlatform(extraEnv: Record<string, string> = {}): 
   const endpoints = emulatorEndpoints();
   const tableName = `rk-test-${randomUUID().slice(0, 12)}`;
   const db = createDocumentClient({ region: 'us-east-1', dynamodbEndpoint: endpoints.dynamodb });
-  await db.send(new CreateTableCommand(createTableInput(tableName)));
+  await db.send(new CreateTableCommand(testTableInput(tableName)));
   const keyPair = await generateSigningKeyPair('test-idp');
   const platformKeyPair = await generateSigningKeyPair('test-platform');
   Object.assign(process.env, {

@@ -11,6 +11,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { defaultMetricsNamespace, spawnMetrics } from '../../../core/infra/metrics';
+import { LiveApi } from './live-api';
 import { PlatformSchedules, scheduleInterval } from './platform-schedules';
 import { PlayerApi } from './player-api';
 import { ProjectFunction } from './project-function';
@@ -48,10 +49,16 @@ export const alarmThresholds = {
   scheduleFailingMinutes: 3,
   /** Minutes without a single run of a scheduled function (no data counts as no run). */
   scheduleSilentMinutes: 5,
+  /** Any room change the stream consumer gave up on is a tap some subscribers never got. */
+  tapFailures: 1,
+  /** Age of the oldest room change not yet turned into taps: subscribers hear of changes this late. */
+  tapIteratorAgeS: 30,
+  /** WebSocket frames whose function failed or timed out, within 5 minutes. */
+  liveIntegrationErrors: 5,
 } as const;
 
 /** The dashboard's alarm-status widgets, one per group (more if a group outgrows one), in this order. */
-export const alarmGroups = ['API routes', 'Queues and consumers', 'Schedules', 'Platform'] as const;
+export const alarmGroups = ['API routes', 'Queues and consumers', 'Schedules', 'Live sessions', 'Platform'] as const;
 export type AlarmGroup = (typeof alarmGroups)[number];
 
 /**
@@ -68,6 +75,8 @@ export interface OperationsProps {
   readonly cluster: ecs.ICluster;
   /** Every function of the stack, each with its own alarms. */
   readonly functions: readonly ProjectFunction[];
+  /** The WebSocket API and the stream consumer: their own alarms beside their functions'. */
+  readonly live?: LiveApi;
   /** Subscribed to the alarm topic when set (`-c alarmEmail=ops@example.com`). */
   readonly alarmEmail?: string;
   /** An AWS Budgets monthly cost budget in USD, alerting at 80 % actual and 100 % forecast (`-c monthlyBudgetUsd=200`). */
@@ -120,6 +129,7 @@ export class Operations extends Construct {
     });
 
     const queueWidgets = props.queues.flatMap((queue) => this.watchQueue(queue));
+    if (props.live) queueWidgets.push(...this.watchLive(props.live));
     const functionMetrics = this.watchFunctions(props.functions);
     const platformMetrics = this.watchPlatform(props);
     if (props.monthlyBudgetUsd !== undefined) this.budget = this.addBudget(props.monthlyBudgetUsd);
@@ -174,6 +184,57 @@ export class Operations extends Construct {
     return [
       new cloudwatch.GraphWidget({ title: `${q.definition.id}: oldest message (s)`, left: [oldest] }),
       new cloudwatch.GraphWidget({ title: `${q.definition.id}: dead letters`, left: [dlqDepth] }),
+    ];
+  }
+
+  /**
+   * Live sessions: stream records the tap consumer gave up on, how late taps run behind the
+   * table's writes (the stream's iterator age), and frames whose function failed.
+   */
+  private watchLive(live: LiveApi): cloudwatch.IWidget[] {
+    const group = 'Live sessions';
+    const failed = live.tapFailures.metricApproximateNumberOfMessagesVisible({
+      period: oneMinute,
+      statistic: 'Maximum',
+    });
+    this.alarm('Live-TapFailures', failed, {
+      group,
+      threshold: alarmThresholds.tapFailures,
+      description: 'Room changes the tap consumer gave up on: their subscribers got no tap (docs/operations.md).',
+    });
+    const iteratorAge = live.taps.function.metric('IteratorAge', { period: oneMinute, statistic: 'Maximum' });
+    this.alarm('Live-TapDelay', iteratorAge, {
+      group,
+      threshold: alarmThresholds.tapIteratorAgeS * 1000,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      description: `Taps run more than ${alarmThresholds.tapIteratorAgeS} s behind the table's writes: the stream consumer is not keeping up.`,
+    });
+    const liveMetric = (metricName: string) =>
+      new cloudwatch.Metric({
+        namespace: 'AWS/ApiGateway',
+        metricName,
+        dimensionsMap: { ApiId: live.api.apiId, Stage: live.stage.stageName },
+        period: fiveMinutes,
+        statistic: 'Sum',
+      });
+    const integrationErrors = liveMetric('IntegrationError');
+    this.alarm('Live-IntegrationErrors', integrationErrors, {
+      group,
+      threshold: alarmThresholds.liveIntegrationErrors,
+      description: 'WebSocket frames (connects, subscribes, pings) whose function failed or timed out.',
+    });
+    return [
+      new cloudwatch.GraphWidget({
+        title: 'Live: connects and frames',
+        left: [liveMetric('ConnectCount'), liveMetric('MessageCount')],
+        right: [integrationErrors],
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Live: tap delay (ms) and failed changes',
+        left: [iteratorAge],
+        right: [failed],
+      }),
     ];
   }
 
@@ -472,6 +533,7 @@ function functionGroup(fn: ProjectFunction): AlarmGroup {
   if (scopes.some((scope) => scope instanceof PlayerApi)) return 'API routes';
   if (scopes.some((scope) => scope instanceof QueueConsumers)) return 'Queues and consumers';
   if (scopes.some((scope) => scope instanceof PlatformSchedules)) return 'Schedules';
+  if (scopes.some((scope) => scope instanceof LiveApi)) return 'Live sessions';
   return 'Platform';
 }
 

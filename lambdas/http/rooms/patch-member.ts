@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { roomIdSchema } from '../../../core/rooms/schema';
 import { parseIfMatch } from '../../../core/rooms/if-match';
+import { parseHostEpoch } from '../../../core/rooms/host-epoch';
 import { patchOwnMember } from '../../../core/rooms/patch';
 import { roomResponse, sessionRoomView } from '../../../core/rooms/room-response';
 import { patchMemberRequestSchema } from '../../../core/rooms/view-schema';
@@ -16,11 +17,13 @@ export const handler = httpHandler(
     // A banned account writes nothing more, in rooms it already holds either.
     await p.abuse.assertNotBanned(principal.account, p.now());
     const ifMatch = parseIfMatch(headers['if-match']);
+    const hostEpoch = parseHostEpoch(headers['x-host-epoch'], false);
     const read = await patchOwnMember(
       {
         roomId: params.roomId,
         account: principal.account,
         ...(ifMatch === undefined ? {} : { ifMatch }),
+        ...(hostEpoch === undefined ? {} : { hostEpoch }),
         ...(body.state === undefined ? {} : { state: body.state }),
         ...(body.properties === undefined ? {} : { custom: body.properties.custom }),
       },

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { roomIdSchema } from '../../../core/rooms/schema';
 import { parseIfMatch } from '../../../core/rooms/if-match';
+import { parseHostEpoch } from '../../../core/rooms/host-epoch';
 import { patchRoomProperties } from '../../../core/rooms/patch';
 import { roomResponse, sessionRoomView } from '../../../core/rooms/room-response';
 import { patchRoomRequestSchema, refuseConstantsWrite } from '../../../core/rooms/view-schema';
@@ -17,11 +18,13 @@ export const handler = httpHandler(
     await p.abuse.assertNotBanned(principal.account, p.now());
     const { properties } = refuseConstantsWrite(body, params.roomId);
     const ifMatch = parseIfMatch(headers['if-match']);
+    const hostEpoch = parseHostEpoch(headers['x-host-epoch'], false);
     const read = await patchRoomProperties(
       {
         roomId: params.roomId,
         account: principal.account,
         ...(ifMatch === undefined ? {} : { ifMatch }),
+        ...(hostEpoch === undefined ? {} : { hostEpoch }),
         properties: properties ?? {},
       },
       sessionDependencies(p),

@@ -14,6 +14,8 @@ import { aRoom } from '../factories';
 export interface RoomStoreSubject {
   readonly rooms: RoomStore;
   item(roomId: string): Promise<Record<string, unknown> | undefined>;
+  /** Stores an item as it is (a room written by an earlier release). */
+  putItem(item: Record<string, unknown>): Promise<unknown>;
 }
 
 const retentionS = 3_600;
@@ -171,8 +173,89 @@ export function roomStoreContract(subject: () => RoomStoreSubject): void {
     await expect(rooms.find(session.roomId)).resolves.toBeUndefined();
   });
 
+  changeKindsContract(subject, room);
   memberContract(subject, room);
   handOverContract(subject, room);
+  presenceContract(subject, room);
+  hostContract(subject, room);
+  replacementContract(subject, room);
+}
+
+/** A dedicated room's server died: one replacement write per epoch, never over a write it did not read. */
+function replacementContract(subject: () => RoomStoreSubject, room: (overrides?: Partial<Room>) => Room): void {
+  it('replaces the server of a migrateHost room once per epoch, only as it was read, members kept without keys', async () => {
+    const { rooms, item } = subject();
+    const made = room({
+      state: 'ready',
+      address: '203.0.113.7',
+      placement: { taskId: 't-1', host: '203.0.113.7', ports: [7777] },
+      host: { epoch: 1, seenAt: 0 },
+      constants: { ...constantsOf(room()), migrateHost: true },
+    });
+    await rooms.createWithMember(made, { account: 'alice', keyHash: 'ab'.repeat(32), scopes: [], createdAt: created });
+    const now = at('2026-01-01T00:00:10.000Z');
+    const replacement = { now, spawnDeadline: at('2026-01-01T00:00:40.000Z') };
+    const read = await rooms.read(made.roomId);
+    if (!read) throw new Error('room not stored');
+    // A write between the read and the replacement (a join's change number): read again.
+    await rooms.recordPlacement(made.roomId, { taskId: 't-1', host: '203.0.113.7', ports: [7777] }, now);
+    expect(await rooms.replaceServer(read, replacement)).toMatchObject({ applied: false, room: { state: 'ready' } });
+
+    const fresh = await rooms.read(made.roomId);
+    if (!fresh) throw new Error('room not stored');
+    expect(await rooms.replaceServer(fresh, replacement)).toMatchObject({
+      applied: true,
+      room: { state: 'spawning', host: { epoch: 2, seenAt: now.getTime() }, players: 1 },
+    });
+    // The same death seen by another path: the epoch moved, nothing changes.
+    expect(await rooms.replaceServer(fresh, replacement)).toMatchObject({ applied: false });
+    const stored = (await item(made.roomId)) ?? {};
+    expect(stored).not.toHaveProperty('address');
+    expect(stored).not.toHaveProperty('placement');
+    // Its seat, pending from the replacement's `inited`, without a key (its member number kept).
+    const { n: _n, ...seat } = (stored.members as Record<string, Record<string, unknown>>).alice ?? {};
+    expect(seat).toEqual({ s: 0, t: now.getTime(), p: 30_000 });
+  });
+}
+
+/** Every change-numbered write records its kinds at the change number it makes (`cn`); a quiet one none. */
+function changeKindsContract(subject: () => RoomStoreSubject, room: (overrides?: Partial<Room>) => Room): void {
+  const now = at('2026-01-01T00:00:20.000Z');
+  const all = (n: number) => ({ members: n, properties: n, host: n, state: n, servers: n });
+
+  it('records each kind a write changes at the change number it makes, and nothing for a quiet write', async () => {
+    const { rooms, item } = subject();
+    const spawning = room({ state: 'spawning', spawnDeadline: '2026-01-01T00:01:00.000Z', changeNumber: 1 });
+    await rooms.createWithMember(spawning);
+    expect((await item(spawning.roomId))?.cn).toEqual(all(1));
+
+    await rooms.markReady(spawning.roomId, { address: '203.0.113.7', initedBy: 'i-1', now });
+    expect((await item(spawning.roomId))?.cn).toEqual({ ...all(1), state: 2, servers: 2 });
+    await rooms.recordHeartbeat(spawning.roomId, now);
+    await rooms.claim(spawning.roomId, claimOf('bob', now), now.getTime());
+    expect(await item(spawning.roomId)).toMatchObject({
+      changeNumber: 3,
+      cn: { ...all(1), state: 2, servers: 2, members: 3 },
+    });
+    await rooms.markFailed(spawning.roomId, 'crashed', now);
+    expect((await item(spawning.roomId))?.cn).toEqual({ ...all(1), servers: 2, members: 3, state: 4 });
+    await expect(rooms.get(spawning.roomId)).resolves.not.toHaveProperty('cn');
+  });
+
+  it('gives a room stored without kinds every kind at its change number on its first change-numbered write', async () => {
+    const { rooms, item, putItem } = subject();
+    const old = room({ state: 'ready', changeNumber: 7 });
+    await rooms.createWithMember(old);
+    const roomId = randomUUID();
+    const stored: Record<string, unknown> = { ...(await item(old.roomId)), roomId, ...keys.room(roomId) };
+    for (const name of ['cn', ...keys.roomIndexAttributes]) delete stored[name];
+    await putItem(stored);
+
+    await rooms.recordHeartbeat(roomId, now);
+    expect(await item(roomId)).not.toHaveProperty('cn');
+    expect(await rooms.markFailed(roomId, 'crashed', now)).toMatchObject({ applied: true, room: { changeNumber: 8 } });
+    expect((await item(roomId))?.cn).toEqual({ ...all(7), state: 8 });
+  });
 }
 
 /** A player's key: its SHA-256 (what `joined` carries) and the hash a member stores. */
@@ -321,6 +404,7 @@ function handOverContract(subject: () => RoomStoreSubject, room: (overrides?: Pa
       constants: constantsOf(made),
       properties: { joinability: 'open', custom: {} },
       members: { [owner]: { s: 0, t: Date.parse('2026-01-01T00:02:00.000Z'), k: keyOf(owner).stored } },
+      host: { epoch: 1, seenAt: Date.parse('2026-01-01T00:02:00.000Z') },
     };
   };
   const standby = (state: Room['state'] = 'ready'): Room => {
@@ -376,5 +460,114 @@ function handOverContract(subject: () => RoomStoreSubject, room: (overrides?: Pa
     expect(await rooms.handOver(ended.roomId, pool, handOver('late'))).toBeUndefined();
     expect(await rooms.handOver(starting.roomId, pool, handOver('early'))).toBeUndefined();
     expect(await rooms.handOver(randomUUID(), pool, handOver('nobody'))).toBeUndefined();
+  });
+}
+
+/** Sockets as presence (core/rooms/presence.ts) and the arbiter's saved state, read apart from the room. */
+function presenceContract(subject: () => RoomStoreSubject, room: (overrides?: Partial<Room>) => Room): void {
+  const t = (s: number) => at(`2026-01-01T00:00:${String(s).padStart(2, '0')}.000Z`);
+  /** A ready room with alice active, its template making sockets presence or not. */
+  async function withActiveAlice(disconnectedMs?: number, inactiveMs: number | null = null) {
+    const { rooms, item } = subject();
+    const made = room({ state: 'ready', players: 1 });
+    const timeouts = {
+      ...constantsOf(made).timeouts,
+      inactiveMs,
+      ...(disconnectedMs === undefined ? {} : { disconnectedMs }),
+    };
+    const live = { ...made, constants: { ...constantsOf(made), timeouts } };
+    await rooms.createWithMember(live, { account: 'alice', keyHash: 'ab'.repeat(32), scopes: [], createdAt: created });
+    await rooms.writeSession(live.roomId, { change: { set: [[['members', 'alice', 's'], 2]] }, now: t(1) });
+    const stored = async () => (await item(live.roomId)) as { changeNumber: number; members: Record<string, object> };
+    return { rooms, roomId: live.roomId, stored };
+  }
+
+  it('records when the last socket of an active member closed, once, and clears it when a socket is heard', async () => {
+    const { rooms, roomId, stored } = await withActiveAlice(5_000);
+    const before = (await stored()).changeNumber;
+    await rooms.noteSocketLost(roomId, 'alice', t(2));
+    expect(await stored()).toMatchObject({ changeNumber: before + 1, members: { alice: { s: 2, d: t(2).getTime() } } });
+    // The first close counts: a second one does not push the timeout back.
+    await rooms.noteSocketLost(roomId, 'alice', t(3));
+    expect(await stored()).toMatchObject({ changeNumber: before + 1, members: { alice: { d: t(2).getTime() } } });
+
+    await rooms.noteSocketAlive(roomId, 'alice', t(4));
+    expect((await stored()).members.alice).not.toHaveProperty('d');
+    expect((await stored()).changeNumber).toBe(before + 2);
+    await rooms.noteSocketAlive(roomId, 'alice', t(5));
+    expect((await stored()).changeNumber).toBe(before + 2);
+  });
+
+  it('records nothing without disconnectedMs, for a member not active, or in a room that does not exist', async () => {
+    const plain = await withActiveAlice();
+    await plain.rooms.noteSocketLost(plain.roomId, 'alice', t(2));
+    expect((await plain.stored()).members.alice).not.toHaveProperty('d');
+
+    const { rooms, roomId, stored } = await withActiveAlice(5_000);
+    await rooms.writeSession(roomId, { change: { set: [[['members', 'alice', 's'], 3]] }, now: t(2) });
+    await rooms.noteSocketLost(roomId, 'alice', t(3));
+    await rooms.noteSocketLost(roomId, 'bob', t(3));
+    expect((await stored()).members).toEqual({ alice: expect.not.objectContaining({ d: expect.anything() }) });
+
+    const missing = randomUUID();
+    await rooms.noteSocketLost(missing, 'alice', t(3));
+    await rooms.noteSocketAlive(missing, 'alice', t(3));
+    await expect(subject().item(missing)).resolves.toBeUndefined();
+  });
+
+  it('never frees the slot of a disconnected member heard again since the read that judged it expired', async () => {
+    const { rooms, roomId, stored } = await withActiveAlice(5_000, 10_000);
+    await rooms.noteSocketLost(roomId, 'alice', t(2));
+    const read = await rooms.read(roomId);
+    await rooms.noteSocketAlive(roomId, 'alice', t(3));
+    // Judged on the read: inactive from 00:07, expired from 00:17.
+    await expect(rooms.reclaimExpired(roomId, t(30), read)).resolves.toBe(0);
+    expect(Object.keys((await stored()).members)).toEqual(['alice']);
+
+    await rooms.noteSocketLost(roomId, 'alice', t(4));
+    await expect(rooms.reclaimExpired(roomId, t(30))).resolves.toBe(1);
+  });
+
+  it('reads the saved state beside the room, never on it', async () => {
+    const { rooms, roomId } = await withActiveAlice();
+    const saved = { e: 3, at: t(2).getTime(), d: '{"round":4}' };
+    const written = await rooms.writeSession(roomId, { change: { set: [[['saved'], saved]] }, now: t(2) });
+    expect(written).toMatchObject({ applied: true, read: { saved: { epoch: 3, savedAt: saved.at, state: saved.d } } });
+    const read = await rooms.read(roomId);
+    expect(read?.saved).toEqual({ epoch: 3, savedAt: saved.at, state: saved.d });
+    expect(read?.room).not.toHaveProperty('saved');
+  });
+}
+
+/** The arbiter on the room item (`host`: `{ e, a?, s, r? }`), and its sign of life from its sockets. */
+function hostContract(subject: () => RoomStoreSubject, room: (overrides?: Partial<Room>) => Room): void {
+  const t = (s: number) => at(`2026-01-01T00:00:${String(s).padStart(2, '0')}.000Z`);
+
+  it('stores the arbiter in short names and reads it back as it was given', async () => {
+    const { rooms, item } = subject();
+    const made = room({ state: 'ready', host: { epoch: 1, account: 'alice', seenAt: t(0).getTime() } });
+    await rooms.createWithMember(made);
+    expect(await item(made.roomId)).toMatchObject({ host: { e: 1, a: 'alice', s: t(0).getTime() } });
+    await expect(rooms.get(made.roomId)).resolves.toEqual(made);
+  });
+
+  it("records the host's socket as its sign of life without a change, and nobody else's", async () => {
+    const { rooms, item } = subject();
+    const made = room({ state: 'ready', host: { epoch: 2, account: 'alice', seenAt: t(0).getTime() } });
+    await rooms.createWithMember(made);
+    const stored = async () => (await item(made.roomId)) as { changeNumber: number; host: Record<string, unknown> };
+    const before = await stored();
+
+    await rooms.noteSocketAlive(made.roomId, 'bob', t(3));
+    expect(await stored()).toEqual(before);
+    await rooms.noteSocketAlive(made.roomId, 'alice', t(4));
+    expect(await stored()).toMatchObject({
+      changeNumber: before.changeNumber,
+      host: { e: 2, a: 'alice', s: t(4).getTime() },
+    });
+
+    await rooms.writeSession(made.roomId, { change: { set: [[['state'], 'closed']] }, now: t(5), ends: true });
+    await rooms.noteSocketAlive(made.roomId, 'alice', t(6));
+    expect((await stored()).host).toMatchObject({ s: t(4).getTime() });
   });
 }

@@ -8,8 +8,8 @@ import { AbuseGuard } from '../../../core/abuse/guard';
 import { RateLimitStore } from '../../../core/abuse/rate-limit-store';
 import { createDocumentClient } from '../../../core/infra/aws-clients';
 import { PlatformCache } from '../../../core/infra/platform-cache';
-import { createTableInput } from '../../../core/infra/table';
 import { busiestSpan } from '../../helpers/busiest-span';
+import { testTableInput } from '../../helpers/platform';
 
 /**
  * THE GUARANTEE: a rate limit is exact however many processes count. Deployed, every Lambda
@@ -31,7 +31,7 @@ beforeAll(async () => {
   clients = Array.from({ length: maxProcesses }, () =>
     createDocumentClient({ region: 'us-east-1', dynamodbEndpoint: endpoint }),
   );
-  await clients[0]!.send(new CreateTableCommand(createTableInput(tableName)));
+  await clients[0]!.send(new CreateTableCommand(testTableInput(tableName)));
 });
 afterAll(async () => {
   await clients[0]!.send(new DeleteTableCommand({ TableName: tableName }));

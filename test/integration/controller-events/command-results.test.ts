@@ -251,7 +251,7 @@ describe('sqsCommandDelivery', () => {
           resolver(QueueUrl ?? ''),
         );
         const command = { type: 'command', commandId: 'c1', method: 'say', params: { text: 'hi' } } as const;
-        expect(await deliver(room.roomId, command)).toBe('delivered');
+        expect(await deliver(room.roomId, command, 1)).toBe('delivered');
         const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 2 }));
         expect(Messages).toHaveLength(1);
         const body = Messages[0]?.Body ?? '';
@@ -259,7 +259,7 @@ describe('sqsCommandDelivery', () => {
         expect(JSON.parse(openReply(await channel.keys(room.roomId), body) ?? 'null')).toEqual(command);
         expect(openReply(await channel.keys(aRoom().roomId), body)).toBeUndefined();
         // No queue: the sidecar is gone.
-        expect(await deliver(aRoom().roomId, command)).toBe('gone');
+        expect(await deliver(aRoom().roomId, command, 1)).toBe('gone');
       } finally {
         await sqs.send(new DeleteQueueCommand({ QueueUrl }));
       }

@@ -47,7 +47,9 @@ async function readyRoom(overrides: Partial<Room>): Promise<{ room: Room; replyQ
     ...overrides,
   });
   await rooms.createWithMember(room);
-  const { QueueUrl = '' } = await sqs.send(new CreateQueueCommand({ QueueName: replyQueueName(prefix, room.roomId) }));
+  const { QueueUrl = '' } = await sqs.send(
+    new CreateQueueCommand({ QueueName: replyQueueName(prefix, room.roomId, 1) }),
+  );
   queues.push(QueueUrl);
   await channel.keys(room.roomId);
   return { room, replyQueue: QueueUrl };

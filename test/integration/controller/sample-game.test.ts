@@ -88,7 +88,12 @@ describe('sample game behind the controller sidecar', () => {
         );
 
         const alice = await connect(port, 'alice-key');
-        expect(await alice.next('welcome')).toEqual({ type: 'welcome', account: 'alice', players: ['alice'] });
+        expect(await alice.next('welcome')).toEqual({
+          type: 'welcome',
+          account: 'alice',
+          players: ['alice'],
+          history: [],
+        });
 
         const thief = await connect(port, 'stolen-key');
         expect(await thief.next('error')).toEqual({

@@ -48,7 +48,7 @@ describe('SqsReplyQueues and the orphan sweep', () => {
     sent.length = 0;
 
     const result = await sweepOrphans(
-      new Set(['live']),
+      new Map([['live', 1]]),
       {
         spawner: { stop: async () => undefined },
         // `lagging` is live by a strong read though the index did not show it.

@@ -100,6 +100,28 @@ describe('a command nobody answers in time, answered later', () => {
     }
   });
 
+  it("puts the command on the queue of the room's replacement server, not on its first server's", async () => {
+    const room = aRoom({ owner: 'alice', commands: ['say'], host: { epoch: 2, seenAt: Date.now() } });
+    await rooms.createWithMember(room);
+    const queue = async (name: string) => (await sqs.send(new CreateQueueCommand({ QueueName: name }))).QueueUrl ?? '';
+    const [first, replacement] = [await queue(`${prefix}${room.roomId}`), await queue(`${prefix}${room.roomId}-e2`)];
+    try {
+      const sent = await api.call('POST', `/v1/rooms/${room.roomId}/commands`, {
+        token: alice,
+        body: { command: 'say', args: { text: 'still there?' } },
+      });
+      expect(sent.status).toBe(202);
+      const received = async (QueueUrl: string, WaitTimeSeconds: number) =>
+        (await sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds }))).Messages ?? [];
+      const [message] = await received(replacement, 2);
+      await channel.keys(room.roomId);
+      expect(controllerReplySchema.parse(channel.open(message?.Body ?? ''))).toMatchObject({ method: 'say' });
+      expect(await received(first, 0)).toEqual([]);
+    } finally {
+      for (const QueueUrl of [first, replacement]) await sqs.send(new DeleteQueueCommand({ QueueUrl }));
+    }
+  });
+
   it('answers 409 ROOM_NOT_READY when the sidecar is gone (no reply queue)', async () => {
     const room = aRoom({ owner: 'alice', commands: ['say'] });
     await rooms.createWithMember(room);

@@ -13,6 +13,8 @@ import { rateLimitsContract } from '../../helpers/contracts/rate-limits';
 import { roomListingContract } from '../../helpers/contracts/room-listing';
 import { roomStoreContract, roomStoreContractRetentionS } from '../../helpers/contracts/room-store';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
+import { liveSubscriptionsContract } from '../../helpers/contracts/live-subscriptions';
+import { DynamoLiveSubscriptions } from '../../../core/live/subscription-store';
 
 /** The same contracts the in-memory fakes keep (test/unit/helpers/fakes), on DynamoDB Local. */
 let platform: TestPlatform;
@@ -29,6 +31,7 @@ describe('Rooms on DynamoRoomItems', () => {
     return {
       rooms: new Rooms(items, { endedRetentionS: roomStoreContractRetentionS }),
       item: (roomId) => items.get(roomId),
+      putItem: (item) => items.putNew(item),
     };
   });
 });
@@ -104,4 +107,8 @@ describe('BanStore', () => {
 
 describe('RateLimitStore', () => {
   rateLimitsContract(() => new RateLimitStore(platform.db, platform.tableName));
+});
+
+describe('DynamoLiveSubscriptions', () => {
+  liveSubscriptionsContract((now) => new DynamoLiveSubscriptions(platform.db, platform.tableName, now));
 });

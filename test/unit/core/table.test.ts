@@ -30,8 +30,8 @@ describe('the matchmaking and listing indexes (gsi1, gsi2)', () => {
     expect(listedRoomFields.length).toBeLessThanOrEqual(20);
   });
 
-  it('has no stream: nothing reads one', () => {
-    expect(createTableInput('t').StreamSpecification).toBeUndefined();
+  it("streams each write's new image, which the taps read", () => {
+    expect(createTableInput('t').StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
   });
 });
 

@@ -25,6 +25,8 @@ const failedRoom = {
     visibility: 'open',
     timeouts: { reservedMs: 30_000, readyMs: null, inactiveMs: null, sessionEmptyMs: 0 },
     custom: { mode: 'ranked' },
+    migrateHost: false,
+    hostTimeoutMs: 15_000,
   },
   properties: { joinability: 'open', custom: {} },
   members: [],

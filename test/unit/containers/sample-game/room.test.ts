@@ -53,7 +53,12 @@ afterEach(async () => {
 describe('ChatRoom', () => {
   it('welcomes a player whose key the platform confirms', async () => {
     await start(authority({ k1: 'alice' }));
-    expect(await player('k1').waitFor('welcome')).toEqual({ type: 'welcome', account: 'alice', players: ['alice'] });
+    expect(await player('k1').waitFor('welcome')).toEqual({
+      type: 'welcome',
+      account: 'alice',
+      players: ['alice'],
+      history: [],
+    });
   });
 
   it.each([

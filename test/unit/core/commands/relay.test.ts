@@ -50,7 +50,7 @@ function setup(room: Room | undefined, options: { configurationCommands?: string
       },
     },
     commands,
-    deliver: (roomId, command) => deliver(roomId, command),
+    deliver: (roomId, command, epoch) => deliver(roomId, command, epoch),
     now: () => clock.now(),
     sleep: (ms) => clock.sleep(ms),
     newId: () => 'c1',
@@ -164,6 +164,21 @@ describe('sendCommand', () => {
     await expect(refused).rejects.toBeInstanceOf(RoomNotReadyError);
     await expect(refused).rejects.toThrow(why);
     expect(delivered).toEqual([]);
+  });
+
+  it("delivers to the sidecar of the room's current server: a replacement's epoch, else the first's", async () => {
+    const replaced = aRoom({ commands: ['say'], host: { epoch: 3, seenAt: 0 } });
+    const first = aRoom({ commands: ['say'] });
+    const epochs: Array<[string, number]> = [];
+    for (const room of [replaced, first]) {
+      const { deps, setDeliver } = setup(room);
+      setDeliver(async (roomId, _command, epoch) => (epochs.push([roomId, epoch]), 'gone'));
+      await expect(sendCommand({ roomId: room.roomId, ...owner }, deps)).rejects.toThrow('its game server has ended');
+    }
+    expect(epochs).toEqual([
+      [replaced.roomId, 3],
+      [first.roomId, 1],
+    ]);
   });
 
   it('fails the record and answers 409 when the sidecar is gone (no reply queue)', async () => {

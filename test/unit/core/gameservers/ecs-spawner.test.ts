@@ -53,7 +53,10 @@ const request: SpawnRequest = {
   },
 };
 
-function spawner(hostClusters: readonly string[] = []) {
+function spawner(
+  hostClusters: readonly string[] = [],
+  sidecarCredentials: (roomId: string, epoch: number) => Promise<typeof scoped> = () => Promise.resolve(scoped),
+) {
   return new EcsSpawner(new ECSClient({ region: 'eu-west-1' }), {
     cluster: 'games',
     hostClusters: () => Promise.resolve(hostClusters),
@@ -68,7 +71,7 @@ function spawner(hostClusters: readonly string[] = []) {
       discoveryServices: { api: 'https://api.example' },
     },
     sidecarKeys: (roomId) => Promise.resolve(sidecarKeys(platformSecret, roomId)),
-    sidecarCredentials: () => Promise.resolve(scoped),
+    sidecarCredentials,
     envelopeKey: () => Promise.resolve(envelopeKey),
   });
 }
@@ -154,6 +157,19 @@ describe('EcsSpawner', () => {
       room_settings: '{"map":"harbor"}',
       server_settings: '{"tickRate":30}',
     });
+  });
+
+  it("starts a replacement server with its epoch, and its sidecar's session scoped to that epoch's queue", async () => {
+    ecsMock.on(RunTaskCommand).resolves({ tasks: [{ taskArn: 'arn:aws:ecs:eu-west-1:1:task/games/abc' }] });
+    const asked: Array<[string, number]> = [];
+    await spawner([], async (roomId, epoch) => (asked.push([roomId, epoch]), scoped)).spawn({ ...request, epoch: 2 });
+    await spawner([], async (roomId, epoch) => (asked.push([roomId, epoch]), scoped)).spawn(request);
+    expect(asked).toEqual([
+      ['room-1', 2],
+      ['room-1', 1],
+    ]);
+    const env = ecsMock.commandCalls(RunTaskCommand)[0]?.args[0].input.overrides?.containerOverrides?.[0]?.environment;
+    expect(env).toContainEqual({ name: 'ROOM_EPOCH', value: '2' });
   });
 
   it('no part of the RunTask request holds the channel key, the STS secret key or the session token, in any encoding', async () => {

@@ -20,7 +20,7 @@ beforeEach(() => stsMock.reset());
 describe('sidecar-credentials', () => {
   it("scopes a session to exactly the room's reply and assign queues and SendMessage on the request queue", () => {
     const assignQueue = 'arn:aws:sqs:eu-west-1:111122223333:rk-reply-room-1-assign';
-    expect(JSON.parse(sidecarSessionPolicy(settings, 'room-1'))).toEqual({
+    expect(JSON.parse(sidecarSessionPolicy(settings, 'room-1', 1))).toEqual({
       Version: '2012-10-17',
       Statement: [
         { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: [settings.requestQueueArn, assignQueue] },
@@ -36,7 +36,30 @@ describe('sidecar-credentials', () => {
         { Effect: 'Allow', Action: ['sqs:CreateQueue', 'sqs:GetQueueUrl', 'sqs:DeleteQueue'], Resource: assignQueue },
       ],
     });
-    expect(sidecarSessionPolicy(settings, 'room-1')).not.toContain('*');
+    expect(sidecarSessionPolicy(settings, 'room-1', 1)).not.toContain('*');
+  });
+
+  it("scopes a replacement server's session to its own epoch's reply queue, by its full name", async () => {
+    const own = 'arn:aws:sqs:eu-west-1:111122223333:rk-reply-room-1-e2';
+    const policy = JSON.parse(sidecarSessionPolicy(settings, 'room-1', 2));
+    expect(policy.Statement).toEqual([
+      // A replacement is never a standby server: no assign queue.
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: [settings.requestQueueArn] },
+      {
+        Effect: 'Allow',
+        Action: ['sqs:CreateQueue', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:DeleteQueue'],
+        Resource: [own, `${own}.fifo`],
+      },
+    ]);
+    expect(sidecarSessionPolicy(settings, 'room-1', 2)).not.toContain('*');
+
+    stsMock.on(AssumeRoleCommand).resolves({
+      Credentials: { AccessKeyId: 'ASIA1', SecretAccessKey: 's', SessionToken: 't', Expiration: new Date(0) },
+    });
+    await stsSidecarCredentials(new STSClient({ region: 'eu-west-1' }), settings)('room-1', 2);
+    expect(stsMock.commandCalls(AssumeRoleCommand)[0]?.args[0].input.Policy).toBe(
+      sidecarSessionPolicy(settings, 'room-1', 2),
+    );
   });
 
   it('refuses an ARN that is not a queue', () => {
@@ -58,7 +81,7 @@ describe('sidecar-credentials', () => {
       },
     });
     const issue = stsSidecarCredentials(new STSClient({ region: 'eu-west-1' }), settings);
-    await expect(issue('room-1')).resolves.toEqual({
+    await expect(issue('room-1', 1)).resolves.toEqual({
       accessKeyId: 'ASIA1',
       secretAccessKey: 's',
       sessionToken: 't',
@@ -67,7 +90,7 @@ describe('sidecar-credentials', () => {
     expect(stsMock.commandCalls(AssumeRoleCommand)[0]?.args[0].input).toEqual({
       RoleArn: settings.roleArn,
       RoleSessionName: 'room-room-1',
-      Policy: sidecarSessionPolicy(settings, 'room-1'),
+      Policy: sidecarSessionPolicy(settings, 'room-1', 1),
       DurationSeconds: 3600,
     });
   });
@@ -78,6 +101,6 @@ describe('sidecar-credentials', () => {
   ])('throws SpawnFailedError when %s', async (_name, arrange) => {
     arrange();
     const issue = stsSidecarCredentials(new STSClient({ region: 'eu-west-1' }), settings);
-    await expect(issue('room-1')).rejects.toBeInstanceOf(SpawnFailedError);
+    await expect(issue('room-1', 1)).rejects.toBeInstanceOf(SpawnFailedError);
   });
 });

@@ -150,6 +150,7 @@ describe('spawn metrics', () => {
           },
           markClosed: () => Promise.reject(new Error('no room here is past a cost bound')),
           endSession: () => Promise.reject(new Error('no session here is over')),
+          writeSession: () => Promise.reject(new Error('no session here has a host')),
         },
         spawner: { spawn: () => Promise.reject(new Error('never')), stop: async () => {} },
         memory: { read: async () => ({ lastSweepAt: secondsAgo(5) }), write: async () => {} },

@@ -73,6 +73,8 @@ describe('resolveCreateSession', () => {
         visibility: 'private',
         timeouts: { reservedMs: 45_000, readyMs: 10_000, inactiveMs: null, sessionEmptyMs: null },
         custom: { mode: 'duel', bo: 3 },
+        migrateHost: false,
+        hostTimeoutMs: 15_000,
       },
       properties: { joinability: 'open', custom: {} },
     });

@@ -5,6 +5,7 @@ import {
   expiryOf,
   isLiveMember,
   liveCount,
+  memberAt,
   memberOf,
   memberOfKey,
   newReservation,
@@ -50,8 +51,8 @@ describe('member timeouts (null = never, 0 = at once)', () => {
   });
 
   it("a join's reservation stores no expiry: its clock and the room's template give it", () => {
-    const member = newReservation(ready, t0, timeouts, []);
-    expect(member).toEqual({ s: 0, t: t0 });
+    const member = newReservation(ready, t0, timeouts, [], 7);
+    expect(member).toEqual({ s: 0, t: t0, n: 7 });
     expect(expiryOf(member, ready)).toBe(t0 + 30_000);
     // A configuration room (no constants stored): the default template, reservationTimeoutS.
     expect(expiryOf(member, { state: 'ready', reservationTimeoutS: 45 })).toBe(t0 + 45_000);
@@ -68,8 +69,8 @@ describe('pending reservations (a room still spawning)', () => {
   const spawning = { state: 'spawning', constants: { timeouts }, reservationTimeoutS: 30, serverScopes: ['play'] };
 
   it('never expire while the room spawns, however long', () => {
-    const member = newReservation(spawning, t0, timeouts, ['play']);
-    expect(member).toEqual({ s: 0, t: t0, p: 30_000, c: ['play'] });
+    const member = newReservation(spawning, t0, timeouts, ['play'], 7);
+    expect(member).toEqual({ s: 0, t: t0, p: 30_000, c: ['play'], n: 7 });
     expect(isLiveMember(member, spawning, t0 + 10 ** 9)).toBe(true);
   });
 
@@ -145,6 +146,39 @@ describe('judging a document lazily', () => {
   ])('refuses a shape no code path writes (%j)', (item, why) => {
     expect(() => documentOf(item)).toThrow(SessionDocumentCorruptError);
     expect(() => documentOf(item)).toThrow(why);
+  });
+});
+
+describe('sockets as presence: a disconnected active member (d) with disconnectedMs', () => {
+  const presence = (inactiveMs: number | null) => ({
+    ...ready,
+    constants: { timeouts: { ...timeouts, inactiveMs, disconnectedMs: 5_000 } },
+  });
+  const disconnected = { s: 2, t: t0, d: t0 + 1_000 };
+
+  it('is active until d + disconnectedMs, then inactive since then, its inactiveMs running from then', () => {
+    const room = presence(60_000);
+    expect(memberAt(disconnected, room, t0 + 5_999)).toBe(disconnected);
+    expect(memberAt(disconnected, room, t0 + 6_000)).toEqual({ s: 3, t: t0 + 6_000, e: t0 + 66_000 });
+    expect(expiryOf(disconnected, room)).toBe(t0 + 66_000);
+    expect(isLiveMember(disconnected, room, t0 + 65_999)).toBe(true);
+    expect(isLiveMember(disconnected, room, t0 + 66_000)).toBe(false);
+  });
+
+  it('with inactiveMs null it stays, inactive; without disconnectedMs, or connected, or not active, nothing changes', () => {
+    expect(memberAt(disconnected, presence(null), t0 + 10 ** 9)).toEqual({ s: 3, t: t0 + 6_000 });
+    expect(expiryOf(disconnected, presence(null))).toBeUndefined();
+    expect(memberAt(disconnected, ready, t0 + 10 ** 9)).toBe(disconnected);
+    expect(expiryOf(disconnected, ready)).toBeUndefined();
+    const connected = { s: 2, t: t0 };
+    expect(memberAt(connected, presence(0), t0 + 10 ** 9)).toBe(connected);
+    const reserved = { s: 0, t: t0, d: t0 };
+    expect(memberAt(reserved, presence(0), t0 + 10 ** 9)).toBe(reserved);
+  });
+
+  it('reads d back from a stored member, and refuses one that is not a number', () => {
+    expect(memberOf(disconnected, 'bob')).toEqual(disconnected);
+    expect(() => documentOf({ members: { bob: { s: 2, t: t0, d: 'soon' } } })).toThrow(SessionDocumentCorruptError);
   });
 });
 

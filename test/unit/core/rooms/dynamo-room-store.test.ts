@@ -67,6 +67,8 @@ describe('dynamoRoomStore: createWithMember', () => {
             t: Date.parse('2026-01-01T00:00:00.000Z'),
             p: 30_000,
             c: ['play'],
+            // The member number, drawn at random: the arbiter's succession order.
+            n: expect.any(Number),
             k: Buffer.from('ab'.repeat(16), 'hex').toString('base64url'),
           },
         },

@@ -90,8 +90,8 @@ describe('storedScopes: what of a player token enters a reservation', () => {
   it('a reservation stores them through newReservation, the one place they enter', () => {
     const room = { state: 'ready', serverScopes: ceiling };
     expect(
-      newReservation(room, t0, defaultConstants({ maxPlayers: 8, reservationTimeoutS: 30 }).timeouts, ['x', 'chat']),
-    ).toEqual({ s: 0, t: t0, c: ['chat'] });
+      newReservation(room, t0, defaultConstants({ maxPlayers: 8, reservationTimeoutS: 30 }).timeouts, ['x', 'chat'], 7),
+    ).toEqual({ s: 0, t: t0, c: ['chat'], n: 7 });
   });
 });
 
@@ -157,7 +157,7 @@ describe('memberBudgetIssue: the join refuses a member that cannot take its shar
   });
 
   it('refuses a member larger than memberBytes whatever makes it so', () => {
-    expect(memberBudgetIssue('alice', { s: 0, t: t0, q: { x: 'y'.repeat(4_000) } })).toMatch(/a member may take 3072/);
+    expect(memberBudgetIssue('alice', { s: 0, t: t0, q: { x: 'y'.repeat(4_000) } })).toMatch(/a member may take 2560/);
   });
 });
 
@@ -185,6 +185,7 @@ describe('the budget: the worst case of every part fits in one item', () => {
       a: t0,
       b: preConfirmation(reservation),
       q,
+      d: t0 + 10 ** 12,
     };
     return { account: 'a'.repeat(roomItemBudget.accountBytes), member };
   }
@@ -234,6 +235,16 @@ describe('the budget: the worst case of every part fits in one item', () => {
     expect(itemBytes(fields)).toBeLessThanOrEqual(roomItemBudget.roomFieldsBytes);
   });
 
+  it('the arbiter with a report from every other member, and a saved state at its cap, take at most arbiterBytes', () => {
+    const account = 'a'.repeat(roomItemBudget.accountBytes);
+    const reports = Object.fromEntries(
+      Array.from({ length: roomItemBudget.maxMembers - 1 }, (_, i) => [`${i}`.padStart(account.length, 'r'), t0]),
+    );
+    const host = { e: Number.MAX_SAFE_INTEGER, a: account, s: t0, r: reports };
+    const saved = { e: Number.MAX_SAFE_INTEGER, at: t0, d: 'x'.repeat(roomItemBudget.savedStateBytes) };
+    expect(itemBytes({ host, saved })).toBeLessThanOrEqual(roomItemBudget.arbiterBytes);
+  });
+
   it('room fields + maxMembers members + the kept tombstones stay under the budget, and it under 400 KB', () => {
     const { account, member } = worstMember();
     const members = Object.fromEntries(
@@ -245,9 +256,10 @@ describe('the budget: the worst case of every part fits in one item', () => {
         tombstoneOf(t0, 'r'.repeat(128)),
       ]),
     );
-    const worst = roomItemBudget.roomFieldsBytes + itemBytes({ members, gone });
+    const worst = roomItemBudget.roomFieldsBytes + roomItemBudget.arbiterBytes + itemBytes({ members, gone });
     const bound =
       roomItemBudget.roomFieldsBytes +
+      roomItemBudget.arbiterBytes +
       itemBytes({ members: {}, gone: {} }) +
       roomItemBudget.maxMembers * roomItemBudget.memberBytes +
       roomItemBudget.tombstones * roomItemBudget.tombstoneBytes;

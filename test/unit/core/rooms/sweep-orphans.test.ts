@@ -19,6 +19,8 @@ const ago = (s: number) => new Date(now.getTime() - s * 1000);
 const ecsMock = mockClient(ECSClient);
 const sqsMock = mockClient(SQSClient);
 const arn = (id: string) => `arn:aws:ecs:eu-west-1:1:task/games/${id}`;
+/** Rooms the room sweep saw live, each with its first server (epoch 1). */
+const liveRooms = (...roomIds: string[]) => new Map(roomIds.map((roomId) => [roomId, 1]));
 
 function ecsSpawner() {
   return new EcsSpawner(new ECSClient({ region: 'eu-west-1' }), {
@@ -102,7 +104,7 @@ describe('sweepOrphans on ECS', () => {
     const rooms = roomsOf(aRoom({ roomId: 'closed', state: 'closed' }), aRoom({ roomId: 'lagging', state: 'ready' }));
 
     const result = await sweepOrphans(
-      new Set(['live']),
+      liveRooms('live'),
       { spawner: ecsSpawner(), rooms, now: () => now },
       { graceS: 300 },
     );
@@ -149,7 +151,11 @@ describe('sweepOrphans on ECS', () => {
       'https://sqs/1/rk-reply-creating': ago(2),
       'https://sqs/1/rk-reply-live': ago(4000),
     };
-    const listed: ReplyQueue[] = Object.keys(created).map((url) => ({ url, roomId: url.split('rk-reply-')[1] ?? '' }));
+    const listed: ReplyQueue[] = Object.keys(created).map((url) => ({
+      url,
+      roomId: url.split('rk-reply-')[1] ?? '',
+      epoch: 1,
+    }));
     const deleted: string[] = [];
     const queues: ReplyQueues = {
       list: async () => listed,
@@ -158,7 +164,7 @@ describe('sweepOrphans on ECS', () => {
     };
 
     const result = await sweepOrphans(
-      new Set(['live']),
+      liveRooms('live'),
       {
         spawner: ecsSpawner(),
         rooms: roomsOf(aRoom({ roomId: 'ended', state: 'failed' })),
@@ -207,7 +213,7 @@ describe('sweepOrphans on reply queues (SQS)', () => {
     const rooms = roomsOf(...liveIds.map((roomId) => aRoom({ roomId, state: 'ready' })));
 
     const result = await sweepOrphans(
-      new Set(liveIds.slice(0, 1000)),
+      liveRooms(...liveIds.slice(0, 1000)),
       {
         spawner: noServers,
         rooms,
@@ -234,9 +240,43 @@ describe('sweepOrphans on reply queues (SQS)', () => {
     expect(new Set(rooms.reads[0])).toEqual(new Set([...liveIds.slice(1000), 'ended', 'fresh']));
   });
 
+  it("deletes a live room's queues of the servers it replaced, whatever their age, and keeps its current server's", async () => {
+    // `replaced` runs its server of epoch 3; `kept` its first. Queue names carry the epoch.
+    const names = ['replaced', 'replaced-assign', 'replaced-e2', 'replaced-e3', 'kept', 'kept-assign'];
+    sqsMock.on(ListQueuesCommand).resolves({ QueueUrls: names.map(url) });
+    sqsMock.on(DeleteQueueCommand).resolves({});
+    const rooms = roomsOf();
+
+    const result = await sweepOrphans(
+      new Map([
+        ['replaced', 3],
+        ['kept', 1],
+      ]),
+      {
+        spawner: noServers,
+        rooms,
+        queues: new SqsReplyQueues(new SQSClient({ region: 'eu-west-1' }), prefix),
+        now: () => now,
+      },
+      { graceS: 300 },
+    );
+
+    const superseded = [url('replaced'), url('replaced-assign'), url('replaced-e2')];
+    expect(result.deletedQueues.sort()).toEqual(superseded.sort());
+    expect(
+      sqsMock
+        .commandCalls(DeleteQueueCommand)
+        .map((c) => c.args[0].input)
+        .sort((a, b) => String(a.QueueUrl).localeCompare(String(b.QueueUrl))),
+    ).toEqual(superseded.sort().map((QueueUrl) => ({ QueueUrl })));
+    // The room's epoch settles it: no queue is asked its age, no room is read again.
+    expect(sqsMock.commandCalls(GetQueueAttributesCommand)).toEqual([]);
+    expect(rooms.reads).toEqual([]);
+  });
+
   it('starts no new call once past its stop time, and says the next run continues', async () => {
     const queues: ReplyQueues = {
-      list: async () => [{ url: url('ended'), roomId: 'ended' }],
+      list: async () => [{ url: url('ended'), roomId: 'ended', epoch: 1 }],
       createdAt: async () => ago(4000),
       delete: async () => {
         throw new Error('not past the stop time');
@@ -245,7 +285,7 @@ describe('sweepOrphans on reply queues (SQS)', () => {
     let clock = now.getTime();
     const rooms = roomsOf();
     const result = await sweepOrphans(
-      new Set(),
+      liveRooms(),
       {
         spawner: noServers,
         rooms: { liveAmong: async (ids) => ((clock += 5_000), rooms.liveAmong(ids)) },

@@ -4,6 +4,8 @@ import type { Room, RoomFailureReason } from '../../../../core/rooms/model';
 import type { TransitionResult } from '../../../../core/rooms/room-store';
 import { sweepRooms, type SweepDependencies } from '../../../../core/rooms/sweep';
 import type { SessionRead } from '../../../../core/rooms/room-store';
+import { allOf, holds } from '../../../../core/rooms/room-expression';
+import { roomItem } from '../../../../core/rooms/room-item';
 import { aRoom } from '../../../helpers/factories';
 import { InMemoryLiveRooms } from '../../../helpers/fakes/live-rooms';
 import { testSweepPolicy } from '../../../helpers/sweep-policy';
@@ -21,6 +23,7 @@ function world(options: { backlog?: number; costs?: SweepDependencies['costs'] }
   const failed: { roomId: string; reason: RoomFailureReason }[] = [];
   const closed: string[] = [];
   const ended: string[] = [];
+  const hostLost: string[] = [];
   const stopped: string[] = [];
   const reclaimed: { roomId: string; read?: SessionRead }[] = [];
   let memory: SweeperMemory = { lastSweepAt: secondsAgo(5) };
@@ -65,6 +68,16 @@ function world(options: { backlog?: number; costs?: SweepDependencies['costs'] }
         ended.push(roomId);
         return true;
       },
+      writeSession: async (roomId, write) => {
+        const entry = (await live.liveRooms()).find((e) => e.room.roomId === roomId) as SessionRead | undefined;
+        // As the store: the write's own condition, judged on the item the room would be stored as.
+        if (!entry || !holds(write.condition ?? allOf(), roomItem(entry.room, entry.doc.members))) {
+          return { applied: false };
+        }
+        live.end(roomId);
+        if (write.ends) hostLost.push(roomId);
+        return { applied: true, read: entry };
+      },
     },
     spawner,
     memory: {
@@ -77,7 +90,17 @@ function world(options: { backlog?: number; costs?: SweepDependencies['costs'] }
     now: () => now,
     ...(options.costs ? { costs: options.costs } : {}),
   };
-  return { live, failed, closed, ended, stopped, reclaimed, sweep: () => sweepRooms(deps, policy) };
+  return {
+    live,
+    failed,
+    closed,
+    ended,
+    hostLost,
+    stopped,
+    reclaimed,
+    sweep: () => sweepRooms(deps, policy),
+    sweepWith: (more: Partial<SweepDependencies>) => sweepRooms({ ...deps, ...more }, policy),
+  };
 }
 
 const placed = (roomId: string) => ({ taskId: `task-${roomId}`, host: '127.0.0.1', ports: [4000] });
@@ -85,6 +108,40 @@ const room = (overrides: Partial<Room> & { roomId: string }): Room =>
   aRoom({ placement: placed(overrides.roomId), ...overrides });
 
 describe('sweepRooms', () => {
+  it('ends a session without migrateHost whose host is silent past hostTimeoutMs or gone; spares the others', async () => {
+    const w = world();
+    const session = (migrateHost: boolean) => ({
+      maxMembers: 8,
+      visibility: 'open' as const,
+      timeouts: { reservedMs: 30_000, readyMs: null, inactiveMs: null, sessionEmptyMs: null },
+      custom: {},
+      migrateHost,
+      hostTimeoutMs: 10_000,
+    });
+    const hosted = (roomId: string, migrateHost: boolean, seenMsAgo: number) =>
+      aRoom({
+        roomId,
+        state: 'ready',
+        hosting: 'peerHosted',
+        constants: session(migrateHost),
+        host: { epoch: 1, account: 'alice', seenAt: now.getTime() - seenMsAgo },
+      });
+    const alice = { members: { alice: { s: 2, t: now.getTime() - 60_000 }, bob: { s: 2, t: 0 } }, gone: {} };
+    w.live.save(hosted('silent', false, 11_000), alice);
+    w.live.save(hosted('heard', false, 9_000), alice);
+    w.live.save(hosted('gone', false, 1_000), { members: { bob: { s: 2, t: 0 } }, gone: {} });
+    w.live.save(hosted('migrating', true, 60_000), alice);
+
+    const result = await w.sweep();
+
+    expect(w.hostLost.sort()).toEqual(['gone', 'silent']);
+    expect(result.closed.sort((a, b) => a.roomId.localeCompare(b.roomId))).toEqual([
+      { roomId: 'gone', reason: 'host-lost' },
+      { roomId: 'silent', reason: 'host-lost' },
+    ]);
+    expect(result.live.sort()).toEqual(['heard', 'migrating']);
+  });
+
   it('ends a session empty past its sessionEmptyMs and stops its server, though nobody writes to it again', async () => {
     const w = world();
     const constants = (sessionEmptyMs: number | null) => ({
@@ -126,6 +183,49 @@ describe('sweepRooms', () => {
 
     expect(result).toMatchObject({ failed: ['silent'], heartbeats: 'judged' });
     expect(w.failed).toEqual([{ roomId: 'silent', reason: 'heartbeat-lost' }]);
+  });
+
+  it("hands a silent room to replaceServer instead of failing it: the replaced room stays live, its server is not the sweeper's to stop", async () => {
+    const w = world();
+    const deaths: { roomId: string; reason: string; read: boolean }[] = [];
+    const sweep = () =>
+      w.sweepWith({
+        replaceServer: async (roomId, death) => {
+          deaths.push({ roomId, reason: death.reason, read: death.read?.room.roomId === roomId });
+          return roomId === 'kept' ? { kind: 'replaced', epoch: 2, room: aRoom({ roomId }) } : { kind: 'failed' };
+        },
+      });
+    w.live.save(room({ roomId: 'kept', lastHeartbeatAt: secondsAgo(11) }));
+    w.live.save(room({ roomId: 'lost', lastHeartbeatAt: secondsAgo(11) }));
+
+    const result = await sweep();
+
+    expect(deaths).toEqual([
+      { roomId: 'kept', reason: 'heartbeat-lost', read: true },
+      { roomId: 'lost', reason: 'heartbeat-lost', read: true },
+    ]);
+    expect(result).toMatchObject({ failed: ['lost'], live: ['kept'] });
+    expect(w.stopped).toEqual(['task-lost']);
+  });
+
+  it("tells the orphan pass the epoch of each live room's replacement server, and of no other room", async () => {
+    const w = world();
+    const beating = { lastHeartbeatAt: secondsAgo(1) };
+    w.live.save(room({ roomId: 'replaced', ...beating, host: { epoch: 3, seenAt: now.getTime() } }));
+    w.live.save(room({ roomId: 'first', ...beating, host: { epoch: 1, seenAt: now.getTime() } }));
+    // A member arbiter's epoch says nothing of the server, which still reads its first queue.
+    w.live.save(
+      room({ roomId: 'member-host', ...beating, host: { epoch: 4, account: 'alice', seenAt: now.getTime() } }),
+      { members: { alice: { s: 2, t: now.getTime() } }, gone: {} },
+    );
+    w.live.save(
+      room({ roomId: 'ended', state: 'spawning', spawnDeadline: secondsAgo(600), host: { epoch: 2, seenAt: 0 } }),
+    );
+
+    const result = await w.sweep();
+
+    expect(result.live.sort()).toEqual(['first', 'member-host', 'replaced']);
+    expect(result.serverEpochs).toEqual({ replaced: 3 });
   });
 
   it('judges no silence while heartbeats wait in the queue', async () => {

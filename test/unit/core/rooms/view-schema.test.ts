@@ -90,9 +90,12 @@ describe('sessionRoomViewSchema', () => {
         visibility: 'open',
         timeouts: { reservedMs: 30_000, readyMs: null, inactiveMs: null, sessionEmptyMs: null },
         custom: {},
+        migrateHost: false,
+        hostTimeoutMs: 15_000,
       },
       properties: { joinability: 'open', custom: {} },
       members: [{ account: 'alice', state: 'reserved', properties: { custom: {} } }],
+      host: { epoch: 1 },
     };
     expect(sessionRoomViewSchema.safeParse(room).success).toBe(true);
     const { members: _members, ...withoutMembers } = room;

@@ -11,6 +11,8 @@ import { InMemoryRateLimits } from '../../../helpers/fakes/rate-limits';
 import { InMemoryRoomListing } from '../../../helpers/fakes/room-listing';
 import { MemoryRoomItems } from '../../../helpers/fakes/rooms';
 import { Rooms } from '../../../../core/rooms/rooms';
+import { liveSubscriptionsContract } from '../../../helpers/contracts/live-subscriptions';
+import { InMemoryLiveSubscriptions } from '../../../helpers/fakes/live-subscriptions';
 
 /**
  * The in-memory fakes keep the same contracts as the stores (test/integration/stores runs
@@ -22,6 +24,7 @@ describe('Rooms on MemoryRoomItems', () => {
     return {
       rooms: new Rooms(items, { endedRetentionS: roomStoreContractRetentionS }),
       item: (roomId) => items.get(roomId),
+      putItem: (item) => items.putNew(item),
     };
   });
 });
@@ -61,4 +64,8 @@ describe('InMemoryBans', () => {
 
 describe('InMemoryRateLimits', () => {
   rateLimitsContract(() => new InMemoryRateLimits());
+});
+
+describe('InMemoryLiveSubscriptions', () => {
+  liveSubscriptionsContract((now) => new InMemoryLiveSubscriptions(now));
 });

@@ -59,9 +59,10 @@ export const queueDefinitions = {
     // (a batch takes tens of milliseconds). A stack prop (`consumerMaxConcurrency`) raises it.
     maxConcurrency: 20,
     // Checks and seals the sidecar channel (keyed by the signing key), mints joined-player
-    // tokens, renews sidecar sessions, and tells a room's sidecar to stop when a heartbeat
-    // finds it past a cost bound.
-    needs: ['signTokens', 'sidecarCredentials', 'sendCommands'],
+    // tokens, renews sidecar sessions, tells a room's sidecar to stop when a heartbeat finds it
+    // past a cost bound, and starts a replacement server for a room that outlives its own
+    // (core/rooms/server-replacement.ts).
+    needs: ['signTokens', 'sidecarCredentials', 'sendCommands', 'spawn'],
   },
 } as const satisfies Record<string, QueueDefinition>;
 

@@ -138,6 +138,8 @@ export const routes = [
     path: '/v1/rooms/{roomId}/state',
     entry: 'lambdas/http/rooms/read-state.ts',
     auth: 'jwt',
+    // Like `getRoom`: reading a session that stayed empty ends it and stops its server.
+    needs: ['stopServers'],
   },
   {
     id: 'sendCommand',

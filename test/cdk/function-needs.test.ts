@@ -215,12 +215,10 @@ describe('the pool keeper (bound by the stack, not by a table)', () => {
 });
 
 describe('the room sweeper (bound by the stack, not by a table)', () => {
-  it('stops tasks, so it has StopTask and the spawner settings, and never RunTask', () => {
-    expect(needsShownBy(sweeperEntry).get('stopServers')).toMatch(/^core\/rooms\/sweep(-orphans)?\.ts$/);
-    expect(needsShownBy(sweeperEntry).has('spawn')).toBe(false);
+  it('stops tasks and starts the replacement servers of rooms that migrate their host, so it has both and the spawner settings', () => {
+    expect(needsShownBy(sweeperEntry).get('spawn')).toBe('core/rooms/server-replacement.ts');
     const actions = statementsOf(template, stack, stack.sweeper).flatMap((s) => s.actions);
-    expect(actions).toContain('ecs:StopTask');
-    expect(actions).not.toContain('ecs:RunTask');
+    expect(actions).toEqual(expect.arrayContaining(['ecs:StopTask', 'ecs:RunTask', 'iam:PassRole']));
     const config = parseConfig(renderedEnvironment(template, logicalId(stack, stack.sweeper)));
     expect(config.ecs.cluster).toBeDefined();
     expect(config.ecs.taskDefinition).toBeDefined();

@@ -42,7 +42,9 @@ export class PlatformSchedules extends StackPart {
   }
 
   /**
-   * Fails rooms whose server stopped reporting or never came up, and stops their tasks. It
+   * Fails rooms whose server stopped reporting or never came up, and stops their tasks; a room
+   * whose template migrates its host gets a replacement server instead (core/rooms/server-replacement.ts),
+   * so the sweeper may start servers too. It
    * finds live rooms through the sweeper index (gsi3). Overlapping or skipped runs are harmless
    * (every change is a conditional write; reads judge timeouts lazily anyway). It alone may
    * Scan the table, for a release's one-time pass over older items (core/upgrade/table-upgrade.ts):
@@ -56,12 +58,12 @@ export class PlatformSchedules extends StackPart {
       logRetention: platform.logRetention,
     })
       .bindTable(platform.table, 'readWrite')
-      .bindFleet(platform.fleet, 'stop')
       // Heartbeats travel this queue: a backlog there means silence is the platform's, not a
       // room's (core/rooms/heartbeat-evidence.ts). The spawner also needs its URL to be built.
       .bindQueue(platform.queues.controllerRequests, 'observe')
       .bindReplyQueues(platform.replyQueuePrefix, 'name')
       .bindAuth(platform.auth);
+    bindNeeds(sweeper, ['spawn'], platform);
     iam.Grant.addToPrincipal({
       grantee: sweeper.role,
       actions: ['dynamodb:Scan'],
@@ -77,8 +79,8 @@ export class PlatformSchedules extends StackPart {
   }
 
   /**
-   * The warm pools (docs/placement.md): starting standby servers is spawning, so it is a
-   * function of its own with the spawners' grants; the sweeper keeps stopping only.
+   * The warm pools (docs/placement.md): starting standby servers is spawning, with the
+   * spawners' grants, and a function of its own so a slow top-up never delays a sweep.
    */
   private newPoolKeeper(platform: PlatformResources): ProjectFunction {
     const poolKeeper = new ProjectFunction(this, 'PoolKeeper', {

@@ -13,22 +13,25 @@ import { constantsOf, hostRulesOf } from './session-model';
  * builds is what decides, so two candidates that both judged themselves right cannot both win
  * (`host.e` is the fencing token every arbiter write names).
  *
- * | host silent for (T = hostTimeoutMs, halved by a majority of unreachable reports) | who may claim |
- * | --- | --- |
- * | ≤ T                | nobody: 409 HOST_ALIVE                                      |
- * | (T, 1.5 T]         | the preferred successor only (lowest member number)         |
- * | > 1.5 T            | any live, active member                                     |
- *
- * A host that is no longer a live member counts as silent at once (its preferred successor
- * may claim at once; the others still wait 1.5 T from its last sign). Without `migrateHost`,
- * a claim past T ends the session instead (failureReason `host-lost`).
+ * Any live, active member may claim once the host has been silent past T (`hostTimeoutMs`,
+ * halved by a majority of unreachable reports): before that, 409 HOST_ALIVE with the wait.
+ * Which member should claim is deterministic, so candidates need not race: the preferred
+ * successor (`host.next`, the lowest platform-drawn member number) claims at T, the others
+ * later (docs/live.md, the client loop); but the write decides, so if several claim at once
+ * exactly one wins. A host that is no longer a live member counts as silent at once. Without
+ * `migrateHost`, a claim past T ends the session instead (failureReason `host-lost`).
  */
+
+/** A session without `migrateHost` whose host is lost ends (the write also `ends` it). */
+const hostLostChange: Change = {
+  set: [
+    [['state'], 'closed'],
+    [['failureReason'], 'host-lost'],
+  ],
+};
 
 /** The room's arbiter epoch: 0 for a room stored without an arbiter (made before them). */
 const epochOf = (room: Pick<Room, 'host'>): number => room.host?.epoch ?? 0;
-
-/** How far past T everyone else waits: the preferred successor gets this long to claim first. */
-const preferenceWindowFactor = 1.5;
 
 /** Live and active at `now`, as every rule sees a member (a lapsed socket makes it inactive). */
 function isActiveAt(member: StoredMember, room: Room, now: number): boolean {
@@ -197,12 +200,7 @@ export function judgeClaim(read: SessionRead, caller: string, epoch: number, now
             ends: true,
             write: {
               condition: allOf(claimant, condition),
-              change: {
-                set: [
-                  [['state'], 'closed'],
-                  [['failureReason'], 'host-lost'],
-                ],
-              },
+              change: hostLostChange,
               now,
               ends: true,
             },
@@ -231,16 +229,12 @@ function judgeSilence(
     if (lostNow) return claim(fenced(lost), true);
     return aliveRefusal(room.roomId, host.epoch, timeout - silentFor);
   }
-  if (lostNow && preferredSuccessor(room, doc, at) === caller) return claim(fenced(lost), false);
-  const anyone = Math.floor(timeout * preferenceWindowFactor);
-  if (silentFor > anyone) return claim(fenced(is.hostSilentBefore(at - anyone)), false);
-  return aliveRefusal(room.roomId, host.epoch, anyone - silentFor, lostNow);
+  if (lostNow) return claim(fenced(lost), false);
+  return aliveRefusal(room.roomId, host.epoch, timeout - silentFor);
 }
 
-function aliveRefusal(roomId: string, epoch: number, waitMs: number, preferred = false): ClaimJudgement {
-  const why = preferred
-    ? 'its host is silent, but its preferred successor may claim first'
-    : 'its host was heard from within its hostTimeoutMs';
+function aliveRefusal(roomId: string, epoch: number, waitMs: number): ClaimJudgement {
+  const why = 'its host was heard from within its hostTimeoutMs';
   // +1: silence must exceed the wait (the condition is strict).
   return { kind: 'refused', error: new HostAliveError(roomId, why, { epoch, retryAfterMs: Math.max(1, waitMs + 1) }) };
 }
@@ -266,12 +260,7 @@ export function hostLostWrite(read: SessionRead, now: Date): RoomWrite | undefin
       is.hostIs(host.account),
       gone ? hostGoneAsRead(memberHost, doc) : is.hostSilentBefore(at - timeout),
     ),
-    change: {
-      set: [
-        [['state'], 'closed'],
-        [['failureReason'], 'host-lost'],
-      ],
-    },
+    change: hostLostChange,
     now,
     ends: true,
   };

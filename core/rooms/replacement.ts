@@ -1,7 +1,7 @@
 import { isLiveMember, type SessionDocument, type StoredMember } from './document';
 import { storedHost, type Room, type RoomHost } from './model';
 import { roomConditions as is } from './room-conditions';
-import type { SavedState } from './saved-state';
+import type { Replacement, SavedState } from './room-store';
 import { absent, allOf } from './room-expression';
 import type { RoomWrite, SessionRead } from './room-store';
 import { constantsOf, type SessionTimeouts } from './session-model';
@@ -17,9 +17,18 @@ import { constantsOf, type SessionTimeouts } from './session-model';
 export type ReplaceableRoom = Room & { readonly host: RoomHost };
 
 /**
+ * How many servers a room may lose and still be replaced. A game server may be hostile (a
+ * player who took it over can crash it on purpose, again and again), and every replacement is
+ * a task start the platform pays for; a room that lost this many servers most likely kills
+ * the next one too. Past it, the room fails as one without `migrateHost` does.
+ */
+export const maxServerReplacements = 3;
+
+/**
  * Only a ready room is replaced: a room still spawning has no state worth keeping and its
  * spawn timeout fails it as any other (so a replacement that never comes up ends the room
- * instead of being replaced for ever), and a standby server is nobody's room yet.
+ * instead of being replaced for ever), and a standby server is nobody's room yet. The epoch
+ * counts the servers the room had: the write's epoch condition holds this judgement.
  */
 export function replaceable(room: Room): room is ReplaceableRoom {
   return (
@@ -27,6 +36,7 @@ export function replaceable(room: Room): room is ReplaceableRoom {
     room.hosting !== 'peerHosted' &&
     room.standby !== true &&
     room.host !== undefined &&
+    room.host.epoch <= maxServerReplacements &&
     constantsOf(room).migrateHost === true
   );
 }
@@ -76,13 +86,6 @@ function reseatedMembers(doc: SessionDocument, room: Room, now: number): Record<
  */
 export function serverEpochOf(room: Pick<Room, 'host'>): number {
   return room.host !== undefined && room.host.account === undefined ? room.host.epoch : 1;
-}
-
-/** What the replacement write is told besides the room as read. */
-export interface Replacement {
-  readonly now: Date;
-  /** Past it the replacement has failed to come up (the configuration's spawn timeout from `now`). */
-  readonly spawnDeadline: Date;
 }
 
 /**

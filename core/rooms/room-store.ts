@@ -3,8 +3,22 @@ import type { DocMember, SessionDocument, StoredMember } from './document';
 import type { Member, NewMember } from './member';
 import type { Placement, Room, RoomFailureReason, RoomHost, RoomSettings } from './model';
 import type { Change, Condition, Item } from './room-expression';
-import type { SavedState } from './saved-state';
-import type { Replacement } from './replacement';
+
+/** The arbiter's saved state as the room's item holds it (core/rooms/saved-state.ts). */
+export interface SavedState {
+  readonly epoch: number;
+  /** Epoch ms. */
+  readonly savedAt: number;
+  /** The state as JSON text, exactly as it was saved. */
+  readonly state: string;
+}
+
+/** What the replacement write is told besides the room as read. */
+export interface Replacement {
+  readonly now: Date;
+  /** Past it the replacement has failed to come up (the configuration's spawn timeout from `now`). */
+  readonly spawnDeadline: Date;
+}
 
 /** A room as one consistent read sees it: the room fields and its members. */
 export interface SessionRead {

@@ -32,7 +32,7 @@ import {
   type TombstoneWrite,
 } from './member-writes';
 import { storedHost, type Placement, type Room, type RoomFailureReason, type RoomSettings } from './model';
-import { replaceable, replacementWrite, type Replacement } from './replacement';
+import { replaceable, replacementWrite } from './replacement';
 import { socketBackWrite, socketLostWrite } from './presence';
 import { hostSeenWrite } from './host';
 import { roomConditions as is } from './room-conditions';
@@ -55,6 +55,7 @@ import type {
   HeartbeatResult,
   ItemWriteResult,
   LeaveResult,
+  Replacement,
   RoomItems,
   RoomListing,
   RoomStore,

@@ -4,22 +4,16 @@ import { writeAsArbiter, type ArbiterCommand, type ArbiterDependencies } from '.
 import { isLiveMember, SessionDocumentCorruptError } from './document';
 import { roomItemBudget } from './item-budget';
 import { readSessionAs, type SessionDependencies } from './patch';
+import type { SavedState } from './room-store';
 import { SessionMembersOnlyError } from './session-errors';
 
-/**
+/*
  * The arbiter's saved state (docs/api.md "Live sessions"): one JSON value per session, kept in
  * the room's item as `saved: { e, at, d }` (the epoch it was saved in, when, its JSON text),
  * so a save is fenced by the same conditional write as every arbiter write, and a newly
  * elected arbiter reads what the last one saved. Its size is capped so the item stays within
  * DynamoDB's 400 KB (core/rooms/item-budget.ts).
  */
-export interface SavedState {
-  readonly epoch: number;
-  /** Epoch ms. */
-  readonly savedAt: number;
-  /** The state as JSON text, exactly as it was saved. */
-  readonly state: string;
-}
 
 /** `PUT /v1/rooms/{roomId}/state`. */
 export const putStateRequestSchema = z

@@ -76,7 +76,7 @@ const hostViewSchema = z
       .string()
       .optional()
       .describe(
-        'Shown to live members of a peer-hosted session: the preferred successor (the active member, not the host, with the lowest member number), who may claim first once the host is silent past hostTimeoutMs.',
+        'Shown to live members of a peer-hosted session: the preferred successor (the active member, not the host, with the lowest member number), who should claim first once the host is silent past hostTimeoutMs (any active member may).',
       ),
   })
   .describe("The session's arbiter. Absent on rooms made before arbiters.")

@@ -340,7 +340,7 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
   },
   claimHost: {
     summary:
-      "A live, active member claims the arbiter's place at `epoch` + 1: only while the arbiter is silent past hostTimeoutMs (or gone), first for the preferred successor (host.next) until 1.5 × hostTimeoutMs, then for any active member. At most one claim succeeds per epoch. Without migrateHost the claim ends the session (404, failureReason host-lost)",
+      "A live, active member claims the arbiter's place at `epoch` + 1: only while the arbiter is silent past hostTimeoutMs (or gone). Any active member may claim; host.next names who should claim first, but the conditional write decides: at most one claim succeeds per epoch. Without migrateHost the claim ends the session (404, failureReason host-lost)",
     requestParams: { path: roomIdParams },
     requestBody: { content: { 'application/json': { schema: claimHostRequestSchema } } },
     responses: {

@@ -40,18 +40,23 @@ describe('judgeClaim', () => {
   const silentFor = (ms: number, reports?: Record<string, number>) =>
     read({ epoch: 4, account: 'ann', seenAt: now.getTime() - ms, ...(reports ? { reports } : {}) }, members);
 
-  it('prefers the lowest member number (none: last) between T and 1.5 T, then takes anyone', () => {
+  it('names the lowest member number (none: last) as the successor; any active member may claim past T', () => {
     expect(hostView(silentFor(0).room, silentFor(0).doc, now.getTime(), { isMember: true })).toEqual({
       account: 'ann',
       epoch: 4,
       next: 'dee',
     });
+    // Before T everyone is told when the host would count as silent (the same wait for all).
+    for (const caller of ['dee', 'bob']) {
+      expect(judgeClaim(silentFor(T - 500), caller, 4, now)).toMatchObject({
+        kind: 'refused',
+        error: { code: 'HOST_ALIVE', details: { retryAfterMs: 501 } },
+      });
+    }
     expect(outcome(silentFor(T), 'dee', 4)).toBe('HOST_ALIVE');
     expect(outcome(silentFor(T + 1), 'dee', 4)).toBe('elected');
-    const early = judgeClaim(silentFor(T + 1), 'bob', 4, now);
-    expect(early).toMatchObject({ kind: 'refused', error: { code: 'HOST_ALIVE', details: { retryAfterMs: T / 2 } } });
-    expect(outcome(silentFor(1.5 * T + 1), 'cy', 4)).toBe('elected');
-    expect(outcome(silentFor(1.5 * T + 1), 'cy', 3)).toBe('STALE_EPOCH');
+    expect(outcome(silentFor(T + 1), 'bob', 4)).toBe('elected');
+    expect(outcome(silentFor(T + 1), 'cy', 3)).toBe('STALE_EPOCH');
   });
 
   it('halves T once a majority of the other active members reported the host after it was last heard', () => {

@@ -7,6 +7,7 @@ import type { StoredMember } from '../../../../core/rooms/document';
 import type { Room } from '../../../../core/rooms/model';
 import { roomItem } from '../../../../core/rooms/room-item';
 import { Rooms } from '../../../../core/rooms/rooms';
+import { maxServerReplacements } from '../../../../core/rooms/replacement';
 import { replaceOrFail } from '../../../../core/rooms/server-replacement';
 import { defaultConstants } from '../../../../core/rooms/session-model';
 import { aRoom } from '../../../helpers/factories';
@@ -122,6 +123,20 @@ describe('a dedicated room whose game server dies', () => {
       result: { status: 'OK', restore: { epoch: 1, state: { round: 3 } } },
     });
     expect((await rooms.find(room.roomId))?.state).toBe('ready');
+  });
+
+  it(`fails a room that already lost ${maxServerReplacements} servers instead of starting another`, async () => {
+    const { rooms, room, create, send, spawned, replies } = setup(true);
+    await create();
+    for (let epoch = 1; epoch <= maxServerReplacements; epoch++) {
+      await send({ type: 'exited', reason: 'crashed', epoch });
+      await send(rpc('inited', {}, epoch + 1));
+      expect(replies.pop()).toMatchObject({ result: { status: 'OK' } });
+    }
+    expect(spawned).toHaveLength(maxServerReplacements);
+    await send({ type: 'exited', reason: 'crashed', epoch: maxServerReplacements + 1 });
+    expect(await rooms.find(room.roomId)).toMatchObject({ state: 'failed', failureReason: 'crashed' });
+    expect(spawned).toHaveLength(maxServerReplacements);
   });
 
   it('without migrateHost: the room fails, as before', async () => {

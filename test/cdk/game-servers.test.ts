@@ -76,7 +76,13 @@ const routesNeeding = (need: FunctionNeed) =>
     .filter((route) => route.needs?.includes(need))
     .map((route) => stack.routeFunctions.get(route.id)!);
 /** The functions that start game servers: the room-creating routes and the pool keeper. */
-const spawningFunctions = () => [...routesNeeding('spawn'), stack.poolKeeper];
+/** Every function that starts game server tasks: creates, the pool keeper, and the two that start replacement servers. */
+const spawningFunctions = () => [
+  ...routesNeeding('spawn'),
+  stack.poolKeeper,
+  stack.sweeper,
+  stack.consumers.controllerRequests,
+];
 const createRoomConfig = (): PlatformConfig =>
   parseConfig(renderedEnvironment(template, logicalId(stack, createRoom())));
 const taskDefinition = () => only('AWS::ECS::TaskDefinition')[1].Properties as Json;
@@ -234,7 +240,7 @@ describe('no task role; a per-room sidecar session instead (issue 8.2)', () => {
       expect(Object.keys(st.Principal as Json)).toEqual(['AWS']);
       return asArray(st.Principal.AWS).map(render);
     });
-    const issuers = [...routesNeeding('spawn'), stack.poolKeeper, stack.consumers.controllerRequests].map(
+    const issuers = spawningFunctions().map(
       (fn) => `\${${stack.getLogicalId(fn.role.node.defaultChild as never)}.Arn}`,
     );
     expect(trusted.sort()).toEqual(issuers.sort());
@@ -325,12 +331,12 @@ describe('createRoom: starts game server tasks', () => {
     expect(stop[0]!.condition).toEqual({ ArnEquals: { 'ecs:cluster': clusterArn() } });
   });
 
-  it('no function but the room-creating routes (createRoom, matchmakingJoin) and the pool keeper may start tasks, nor pass a role but them and the configuration PUT (which registers task definitions)', () => {
+  it('no function but the room-creating routes (createRoom, matchmakingJoin), the pool keeper and the replacement starters (controller consumer, sweeper) may start tasks, nor pass a role but them and the configuration PUT (which registers task definitions)', () => {
     const spawners = routesNeeding('spawn');
     expect(spawners).toEqual([createRoom(), stack.routeFunctions.get('matchmakingJoin')]);
     const policyOf = (fn: ProjectFunction) =>
       stack.getLogicalId(fn.role.node.findChild('DefaultPolicy').node.defaultChild as never);
-    const policies = [...spawners, stack.poolKeeper].map(policyOf);
+    const policies = spawningFunctions().map(policyOf);
     const putConfiguration = policyOf(stack.routeFunctions.get('putGameConfiguration')!);
     const elsewhere = identityStatements(template).filter(
       (s) =>
@@ -512,9 +518,6 @@ describe('sidecar envelope key: the controller container alone gets it, from Sec
       const config = parseConfig(renderedEnvironment(template, logicalId(stack, fn)));
       expect(config.sidecarEnvelopeKeySecretArn).toBe(`\${${secretId()}}`);
     }
-    for (const fn of [stack.sweeper, stack.consumers.controllerRequests]) {
-      expect(renderedEnvironment(template, logicalId(stack, fn))).not.toHaveProperty('SIDECAR_ENVELOPE_KEY_SECRET_ARN');
-    }
   });
 });
 
@@ -527,7 +530,8 @@ describe('controller consumer: learns where players reach a task (issue 10, poin
     const statements = statementsOf(template, stack, consumer());
     const describeTasks = withAction(statements, 'ecs:DescribeTasks');
     expect(describeTasks).toHaveLength(1);
-    expect(describeTasks[0]!.actions).toEqual(['ecs:DescribeTasks']);
+    // Beside StopTask (it stops the server it replaces), on the same tasks of the same cluster.
+    expect(describeTasks[0]!.actions).toEqual(['ecs:DescribeTasks', 'ecs:StopTask']);
     expect(describeTasks[0]!.resources.map(render)).toEqual([tasksOfCluster()]);
     expect(describeTasks[0]!.condition).toEqual({ ArnEquals: { 'ecs:cluster': clusterArn() } });
     const describeEnis = withAction(statements, 'ec2:DescribeNetworkInterfaces');
@@ -590,7 +594,7 @@ describe('room sweeper', () => {
     });
   });
 
-  it('reads live rooms through the sweeper index, alone may Scan the table, and may stop tasks of the cluster but not start them', () => {
+  it('reads live rooms through the sweeper index, alone may Scan the table, and may stop tasks of the cluster (and start replacements)', () => {
     const statements = statementsOf(template, stack, stack.sweeper);
     // The sweeper queries gsi3 for live rooms; it alone Scans, the table and no index, for a
     // release's one-time pass over older items (core/upgrade/table-upgrade.ts).
@@ -603,7 +607,7 @@ describe('room sweeper', () => {
     expect(actions).toContain('dynamodb:BatchGetItem');
     expect(actions).toContain('dynamodb:UpdateItem');
     expect(actions).toContain('ecs:StopTask');
-    for (const action of ['ecs:RunTask', 'iam:PassRole', 'sqs:SendMessage']) expect(actions).not.toContain(action);
+    expect(actions).not.toContain('sqs:SendMessage');
   });
 
   it('its environment builds a real ECS spawner (it needs cluster and task definition to stop tasks)', () => {

@@ -113,6 +113,7 @@ describe('controller sidecar: platform answers', () => {
           type: 'abandoned',
           roomId: run.roomId,
           sentAt: expect.any(String),
+          epoch: 1,
           correlationId: late?.correlationId,
           method: 'joined',
           keyHash: hashRegistrationKey('slow-key'),
@@ -211,6 +212,7 @@ describe('controller sidecar: heartbeats', () => {
         type: 'heartbeat',
         roomId: run.roomId,
         sentAt: expect.any(String),
+        epoch: 1,
         load: { players: 0 },
       });
       await game.call('inited', {});

@@ -104,6 +104,7 @@ describe('controller sidecar: starting the game', () => {
           type: 'rpc',
           roomId: run.roomId,
           sentAt: expect.any(String),
+          epoch: 1,
           correlationId: expect.stringMatching(/^[A-Za-z0-9_-]{22,}$/),
           replyTo: expect.stringMatching(new RegExp(`/${run.replyQueueName}$`)),
           method: 'inited',

@@ -119,6 +119,16 @@ const bodyRoutes = [
     base: { state: 'ready' },
     objects: [],
   },
+  { method: 'POST', path: `/v1/rooms/${room.roomId}/host`, caller: 'player', base: { epoch: 1 }, objects: [] },
+  {
+    method: 'POST',
+    path: `/v1/rooms/${room.roomId}/host/unreachable`,
+    caller: 'player',
+    base: { epoch: 1 },
+    objects: [],
+  },
+  // The saved state is kept as JSON text, so any JSON value is storable: hostile bodies, never a 5xx.
+  { method: 'PUT', path: `/v1/rooms/${room.roomId}/state`, caller: 'player', base: { state: {} }, objects: [] },
 ] as const;
 
 it('covers every route with a body', () => {

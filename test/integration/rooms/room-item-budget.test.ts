@@ -258,7 +258,7 @@ describe('what one member may store', () => {
 
     expect(await sessions.abandon(room.roomId, keyHash, 'joined-1', new Date())).toBe('Reverted');
     const restored = (await rawItem(room.roomId)).members as Record<string, Record<string, unknown>>;
-    expect(Object.keys(restored.alice ?? {}).sort()).toEqual(['c', 'k', 's', 't']);
+    expect(Object.keys(restored.alice ?? {}).sort()).toEqual(['c', 'k', 'n', 's', 't']);
     expect(restored.alice).toMatchObject({ s: 0, c: ['chat', 'play'] });
     // The game's retry confirms it again, with the same scopes.
     const again = await sessions.read(room.roomId);

@@ -15,6 +15,7 @@ import { benchDiscovery, summarizeDiscovery } from './scenarios/discovery';
 import { benchFootprint, summarizeFootprint } from './scenarios/footprint';
 import { benchHotRoom, summarizeHotRoom } from './scenarios/hot-room';
 import { benchJoinLatency, summarizeJoinLatency } from './scenarios/join-latency';
+import { benchLive, summarizeLive, type LiveOptions } from './scenarios/live';
 import { benchPeer, summarizePeer, type OurFigures, type PeerOptions } from './scenarios/peer';
 import { benchRequests, summarizeRequests } from './scenarios/requests';
 import { benchStampede, summarizeStampede, type StampedeResult } from './scenarios/stampede';
@@ -23,7 +24,7 @@ import { warmUp, type WarmupResult } from './warmup';
 
 /**
  * `npm run bench [-- [--quick] [--publish] [scenario…]]`: the named scenarios (all by
- * default: requests, join, hot-room, bridge, footprint, discovery, stampede, create, peer),
+ * default: requests, join, hot-room, bridge, live, footprint, discovery, stampede, create, peer),
  * each reported against a baseline measured in the same run; `requests` first, the DynamoDB
  * requests and capacity units of each operation. Results go to stdout, progress to
  * stderr, and the report to bench/results/latest.{json,md} (`--publish`: bench/reports/<date>/).
@@ -33,6 +34,7 @@ const scenarioNames = [
   'join',
   'hot-room',
   'bridge',
+  'live',
   'footprint',
   'discovery',
   'stampede',
@@ -45,6 +47,7 @@ const onThePlatform: readonly ScenarioName[] = [
   'join',
   'hot-room',
   'bridge',
+  'live',
   'footprint',
   'discovery',
   'stampede',
@@ -64,6 +67,7 @@ interface Plan {
   readonly createRounds: number;
   readonly stampede: { readonly players: number; readonly roomSize: number };
   readonly bridgeSamples: number;
+  readonly live: LiveOptions;
   readonly footprint: {
     readonly servers: number;
     readonly playersPerRoom: number;
@@ -95,6 +99,13 @@ function plan(args: readonly string[]): Plan {
     },
     createRounds: fromEnv('BENCH_ROUNDS', quick ? 3 : 20),
     bridgeSamples: fromEnv('BENCH_BRIDGE', quick ? 40 : 99),
+    live: {
+      tapSamples: fromEnv('BENCH_TAPS', quick ? 60 : 300),
+      subscribers: 1_000,
+      fanoutWrites: quick ? 2 : 5,
+      migrations: quick ? 2 : 5,
+      replacements: quick ? 1 : 3,
+    },
     peer: {
       hotRoomPlayers: [64, 200],
       hotRoomRooms: fromEnv('BENCH_ROOMS', quick ? 2 : 10),
@@ -141,6 +152,7 @@ async function onThePlatformScenarios(chosen: Plan, report: Report): Promise<Pla
         ).joinsPerSecond;
     if (chosen.scenarios.has('bridge'))
       report(await benchBridge(platform, baselines, chosen.bridgeSamples), summarizeBridge);
+    if (chosen.scenarios.has('live')) report(await benchLive(platform, baselines, chosen.live), summarizeLive);
     if (chosen.scenarios.has('footprint')) report(await benchFootprint(platform, chosen.footprint), summarizeFootprint);
     // Before the stampede, which leaves the platform busy (servers starting, reads draining) for a while.
     if (chosen.scenarios.has('discovery')) report(await benchDiscovery(platform, chosen.discovery), summarizeDiscovery);

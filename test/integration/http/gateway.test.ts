@@ -81,6 +81,9 @@ describe('GET /v1/rooms/{roomId}', () => {
             sessionEmptyMs: null,
           },
           custom: {},
+          // A room stored without the arbiter's rules reads the defaults.
+          migrateHost: false,
+          hostTimeoutMs: 15_000,
         },
         properties: { joinability: 'open', custom: {} },
         members: [],

@@ -11,8 +11,12 @@ import { WebSocketServer } from 'ws';
 import * as z from 'zod';
 import { assignMethod, rpcMethods } from '../../core/protocol/game-methods';
 import { ControllerClient } from './controller-client';
+import { rpcErrorCodes } from '../../core/protocol/jsonrpc';
 import { log } from './log';
 import { ChatRoom, type ChatState } from './room';
+
+/** The controller's answer to a save sooner than a second after the last. */
+const saveRefusedTooSoon = rpcErrorCodes.notAllowed;
 
 const argsSchema = z.tuple([z.string().regex(/^(ipc|tcp):\/\//), z.string().regex(/^\d+(,\d+)*$/)]).rest(z.string());
 const jsonObject = z
@@ -124,6 +128,8 @@ async function main(): Promise<void> {
 /**
  * Saves the room's state after each change, one `save_state` at a time: a change made while
  * one is on its way is saved next (only the latest matters), so a busy room sends no backlog.
+ * The controller takes one save a second (-32003 for more): a refused state is sent again a
+ * second later unless a newer one replaced it.
  */
 function saver(controller: ControllerClient): (state: ChatState) => void {
   let saving = false;
@@ -134,7 +140,10 @@ function saver(controller: ControllerClient): (state: ChatState) => void {
       const state = next;
       next = undefined;
       const answer = await controller.callUntilAnswered('save_state', { state });
-      if ('error' in answer) log('warn', 'state not saved', { code: answer.error.code });
+      if ('error' in answer && answer.error.code === saveRefusedTooSoon) {
+        next ??= state;
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      } else if ('error' in answer) log('warn', 'state not saved', { code: answer.error.code });
     }
     saving = false;
   };

@@ -76,7 +76,7 @@ export class Fanout {
   /** One record; resolves when every frame it sends now was sent (held taps go later). */
   async handle(record: RoomRecord): Promise<void> {
     if (record.kind === 'removed') {
-      await this.endAll(record.roomId, 'closed');
+      await this.endAll(record.roomId, 'gone');
       this.handled.delete(record.roomId);
       return;
     }

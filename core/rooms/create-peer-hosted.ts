@@ -2,7 +2,7 @@ import { generateRegistrationKey, hashRegistrationKey } from './registration-key
 import type { Reservation } from './member';
 import type { Room, RoomSettings } from './model';
 import type { RoomStore } from './room-store';
-import type { SessionConstants, SessionProperties } from './session-model';
+import { asksForArbiter, type SessionConstants, type SessionProperties } from './session-model';
 import { peerHostedReservedMsDefault } from '../templates/template';
 
 export interface CreatePeerHostedCommand {
@@ -58,8 +58,8 @@ export async function createPeerHostedSession(
     template: command.session.template,
     constants,
     properties: command.session.properties,
-    // The creator arbitrates first; its silence is counted from the creation.
-    host: { epoch: 1, account: command.account, seenAt: created.getTime() },
+    // The creator arbitrates first, when the template asks for an arbiter; its silence is counted from the creation.
+    ...(asksForArbiter(constants) ? { host: { epoch: 1, account: command.account, seenAt: created.getTime() } } : {}),
   };
   const key = generateRegistrationKey();
   await deps.rooms.createWithMember(room, {

@@ -5,7 +5,7 @@ import { storedHost, type Room, type RoomHost } from './model';
 import { roomConditions as is } from './room-conditions';
 import { absent, allOf, equals, type Change, type Condition } from './room-expression';
 import type { RoomWrite, SessionRead } from './room-store';
-import { constantsOf, hostRulesOf } from './session-model';
+import { asksForArbiter, constantsOf, hostRulesOf } from './session-model';
 
 /**
  * The session's arbiter (docs/api.md "Live sessions"): who may become it, and when. Pure:
@@ -131,6 +131,17 @@ class HostClaimForbiddenError extends PlatformError {
   }
 }
 
+/** A session without an arbiter (its template names no arbiter rules): nobody can claim one. */
+class NoArbiterError extends PlatformError {
+  override readonly name = 'NoArbiterError';
+  readonly code = 'FORBIDDEN';
+  constructor(readonly roomId: string) {
+    super(`Session ${roomId} has no host: its template names neither migrateHost nor hostTimeoutMs.`, {
+      details: { roomId },
+    });
+  }
+}
+
 /** What a claim at `now` comes to, judged on one read. */
 export type ClaimJudgement =
   /** The caller becomes host at the next epoch (or ends the session: `ends`), IF the write holds. */
@@ -185,7 +196,11 @@ export function judgeClaim(read: SessionRead, caller: string, epoch: number, now
   const host = room.host;
   // A dedicated room's arbiter is its game server, whether or not the room records one
   // (rooms made before arbiters): a member claiming it would fence the server out of its own room.
-  if (!host && room.hosting === 'peerHosted') return elect(absent('host'));
+  if (!host && room.hosting === 'peerHosted') {
+    // A session whose template asked for no arbiter gets none: one claimed now would end it on its loss.
+    if (!asksForArbiter(constantsOf(room))) return refuse(new NoArbiterError(room.roomId));
+    return elect(absent('host'));
+  }
   if (!host || host.account === undefined) {
     return refuse(new HostAliveError(room.roomId, 'its game server is its arbiter', { epoch: current }));
   }

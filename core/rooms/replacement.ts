@@ -147,5 +147,8 @@ export function serverSaveWrite(epoch: number, text: string, now: Date): RoomWri
       ],
     },
     now,
+    // No reader sees a server's saved state (only its replacement's `inited` answer holds it):
+    // no change number, no tap, so a game saving often moves nothing players compare.
+    quiet: true,
   };
 }

@@ -372,7 +372,7 @@ export class Rooms implements RoomStore {
 
   async noteSocketAlive(roomId: string, account: string, now: Date, heard: SocketHeard = everything): Promise<void> {
     // Two conditions, so two writes: the host's sign of life is quiet (no tap), a member's
-    // return is a change. The caller says which can apply, so a ping costs one write.
+    // return is a change. The caller says which can apply (a subscribe knows from its read).
     if (heard.host) await this.write(roomId, hostSeenWrite(account, now));
     if (heard.returning) await this.write(roomId, socketBackWrite(account, now));
   }

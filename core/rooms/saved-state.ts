@@ -91,6 +91,17 @@ export async function saveState(
   return { epoch: saved.epoch, savedAt: new Date(saved.savedAt).toISOString() };
 }
 
+/** A dedicated room's saved state: its game server's, never a player's to read. */
+class ServerStateError extends PlatformError {
+  override readonly name = 'ServerStateError';
+  readonly code = 'FORBIDDEN';
+  constructor(readonly roomId: string) {
+    super(`Room ${roomId}'s saved state is its game server's: only its replacement server reads it.`, {
+      details: { roomId },
+    });
+  }
+}
+
 /**
  * `GET /v1/rooms/{roomId}/state`: a live member reads the last saved state, whichever epoch
  * saved it (a newly elected arbiter starts from it). One read, no write.
@@ -105,6 +116,9 @@ export async function readSavedState(
   const read = await readSessionAs(roomId, account, deps);
   const member = read.doc.members[account];
   if (!member || !isLiveMember(member, read.room, deps.now().getTime())) throw new SessionMembersOnlyError(roomId);
+  // A game server's state is for its replacement alone (its `inited` answer): it may hold what
+  // players must not see (hands, positions), so no player reads it.
+  if (read.room.hosting !== 'peerHosted') throw new ServerStateError(roomId);
   if (!read.saved) throw new SavedStateNotFoundError(roomId);
   return {
     epoch: read.saved.epoch,

@@ -62,7 +62,9 @@ export async function replaceOrFail(
   let read = death.read ?? (await deps.rooms.read(roomId));
   for (let attempt = 0; read && isLive(read.room.state); attempt++) {
     if (isStaleReport(read.room, death.epoch)) return { kind: 'unchanged' };
-    if (!replaceable(read.room) || attempt >= replaceAttempts) return fail(roomId, death.reason, deps);
+    if (!replaceable(read.room)) return fail(roomId, death.reason, deps);
+    // A room too busy to move now stays as it is: the sweeper sees its server silent and tries again.
+    if (attempt >= replaceAttempts) return { kind: 'unchanged' };
     const configuration = await configurationOf(read.room, deps);
     if (!configuration) return fail(roomId, death.reason, deps);
     const now = deps.now();

@@ -58,6 +58,16 @@ export const hostTimeoutBounds = { minMs: 1_000, maxMs: 600_000 } as const;
 
 export const hostRuleDefaults: HostRules = { migrateHost: false, hostTimeoutMs: 15_000 };
 
+/**
+ * Whether a peer-hosted session's template asks for an arbiter: it names `migrateHost` or
+ * `hostTimeoutMs`. One that names neither has none, so nothing but its timeouts ends it: a
+ * session whose clients never ping (they were written before arbiters) is not ended as
+ * host-less a few seconds after its creator's last write.
+ */
+export function asksForArbiter(constants: Pick<SessionConstants, 'migrateHost' | 'hostTimeoutMs'>): boolean {
+  return constants.migrateHost !== undefined || constants.hostTimeoutMs !== undefined;
+}
+
 /** The arbiter's rules of a room's constants (rooms made before them: the defaults). */
 export function hostRulesOf(constants: Pick<SessionConstants, 'migrateHost' | 'hostTimeoutMs'>): HostRules {
   return {

@@ -116,7 +116,13 @@ async function failOverdue(
 ): Promise<'failed' | 'live'> {
   const { room, doc } = found;
   if (reason === 'heartbeat-lost' && deps.replaceServer) {
-    const death = await deps.replaceServer(room.roomId, { reason, ...(doc ? { read: { room, doc } } : {}) });
+    // The silent server is the room's current one: its epoch, or the use case would take the
+    // evidence for a report about a server already replaced and leave the room as it is.
+    const death = await deps.replaceServer(room.roomId, {
+      reason,
+      epoch: serverEpochOf(room),
+      ...(doc ? { read: { room, doc } } : {}),
+    });
     if (death.kind !== 'failed') return 'live';
   } else {
     const change = await deps.rooms.markFailed(room.roomId, reason, deps.now());

@@ -1,6 +1,12 @@
 import { RequestInvalidError } from '../errors';
 import type { GameServerConfiguration } from '../gameservers/configuration';
-import { hostRulesOf, type SessionConstants, type SessionTimeout, type SessionTimeouts } from '../rooms/session-model';
+import {
+  asksForArbiter,
+  hostRulesOf,
+  type SessionConstants,
+  type SessionTimeout,
+  type SessionTimeouts,
+} from '../rooms/session-model';
 import type { TemplateBody } from './template-schema';
 
 /**
@@ -122,6 +128,7 @@ export function constantsFromTemplate(
     visibility: template.constants.visibility,
     timeouts,
     custom: template.constants.custom,
-    ...hostRulesOf(template.constants),
+    // A dedicated room's server is its arbiter whatever the template says; a peer-hosted session has one only when asked.
+    ...(peerHosted && !asksForArbiter(template.constants) ? {} : hostRulesOf(template.constants)),
   };
 }

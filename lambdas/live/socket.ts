@@ -134,6 +134,11 @@ async function subscribe(
     await deps.live.endSubscription(roomId, connection.connectionId);
     return [refusal(after === 'FORBIDDEN' ? 'FORBIDDEN' : 'NOT_FOUND', roomId)];
   }
+  // A change landed between the reads: this answer tells the client of it, so the fanout must
+  // not tap it again (late, after a newer one: out of order). The subscription moves on with it.
+  if (read.room.changeNumber > options.since) {
+    await deps.live.subscribe(connection, roomId, { ...options, since: read.room.changeNumber }, deps.now());
+  }
   if (after === 'member') {
     // The read says which of the socket's writes can apply: usually neither.
     const heard = {
@@ -163,10 +168,11 @@ function error(code: Extract<ServerFrame, { type: 'error' }>['code'], message: s
 
 /** A member's socket is heard: its presence, and the host's liveness. Never fails the frame. */
 /**
- * A ping: whether the account hosts the room is not known without a read, so the host's write
- * is sent (refused for anyone else); a returning member was already seen at its subscribe.
+ * A ping: whether the account hosts the room, or has a disconnect recorded, is not known
+ * without a read, so both writes are sent, each refused where it does not apply. (A disconnect
+ * of the account's other socket may be recorded after this socket's subscribe read none.)
  */
-const pingHeard: SocketHeard = { host: true, returning: false };
+const pingHeard: SocketHeard = { host: true, returning: true };
 
 async function alive(
   roomId: string,

@@ -102,6 +102,9 @@ it('replaces a dead game server: saved state restored, members re-seated with ne
   await play(bobJoin.body.reservation as Reservation).then((p) => p.next('welcome'));
   first.socket.send('before the crash');
   await eventually(async () => (await read(roomId)).saved?.epoch === 1);
+  // The server's state is for its replacement: a player cannot read it (it may hold others' hands).
+  const peek = await call('GET', `/v1/rooms/${roomId}/state`, { token: bob });
+  expect([peek.status, peek.body.error?.code]).toEqual([403, 'FORBIDDEN']);
 
   const killedAt = Date.now();
   process.kill(gamePid(roomId), 'SIGKILL');

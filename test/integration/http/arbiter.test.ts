@@ -87,7 +87,8 @@ beforeAll(async () => {
   const timeouts = { reservedMs: 60_000, inactiveMs: 60_000, sessionEmptyMs: 60_000, disconnectedMs: 5_000 };
   const put = await api.call('PUT', '/v1/admin/templates/arb', {
     token: admin,
-    body: { constants: { maxMembers: 8, visibility: 'open', timeouts } },
+    // An arbiter only where the template asks for one: it names its rules.
+    body: { constants: { maxMembers: 8, visibility: 'open', timeouts, migrateHost: true } },
   });
   expect(put.status).toBe(200);
 }, 30_000);

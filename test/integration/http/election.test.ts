@@ -2,6 +2,7 @@ import { shiftedClock } from '../../../core/infra/clock';
 import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import type { RoomStore } from '../../../core/rooms/room-store';
 import { configurePlatform } from '../../../lambdas/dependencies';
+import { sweep } from '../../../lambdas/schedule/room-sweeper';
 import { startTestApi, type TestApi } from '../../helpers/platform';
 
 /**
@@ -133,6 +134,12 @@ beforeAll(async () => {
     });
     expect(put.status).toBe(200);
   }
+  // A template that names no arbiter rules: its sessions have no host, as before arbiters.
+  const plain = await api.call('PUT', '/v1/admin/templates/plain', {
+    token: admin,
+    body: { constants: { maxMembers: 4, visibility: 'open', timeouts } },
+  });
+  expect(plain.status).toBe(200);
 }, 60_000);
 afterAll(async () => {
   configurePlatform({ clock: undefined });
@@ -274,6 +281,20 @@ describe('the election', () => {
     const again = await (await as('hal')).claim(roomId, 1);
     expect(again.status).toBe(200);
     expect(again.body.room!.changeNumber).toBe(won.body.room!.changeNumber);
+  });
+});
+
+describe('a template without arbiter rules', () => {
+  it('has no host: nothing ends its session for a silent creator, and no member can claim one', async () => {
+    const roomId = await session('plain', 'mia', ['ned']);
+    expect((await (await as('ned')).get(roomId)).body.room).not.toHaveProperty('host');
+    // Far past any host timeout, swept: the session is still there, as its timeouts say.
+    offsetMs += 10 * hostTimeoutMs;
+    await sweep();
+    expect((await (await as('ned')).get(roomId)).body.room).toMatchObject({ state: 'ready', players: 2 });
+    const claim = await (await as('ned')).claim(roomId, 0);
+    expect([claim.status, claim.body.error?.code]).toEqual([403, 'FORBIDDEN']);
+    expect(await hostOf(roomId)).toBeUndefined();
   });
 });
 

@@ -167,7 +167,7 @@ describe('the fanout', () => {
     ['failed', 'failed'],
     ['closed', 'closed'],
     ['ended for its lost host', 'host-lost'],
-    ['deleted', 'closed'],
+    ['deleted', 'gone'],
   ] as const)('ends every subscription of a room %s with reason %s', async (how, reason) => {
     const s = await setUp();
     await s.subscribe('c-alice', 'alice');

@@ -187,22 +187,23 @@ describe('sweepRooms', () => {
 
   it("hands a silent room to replaceServer instead of failing it: the replaced room stays live, its server is not the sweeper's to stop", async () => {
     const w = world();
-    const deaths: { roomId: string; reason: string; read: boolean }[] = [];
+    const deaths: { roomId: string; reason: string; epoch?: number; read: boolean }[] = [];
     const sweep = () =>
       w.sweepWith({
         replaceServer: async (roomId, death) => {
-          deaths.push({ roomId, reason: death.reason, read: death.read?.room.roomId === roomId });
-          return roomId === 'kept' ? { kind: 'replaced', epoch: 2, room: aRoom({ roomId }) } : { kind: 'failed' };
+          deaths.push({ roomId, reason: death.reason, epoch: death.epoch, read: death.read?.room.roomId === roomId });
+          return roomId === 'kept' ? { kind: 'replaced', epoch: 3, room: aRoom({ roomId }) } : { kind: 'failed' };
         },
       });
-    w.live.save(room({ roomId: 'kept', lastHeartbeatAt: secondsAgo(11) }));
+    // `kept` already runs its second server: the silence is that server's, epoch 2.
+    w.live.save(room({ roomId: 'kept', lastHeartbeatAt: secondsAgo(11), host: { epoch: 2, seenAt: 0 } }));
     w.live.save(room({ roomId: 'lost', lastHeartbeatAt: secondsAgo(11) }));
 
     const result = await sweep();
 
     expect(deaths).toEqual([
-      { roomId: 'kept', reason: 'heartbeat-lost', read: true },
-      { roomId: 'lost', reason: 'heartbeat-lost', read: true },
+      { roomId: 'kept', reason: 'heartbeat-lost', epoch: 2, read: true },
+      { roomId: 'lost', reason: 'heartbeat-lost', epoch: 1, read: true },
     ]);
     expect(result).toMatchObject({ failed: ['lost'], live: ['kept'] });
     expect(w.stopped).toEqual(['task-lost']);

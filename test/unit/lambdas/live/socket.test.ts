@@ -16,11 +16,15 @@ let live: InMemoryLiveSubscriptions;
 let sent: { connectionId: string; frame: ServerFrame }[];
 let presence: string[];
 let failReads: boolean;
+/** Writes that land while a subscribe runs: each read after the first sees this many more. */
+let writesBetweenReads: number;
+let reads: number;
 
 function sessionWith(accounts: string[]): SessionRead {
   // alice hosts the session and her last socket closed a moment ago: a subscribe of hers is both signs.
   const host = { epoch: 1, account: 'alice', seenAt: now.getTime() - 1_000 };
-  const room = aRoom({ roomId, state: 'ready', changeNumber: 7, hosting: 'peer', host } as never);
+  const changeNumber = 7 + (reads++ > 0 ? writesBetweenReads : 0);
+  const room = aRoom({ roomId, state: 'ready', changeNumber, hosting: 'peer', host } as never);
   const members = Object.fromEntries(
     accounts.map((a) => [a, { s: 2, t: now.getTime() - 1_000, ...(a === 'alice' ? { d: now.getTime() - 500 } : {}) }]),
   );
@@ -69,6 +73,8 @@ beforeEach(() => {
   sent = [];
   presence = [];
   failReads = false;
+  writesBetweenReads = 0;
+  reads = 0;
 });
 
 describe('$connect', () => {
@@ -114,9 +120,17 @@ describe('frames', () => {
     ]);
     expect(presence).toEqual([`alive ${roomId} alice host back`]);
 
-    // A ping cannot know who hosts now: the host's write only (a return was seen at the subscribe).
+    // A ping cannot know who hosts now, nor whether another socket's close was recorded since: both.
     await frame('c1', { action: 'ping' }, 'ping');
-    expect(presence).toEqual([`alive ${roomId} alice host back`, `alive ${roomId} alice host -`]);
+    expect(presence).toEqual([`alive ${roomId} alice host back`, `alive ${roomId} alice host back`]);
+  });
+
+  it('moves the subscription past a change that landed while it was made, so the fanout does not tap it again, late', async () => {
+    await connect('c1', 'alice');
+    writesBetweenReads = 2;
+    await frame('c1', { action: 'subscribe', roomId, since: 7 }, 'subscribe');
+    expect(framesTo('c1')[0]).toEqual({ type: 'subscribed', roomId, changeNumber: 9 });
+    expect((await live.subscribersOf(roomId)).map((sub) => sub.since)).toEqual([9]);
   });
 
   it('refuses an outsider FORBIDDEN (also for a room that does not exist); an admin subscribes without presence', async () => {

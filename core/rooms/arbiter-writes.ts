@@ -1,16 +1,17 @@
 import * as z from 'zod';
-import { DependencyUnavailableError, PlatformError } from '../errors';
+import { PlatformError } from '../errors';
 import { docMember, isLiveMember, memberAt, memberStateCode, type StoredMember } from './document';
 import { RoomNotFoundError } from './errors';
 import { hostWriteOf } from './host';
 import { StaleEpochError } from './host-epoch';
 import { removeMembersWrite } from './member-writes';
-import type { RoomHost } from './model';
+import { isLive, type RoomHost } from './model';
 import { roomConditions as is } from './room-conditions';
 import { absent, allOf, anyOf, exists, mergeChanges, type Change, type Condition } from './room-expression';
 import type { RoomStore, RoomWrite, SessionRead } from './room-store';
 import { SessionMembersOnlyError } from './session-errors';
 import { endIfOver, type SessionEndDependencies } from './session-end';
+import { writeSessionUntilSettled } from './session-write-loop';
 
 /**
  * The arbiter's powers over a session (docs/api.md "Live sessions"), and a member's report
@@ -31,9 +32,6 @@ export interface ArbiterCommand {
   /** `X-Host-Epoch`. */
   readonly epoch: number;
 }
-
-/** Writes refused because the room changed under them (not the epoch), retried on the item as it stood. */
-const maxWriteAttempts = 8;
 
 /**
  * The arbiter, as read: the caller is the room's member arbiter at `epoch`, and a live member.
@@ -73,28 +71,22 @@ function arbiterWrite(command: ArbiterCommand, arbiter: StoredMember, now: Date,
  *
  * @throws RoomNotFoundError, StaleEpochError, SessionMembersOnlyError
  */
-export async function writeAsArbiter(
+export function writeAsArbiter(
   command: ArbiterCommand,
   build: (read: SessionRead, now: Date) => RoomWrite,
   deps: ArbiterDependencies,
 ): Promise<SessionRead> {
-  let read = await deps.sessions.read(command.roomId);
-  for (let attempt = 0; attempt < maxWriteAttempts; attempt++) {
-    const now = deps.now();
-    if (!read || !isLiveRoom(read) || (await endIfOver(read, now, deps))) {
-      throw new RoomNotFoundError(command.roomId);
-    }
+  return writeSessionUntilSettled(command.roomId, deps, async (read, now) => {
+    await assertLive(read, now, command.roomId, deps);
     const arbiter = arbiterOf(read, command, now.getTime());
-    const result = await deps.rooms.writeSession(command.roomId, arbiterWrite(command, arbiter, now, build(read, now)));
-    if (result.applied) return result.read;
-    read = result.current;
-  }
-  throw new DependencyUnavailableError(`Room '${command.roomId}' is too busy to write right now; try again.`, {
-    details: { roomId: command.roomId },
+    return { write: arbiterWrite(command, arbiter, now, build(read, now)) };
   });
 }
 
-const isLiveRoom = (read: SessionRead) => read.room.state === 'spawning' || read.room.state === 'ready';
+/** The room is live and its session not over at `now` (a session over ends here). @throws RoomNotFoundError */
+async function assertLive(read: SessionRead, now: Date, roomId: string, deps: ArbiterDependencies): Promise<void> {
+  if (!isLive(read.room.state) || (await endIfOver(read, now, deps))) throw new RoomNotFoundError(roomId);
+}
 
 /** No member of that account to remove (never joined, or gone already). */
 class MemberNotFoundError extends PlatformError {
@@ -154,22 +146,13 @@ export const hostUnreachableRequestSchema = z
  *
  * @throws RoomNotFoundError, StaleEpochError, SessionMembersOnlyError
  */
-export async function reportHostUnreachable(command: ArbiterCommand, deps: ArbiterDependencies): Promise<SessionRead> {
-  let read = await deps.sessions.read(command.roomId);
-  for (let attempt = 0; attempt < maxWriteAttempts; attempt++) {
-    const now = deps.now();
-    if (!read || !isLiveRoom(read) || (await endIfOver(read, now, deps))) {
-      throw new RoomNotFoundError(command.roomId);
-    }
+export function reportHostUnreachable(command: ArbiterCommand, deps: ArbiterDependencies): Promise<SessionRead> {
+  return writeSessionUntilSettled(command.roomId, deps, async (read, now) => {
+    await assertLive(read, now, command.roomId, deps);
     const reporter = reporterOf(read, command, now.getTime());
     const host = read.room.host as RoomHost;
-    if (reportCounts(host, command.account)) return read;
-    const result = await deps.rooms.writeSession(command.roomId, reportWrite(command, reporter, host, now));
-    if (result.applied) return result.read;
-    read = result.current;
-  }
-  throw new DependencyUnavailableError(`Room '${command.roomId}' is too busy to write right now; try again.`, {
-    details: { roomId: command.roomId },
+    if (reportCounts(host, command.account)) return { answer: read };
+    return { write: reportWrite(command, reporter, host, now) };
   });
 }
 

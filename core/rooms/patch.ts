@@ -1,4 +1,3 @@
-import { DependencyUnavailableError } from '../errors';
 import { RoomNotFoundError } from './errors';
 import { expiredMembers, isLiveMember, memberAt, type StoredMember } from './document';
 import { SessionMembersOnlyError } from './session-errors';
@@ -8,6 +7,7 @@ import { constantsOf, type MemberSettableState, type SessionJoinability } from '
 import { memberUpdate, roomPropertiesUpdate, type PatchBase } from './patch-conditions';
 import { hostingOf, readableBy } from './room-response';
 import { endIfOver, sessionOverAt } from './session-end';
+import { writeSessionUntilSettled } from './session-write-loop';
 import { writerEpoch } from './host';
 import type { RoomStore, RoomWrite, SessionRead } from './room-store';
 
@@ -19,9 +19,6 @@ export interface SessionDependencies {
   /** Stops the game server of a dedicated session that ended because it stayed empty. */
   readonly stopServer?: (taskId: string) => Promise<void>;
 }
-
-/** Writes refused because the room changed under them, retried on the item as it stood. */
-const maxWriteAttempts = 8;
 
 /**
  * `GET /v1/rooms/{roomId}`: one read, judged at `now`, and no write. A session over by
@@ -61,10 +58,8 @@ async function writeAsMember(
   build: (read: SessionRead, writer: StoredMember, base: PatchBase) => RoomWrite,
   deps: SessionDependencies,
 ): Promise<SessionRead> {
-  let read = await deps.sessions.read(command.roomId);
-  for (let attempt = 0; attempt < maxWriteAttempts; attempt++) {
-    const now = deps.now();
-    if (!read || (await endIfOver(read, now, deps))) throw new RoomNotFoundError(command.roomId);
+  return writeSessionUntilSettled(command.roomId, deps, async (read, now) => {
+    if (await endIfOver(read, now, deps)) throw new RoomNotFoundError(command.roomId);
     assertIfMatch(command.roomId, command.ifMatch, read.room.changeNumber);
     const writer = read.doc.members[command.account];
     if (!writer || !isLiveMember(writer, read.room, now.getTime())) throw new SessionMembersOnlyError(command.roomId);
@@ -78,12 +73,7 @@ async function writeAsMember(
       expired: expiredMembers(read.doc, read.room, now.getTime()),
       now,
     };
-    const result = await deps.rooms.writeSession(command.roomId, build(read, writer, base));
-    if (result.applied) return result.read;
-    read = result.current;
-  }
-  throw new DependencyUnavailableError(`Room '${command.roomId}' is too busy to write right now; try again.`, {
-    details: { roomId: command.roomId },
+    return { write: build(read, writer, base) };
   });
 }
 

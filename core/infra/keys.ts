@@ -26,6 +26,7 @@
  * | live socket            | CONN#<connectionId>    | CONN               |  { account, admin, connectedAt, subs: { roomId: subscribedAt }, ttl } (core/live/subscription-store.ts)
  * | socket's subscription  | ROOM#<roomId>          | SUB#<connectionId> |  { connectionId, roomId, account, admin, minTapIntervalMs, since, ttl }: one Query reads a room's subscribers
  * | account's sockets      | ACCOUNT#<account>      | LIVE               |  { conns: { connectionId: connectedAt } }: the per-account socket bound's conditional write
+ * | a build's components   | PROTOCOL#<set hash>    | COMPONENTS         |  { components: { name: hash } }: written once per hash, never changed (core/versions/protocol-store.ts)
  *
  * Index keys of a live room (written at create, REMOVEd by the write that fails or closes it):
  *
@@ -128,6 +129,8 @@ export const keys = {
   /** What the controller-requests consumers last reported about the heartbeat pipeline; beside the sweeper's memory. */
   heartbeatPipeline: (): ItemKey => ({ pk: 'SWEEPER', sk: 'PIPELINE' }),
   ban: (account: string): ItemKey => ({ pk: `ACCOUNT#${account}`, sk: 'BAN' }),
+  /** A build's component map, under its set hash (docs/versions.md): content-addressed, so immutable. */
+  protocolComponents: (hash: string): ItemKey => ({ pk: `PROTOCOL#${hash}`, sk: 'COMPONENTS' }),
   /**
    * The admission gate of one account and action: its sliding-window log and a mirror of the
    * account's ban, so one conditional write decides both. The limit is not part of the key: a

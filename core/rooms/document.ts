@@ -65,6 +65,12 @@ export interface StoredMember {
    * the member inactive without a write (`memberAt`).
    */
   readonly d?: number;
+  /**
+   * The set hash of the client build the member joined with (its `protocol.hash`, docs/versions.md),
+   * if it sent one: `joined` refuses the member when the room's server is another build (a
+   * reservation answered before the server reported its own hash is checked there).
+   */
+  readonly v?: string;
 }
 
 export interface SessionDocument {

@@ -1,6 +1,7 @@
 import type { GameSettings, Placement } from '../gameservers/game-server';
 import type { FailureReason } from '../protocol/controller-messages';
 import type { Joinability, SessionConstants } from './session-model';
+import type { StoredProtocol } from '../versions/protocol';
 
 /** A room is one game server instance and the players it holds. */
 export const roomStates = ['spawning', 'ready', 'failed', 'closed'] as const;
@@ -87,6 +88,18 @@ export interface Room {
    * on older rooms: no arbiter.
    */
   readonly host?: RoomHost;
+  /**
+   * The build of the room's game server (its `inited` `protocol`: set hash and `builtAt`;
+   * docs/versions.md). Absent: the server reported none, and any client may join.
+   */
+  readonly protocol?: StoredProtocol;
+  /**
+   * What the room's server was started from (core/gameservers/deployment.ts `deploymentOf` of
+   * its configuration then): `check_deployment` compares it with the configuration's now.
+   */
+  readonly deployment?: string;
+  /** `false`: the configuration turned the protocol check off when the room was made (debugging). */
+  readonly protocolCheck?: false;
 }
 
 /** docs/api.md "Live sessions": who arbitrates the room, fenced by its epoch. */

@@ -175,7 +175,7 @@ describe('the budget: the worst case of every part fits in one item', () => {
         serverScopes,
       ),
       e: t0 + 30_000,
-      v: t0 + 5_000,
+      v: 'f'.repeat(16),
     };
     const member: StoredMember = {
       ...reservation,

@@ -26,6 +26,7 @@ export default tseslint.config(
       'containers/**/*.ts',
       'cdk/**/*.ts',
       'scripts/**/*.ts',
+      'cli/**/*.ts',
       'test/bench/**/*.ts',
     ],
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },

@@ -18,6 +18,7 @@ import {
   type TokenVerifier,
 } from '../core/auth/tokens';
 import { sqsCommandDelivery, type SidecarDelivery } from '../core/commands/delivery';
+import { ProtocolComponentStore, type ProtocolComponents } from '../core/versions/protocol-store';
 import { MessageStore, type RoomMessages } from '../core/commands/message-store';
 import { CommandStore, type Commands } from '../core/commands/store';
 import { GameConfigurationStore, type GameConfigurations } from '../core/gameservers/configuration-store';
@@ -164,6 +165,11 @@ export interface Platform {
    * management endpoint (LIVE_ENDPOINT), in the local cloud through its own gateway's sockets.
    */
   readonly connectionSender: ConnectionSender;
+  /**
+   * Builds' component maps by set hash (core/versions/protocol-store.ts): kept at `inited` and
+   * configuration PUT, read only to explain a PROTOCOL_MISMATCH.
+   */
+  readonly protocolComponents: ProtocolComponents;
   /** `clock.now`, bound: the `now` use cases take. */
   readonly now: () => Date;
   readonly newId: () => string;
@@ -429,6 +435,7 @@ function basePlatform(settings: PlatformConfig, chosen: PlatformOptions, shared:
     gameConfigurations: new GameConfigurationStore(db, table, cache),
     templates: new TemplateStore(db, table),
     fillingRooms: new FillingRoomStore(db, table),
+    protocolComponents: new ProtocolComponentStore(db, table),
     roomListing: new RoomListStore(db, table),
     abuse: new AbuseGuard({
       bans: new BanStore(db, table, (ms) => clock.sleep(ms)),

@@ -34,6 +34,8 @@ export type PlatformReply = Extract<ControllerReply, { type: 'reply' }>;
 export type PlatformCommand = Extract<ControllerReply, { type: 'command' }>;
 /** The platform closed the room for a cost bound: the sidecar ends it. */
 export type PlatformStop = Extract<ControllerReply, { type: 'stop' }>;
+/** A notice for the game (`platformNotices`), relayed as a JSON-RPC notification. */
+export type PlatformNoticeMessage = Extract<ControllerReply, { type: 'notice' }>;
 type WithoutEnvelope<T> = T extends unknown ? Omit<T, 'roomId' | 'sentAt' | 'epoch'> : never;
 /** What the sidecar reports on its own (no answer expected). */
 export type PlatformReport = WithoutEnvelope<Extract<ControllerRequest, { type: 'heartbeat' | 'exited' }>>;
@@ -283,13 +285,15 @@ export class PlatformBridge {
    * returns a promise: the batch is then deleted and the queue polled again only once that
    * settles. The controller does so for the warm pool's
    * hand-over alone (`assign`): a create waits for its answer, and the delete and the next
-   * poll would compete with it for the CPU and the queue service. A `stop` goes to `onStop`.
+   * poll would compete with it for the CPU and the queue service. A `stop` goes to `onStop`,
+   * a notice for the game to `onNotice` (dropped without one).
    */
   consume(
     onCommand: (command: PlatformCommand) => Promise<void> | undefined,
     onStop: (stop: PlatformStop) => void,
+    onNotice: (notice: PlatformNoticeMessage) => void = () => undefined,
   ): void {
-    this.polling ??= this.poll(onCommand, onStop);
+    this.polling ??= this.poll({ onCommand, onStop, onNotice });
   }
 
   /** Stops polling, ends every wait, and deletes the reply queue. */
@@ -360,10 +364,11 @@ export class PlatformBridge {
     }
   }
 
-  private async poll(
-    onCommand: (command: PlatformCommand) => Promise<void> | undefined,
-    onStop: (stop: PlatformStop) => void,
-  ): Promise<void> {
+  private async poll(handlers: {
+    onCommand: (command: PlatformCommand) => Promise<void> | undefined;
+    onStop: (stop: PlatformStop) => void;
+    onNotice: (notice: PlatformNoticeMessage) => void;
+  }): Promise<void> {
     const signal = this.stopPolling.signal;
     while (!signal.aborted) {
       let messages: Message[];
@@ -394,14 +399,13 @@ export class PlatformBridge {
       }
       const first: Promise<void>[] = [];
       for (const message of messages)
-        this.handle(
-          message,
-          (command) => {
-            const handled = onCommand(command);
+        this.handle(message, {
+          ...handlers,
+          onCommand: (command) => {
+            const handled = handlers.onCommand(command);
             if (handled) first.push(handled.catch(() => undefined));
           },
-          onStop,
-        );
+        });
       if (first.length > 0) await Promise.all(first);
       await this.remove(messages);
     }
@@ -409,8 +413,15 @@ export class PlatformBridge {
 
   private handle(
     message: Message,
-    onCommand: (command: PlatformCommand) => void,
-    onStop: (stop: PlatformStop) => void,
+    {
+      onCommand,
+      onStop,
+      onNotice,
+    }: {
+      onCommand: (command: PlatformCommand) => void;
+      onStop: (stop: PlatformStop) => void;
+      onNotice: (notice: PlatformNoticeMessage) => void;
+    },
   ): void {
     const text = openReply(this.options.keys, message.Body ?? '');
     if (text === undefined) {
@@ -437,6 +448,10 @@ export class PlatformBridge {
     }
     if (parsed.data.type === 'stop') {
       onStop(parsed.data);
+      return;
+    }
+    if (parsed.data.type === 'notice') {
+      onNotice(parsed.data);
       return;
     }
     const outcome = this.waits.settle(parsed.data.correlationId, parsed.data);

@@ -24,6 +24,8 @@ import { initedMethod } from './rpc/methods/inited';
 import { joinedMethod } from './rpc/methods/joined';
 import { leftMethod } from './rpc/methods/left';
 import { messageMethod } from './rpc/methods/message';
+import { checkDeploymentMethod, updateSettingsMethod } from './rpc/methods/platform-reads';
+import { createNoticeRelay } from './notices';
 import { saveStateMethod } from './rpc/methods/save-state';
 import { externalGame, parentDeathGuard, startGameProcess, type GameExit, type SupervisedGame } from './supervisor';
 
@@ -251,7 +253,10 @@ class RoomController {
     };
   }
 
-  /** The game's calls (inited, joined, left, save_state, message) and the answers to the sidecar's own. */
+  /**
+   * The game's calls (inited, joined, left, save_state, update_settings, check_deployment,
+   * message) and the answers to the sidecar's own.
+   */
   private answerGame(): void {
     const { bridge, socket, log } = this.room;
     const dispatch = createDispatcher(
@@ -264,6 +269,8 @@ class RoomController {
         joined: joinedMethod(this.forward('joined'), this.load),
         left: leftMethod(this.forward('left'), this.load),
         save_state: saveStateMethod(this.forward('save_state')),
+        update_settings: updateSettingsMethod(this.forward('update_settings')),
+        check_deployment: checkDeploymentMethod(this.forward('check_deployment')),
         message: messageMethod({
           forward: (data) => bridge.forwardMessage(data),
           open: () => this.phase !== 'ending',
@@ -328,7 +335,7 @@ class RoomController {
     });
   }
 
-  /** The platform's commands, relayed to the game while the room is not ending. */
+  /** The platform's commands and notices, relayed to the game while the room is not ending. */
   private relayCommands(): void {
     const { env, log, bridge } = this.room;
     const relay: CommandRelay = createCommandRelay({
@@ -340,9 +347,15 @@ class RoomController {
       answerAssign: (commandId, answer) => bridge.answerAssign(commandId, answer),
       log,
     });
+    const relayNotice = createNoticeRelay({
+      open: () => this.phase !== 'ending',
+      notify: (method, params) => this.calls.notify(method, params),
+      log,
+    });
     bridge.consume(
       (command) => this.onCommand(command, relay),
       (stop) => this.onPlatformStop(stop),
+      (notice) => void relayNotice(notice).catch((error: unknown) => log.error('relaying a notice failed', { error })),
     );
   }
 

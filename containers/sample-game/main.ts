@@ -9,10 +9,11 @@
  */
 import { WebSocketServer } from 'ws';
 import * as z from 'zod';
-import { assignMethod, rpcMethods } from '../../core/protocol/game-methods';
+import { assignMethod, platformNotices, rpcMethods } from '../../core/protocol/game-methods';
 import { ControllerClient } from './controller-client';
 import { rpcErrorCodes } from '../../core/protocol/jsonrpc';
 import { log } from './log';
+import { sampleProtocol } from './protocol';
 import { ChatRoom, type ChatState } from './room';
 
 /** The controller's answer to a save sooner than a second after the last. */
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
       );
       return { status: 'OK' };
     })
+    .handle('protocol_mismatch', logMismatch)
     .handle('say', (params) => {
       const text = z.object({ text: z.string().max(500) }).parse(params).text;
       // The answer goes back to the owner who sent the command (POST /v1/rooms/{roomId}/commands).
@@ -106,7 +108,9 @@ async function main(): Promise<void> {
 
   const settings = { ...env.room_settings, map: env.room_settings.map ?? 'harbor', maxPlayers: env.game_max_players };
   // A standby server accepts the pool's protocol and reports no settings: its room has none yet.
-  const initedParams = env.standby ? { standby: true } : { settings };
+  // Either reports its build, so players of another client build are kept out.
+  const protocol = sampleProtocol();
+  const initedParams = env.standby ? { standby: true, protocol } : { settings, protocol };
   // The controller's own failures (-32004 no answer in time, -32603 SQS unreachable) are not a
   // refusal: the protocol lets the game call again, and a retry is answered as the first was.
   const inited = await controller.callUntilAnswered('inited', initedParams);
@@ -122,7 +126,12 @@ async function main(): Promise<void> {
     room.restore(inited.result.restore.state);
     log('info', 'restored the saved state', { savedInEpoch: inited.result.restore.epoch });
   }
-  log('info', 'ready', { port, map: settings.map, sinceProcessStartMs: Math.round(performance.now()) });
+  log('info', 'ready', {
+    port,
+    map: settings.map,
+    protocol: protocol.hash,
+    sinceProcessStartMs: Math.round(performance.now()),
+  });
 }
 
 /**
@@ -151,6 +160,13 @@ function saver(controller: ControllerClient): (state: ChatState) => void {
     next = state;
     if (!saving) void drain();
   };
+}
+
+/** A player of another client build was refused (a notification): worth a line in the server's log. */
+function logMismatch(params: unknown): undefined {
+  const notice = platformNotices.protocol_mismatch.params.safeParse(params);
+  if (notice.success) log('warn', 'a player of another build was refused', notice.data);
+  return undefined;
 }
 
 /** The params of the warm pool's hand-over, as the protocol's table declares them. */

@@ -10,6 +10,8 @@ import { gameRequestOf, joined, left } from './members';
 import type { ControllerEventDependencies } from './ports';
 import { endsCleanly, fail, type Outcome } from './rules';
 import { saveState } from './save-state';
+import { updateSettings } from './update-settings';
+import { checkDeployment } from './check-deployment';
 import { isStaleReport } from '../rooms/replacement';
 
 type Request<T extends ControllerRequest['type']> = Extract<ControllerRequest, { type: T }>;
@@ -66,6 +68,10 @@ async function applyRpc(request: Request<'rpc'>, deps: ControllerEventDependenci
       return left(request, deps, now);
     case 'save_state':
       return saveState(request, deps, now);
+    case 'update_settings':
+      return updateSettings(request, deps, now);
+    case 'check_deployment':
+      return checkDeployment(request, deps);
   }
 }
 

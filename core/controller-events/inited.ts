@@ -6,6 +6,7 @@ import { gameMethods } from '../protocol/game-methods';
 import { checkRpcParams } from '../protocol/invalid-params';
 import { rpcErrorCodes } from '../protocol/jsonrpc';
 import type { Room } from '../rooms/model';
+import { storedProtocol, type Protocol } from '../versions/protocol';
 import { restoreOf } from '../rooms/replacement';
 import type { ControllerEventDependencies } from './ports';
 import { fail, initedVerdict, ok, readinessOf, refusesStandby, type Outcome } from './rules';
@@ -31,13 +32,19 @@ export async function inited(request: RpcRequest, deps: ControllerEventDependenc
     }
   }
   // No address (not spawning, or past the deadline): the write below cannot apply, and the
-  // verdict on it says why.
-  const change = await deps.rooms.markReady(request.roomId, {
-    settings: params.data.settings,
-    initedBy: request.correlationId,
-    address: address ?? '',
-    now,
-  });
+  // verdict on it says why. The build's component map is kept beside it, not after it: the
+  // spawn's answer waits on this write alone.
+  const { protocol } = params.data;
+  const [change] = await Promise.all([
+    deps.rooms.markReady(request.roomId, {
+      settings: params.data.settings,
+      ...(protocol ? { protocol: storedProtocol(protocol) } : {}),
+      initedBy: request.correlationId,
+      address: address ?? '',
+      now,
+    }),
+    protocol ? rememberComponents(protocol, request.roomId, deps) : undefined,
+  ]);
   const verdict = initedVerdict(change, { correlationId: request.correlationId, settings: params.data.settings });
   if (verdict.kind === 'late') {
     const failed = await deps.rooms.markFailed(request.roomId, 'spawn-timeout', now);
@@ -47,6 +54,18 @@ export async function inited(request: RpcRequest, deps: ControllerEventDependenc
   if (verdict.kind === 'answer') return verdict.outcome;
   if (found.standby) await deps.pool?.markReady(poolKeyOf(found), found.roomId);
   return withRestore(found, deps);
+}
+
+/**
+ * Keeps the build's component map for explaining later mismatches. Only explanations need it:
+ * a failure is logged, and the server is made ready all the same.
+ */
+async function rememberComponents(protocol: Protocol, roomId: string, deps: ControllerEventDependencies) {
+  try {
+    await deps.protocolComponents.remember(protocol);
+  } catch (error) {
+    deps.log.warn("could not keep a build's component map", { roomId, hash: protocol.hash, error });
+  }
 }
 
 /**

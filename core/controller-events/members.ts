@@ -10,6 +10,10 @@ import { checkRpcParams } from '../protocol/invalid-params';
 import { rpcErrorCodes, type RpcError } from '../protocol/jsonrpc';
 import { isLive, type Room } from '../rooms/model';
 import { isStaleReport } from '../rooms/replacement';
+import { ProtocolMismatchError } from '../versions/errors';
+import { tellServerOfMismatch } from '../versions/notice';
+import { protocolDiff, protocolOfStored } from '../versions/protocol';
+import type { ConfirmResult } from '../rooms/room-store';
 import type { ControllerEventDependencies } from './ports';
 import { fail, ok, type Outcome } from './rules';
 
@@ -48,6 +52,7 @@ export async function joined(request: RpcRequest, deps: ControllerEventDependenc
   if (outcome.state === 'Rejected') {
     return fail(rpcErrorCodes.keyRejected, `Registration key rejected (${outcome.reason}).`);
   }
+  if (outcome.state === 'Mismatch') return refuseBuild(room, outcome, deps);
   const { member } = outcome;
   // Never more than the room's configuration lets its server hold, never admin: the game
   // server (perhaps hostile) holds this token, even when an admin joins.
@@ -62,6 +67,27 @@ export async function joined(request: RpcRequest, deps: ControllerEventDependenc
     }),
   );
   return { result: { access_token: accessToken, account: member.account, info: {}, scopes } };
+}
+
+/**
+ * A player whose client is another build than the room's server: its key is rejected (the
+ * game drops the player), and the game is told which build knocked (`protocol_mismatch`).
+ * Only the set hashes are known here: the member keeps its client's hash, not its components.
+ */
+async function refuseBuild(
+  room: Room,
+  mismatch: Extract<ConfirmResult, { state: 'Mismatch' }>,
+  deps: ControllerEventDependencies,
+): Promise<Outcome> {
+  const client = { hash: mismatch.client };
+  const hashes = { clientHash: mismatch.client, serverHash: mismatch.server.h };
+  const error = new ProtocolMismatchError(room.roomId, protocolDiff(client, protocolOfStored(mismatch.server)), hashes);
+  await tellServerOfMismatch(room, { account: mismatch.account, client, error }, deps);
+  return fail(
+    rpcErrorCodes.keyRejected,
+    `Registration key rejected (protocol mismatch: the player's client is build ${hashes.clientHash}, ` +
+      `this server is build ${hashes.serverHash}; drop the player).`,
+  );
 }
 
 export async function left(request: RpcRequest, deps: ControllerEventDependencies, now: Date): Promise<Outcome> {

@@ -1,6 +1,8 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { PlatformTokenVerifier, TokenSigner } from '../auth/tokens';
 import type { SidecarDelivery } from '../commands/delivery';
+import type { GameConfigurations } from '../gameservers/configuration-store';
+import type { ProtocolComponents } from '../versions/protocol-store';
 import type { RoomMessages } from '../commands/message-store';
 import type { Commands } from '../commands/store';
 import type { ServerSlots } from '../gameservers/server-slot-store';
@@ -43,6 +45,12 @@ export interface ControllerEventDependencies {
   readonly commands: Pick<Commands, 'recordOutcome'>;
   /** Each room's log of game → owner messages. */
   readonly messages: Pick<RoomMessages, 'append'>;
+  /** Builds' component maps: a server's `inited` keeps its build's, to explain later mismatches. */
+  readonly protocolComponents: Pick<ProtocolComponents, 'remember'>;
+  /** The game versions' configurations: `check_deployment` compares the room's with its version's now. */
+  readonly configurations: Pick<GameConfigurations, 'get'>;
+  /** The room's sidecar's reply queue, for notices to the game (a `protocol_mismatch`). */
+  readonly deliver: SidecarDelivery;
   /** For what is dropped without an answer to anyone (a message the platform cannot store), and rooms it closes. */
   readonly log: Pick<Logger, 'warn' | 'info'>;
 }

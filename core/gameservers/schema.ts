@@ -4,6 +4,7 @@ import { scopeListSchema } from '../auth/schema';
 import { privilegedScopes } from '../auth/token-model';
 import { reservedJsonKeys, storableJsonObjectSchema } from '../protocol/storable-json';
 import { configurationOverrideIssue } from './task-overrides';
+import { protocolSchema } from '../versions/protocol';
 
 export const gameIdSchema = z
   .string()
@@ -95,6 +96,19 @@ export const gameServerConfigurationBodySchema = z
       )
       .max(64)
       .default([]),
+    protocol: protocolSchema
+      .optional()
+      .describe(
+        'The build this configuration starts, as `roomkeeper hash --out` writes it (docs/versions.md): a client of ' +
+          'another build is refused at create and matchmaking before any server starts.',
+      ),
+    checkProtocol: z
+      .boolean()
+      .optional()
+      .describe(
+        'false turns the version check off for rooms made from now on (debugging): any client joins any of them. ' +
+          'Default true.',
+      ),
   })
   .refine((c) => c.binary !== undefined || c.image !== undefined, {
     message: 'binary (local fleet) or image (ECS) is required',

@@ -25,6 +25,11 @@ export const sweeperMetrics = {
   phaseFailed: 'SweeperPhaseFailures',
 } as const;
 
+export const versionMetrics = {
+  /** A client refused because its network components differ from the server's (docs/versions.md). */
+  protocolMismatches: 'ProtocolMismatches',
+} as const;
+
 function enabledByEnvironment(env: NodeJS.ProcessEnv): boolean {
   if (env.POWERTOOLS_METRICS_DISABLED?.toLowerCase() === 'true') return false;
   return env.AWS_LAMBDA_FUNCTION_NAME !== undefined;

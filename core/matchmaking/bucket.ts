@@ -5,6 +5,12 @@ export interface BucketSpec {
   readonly version: string;
   readonly region: string;
   readonly criteria: Readonly<Record<string, unknown>>;
+  /**
+   * The client's build (set hash, docs/versions.md), when it sent one and its configuration
+   * checks builds: builds running side by side fill rooms of their own. Absent: the bucket of
+   * every client that sends none.
+   */
+  readonly protocol?: string;
 }
 
 /** JSON with object keys sorted at every level, so equal criteria hash equally. */
@@ -17,10 +23,11 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The bucket of rooms a find-or-create request may share: same game, version, region and criteria. */
+/** The bucket of rooms a find-or-create request may share: same game, version, region, criteria and build. */
 export function bucketOf(spec: BucketSpec): string {
+  const parts = [spec.gameId, spec.version, spec.region, spec.criteria];
   return createHash('sha256')
-    .update(canonicalJson([spec.gameId, spec.version, spec.region, spec.criteria]))
+    .update(canonicalJson(spec.protocol === undefined ? parts : [...parts, { protocol: spec.protocol }]))
     .digest('base64url');
 }
 

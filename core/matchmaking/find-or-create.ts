@@ -5,6 +5,7 @@ import type { Room } from '../rooms/model';
 import type { Reservation } from '../rooms/member';
 import { matchesCriteria } from './bucket';
 import type { FillingRoomStore } from './store';
+import { ProtocolMismatchError } from '../versions/errors';
 
 export interface MatchResult {
   readonly room: Room;
@@ -23,6 +24,16 @@ export interface FindOrCreateDependencies {
   readonly newRoomId: () => string;
   readonly now: () => Date;
   readonly sleep: (ms: number) => Promise<void>;
+  /**
+   * The configuration's deployment now (core/gameservers/deployment.ts). A bucket room whose
+   * server is of another build than the client's, started from this same deployment, shows the
+   * configuration's servers ARE another build: the refusal is the answer, and no room is made
+   * for it (each would be another build again). Started from an earlier deployment, the room is
+   * passed over.
+   */
+  readonly deployment?: string;
+  /** The refusal is the answer: tell the room's server (core/versions/notice.ts). */
+  readonly refused?: (room: Room, error: ProtocolMismatchError) => Promise<void>;
 }
 
 /**
@@ -71,14 +82,14 @@ export async function findOrCreate(
         continue;
       }
     } else if (matchesCriteria(room.settings, criteria)) {
-      const joined = await tryJoin(room.roomId, deps);
+      const joined = await tryJoin(room, deps);
       if (joined) return joined;
     }
     for (const roomId of await deps.pointers.roomsWithFreeSlots(bucket)) {
       if (roomId === pointer.roomId) continue;
       const candidate = await deps.findRoom(roomId);
       if (!candidate || !matchesCriteria(candidate.settings, criteria)) continue;
-      const joined = await tryJoin(roomId, deps);
+      const joined = await tryJoin(candidate, deps);
       if (joined) return joined;
     }
     const next = deps.newRoomId();
@@ -89,13 +100,20 @@ export async function findOrCreate(
   throw new RoomFullError(bucket);
 }
 
-/** Joins the room, or answers undefined when it filled, closed or vanished meanwhile. */
-async function tryJoin(roomId: string, deps: FindOrCreateDependencies): Promise<MatchResult | undefined> {
+/**
+ * Joins the room, or answers undefined when it filled, closed, vanished, stopped matching the
+ * criteria, or turned out to run a build of an earlier deployment meanwhile.
+ */
+async function tryJoin(room: Room, deps: FindOrCreateDependencies): Promise<MatchResult | undefined> {
   try {
-    return await deps.join(roomId);
+    return await deps.join(room.roomId);
   } catch (error) {
     if (error instanceof RoomFullError || error instanceof RoomNotJoinableError || error instanceof RoomNotFoundError) {
       return undefined;
+    }
+    if (error instanceof ProtocolMismatchError) {
+      if (room.deployment === undefined || room.deployment !== deps.deployment) return undefined;
+      await deps.refused?.(room, error);
     }
     throw error;
   }

@@ -1,3 +1,4 @@
+import { deploymentOf } from '../gameservers/deployment';
 import { randomInt } from 'node:crypto';
 import { grantableScopes, platformOwnerPrefix } from '../auth/token-model';
 import type { GameServerConfiguration } from '../gameservers/configuration';
@@ -326,6 +327,8 @@ function standbyRoom(
     constants: { ...defaultConstants(shape), visibility: 'private' },
     properties: { joinability: 'closed', custom: {} },
     bounds: roomBoundsOf(configuration, costs.defaults),
+    deployment: deploymentOf(configuration),
+    ...(configuration.checkProtocol === false ? { protocolCheck: false as const } : {}),
     standby: true,
   };
 }

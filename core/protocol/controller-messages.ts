@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { hashRegistrationKey } from '../rooms/registration-keys';
 import type { GameMethod } from './game-methods';
-import { gameMethods } from './game-methods';
+import { gameMethods, platformNoticeNames } from './game-methods';
 import { rpcErrorSchema, type RpcId } from './jsonrpc';
 
 /**
@@ -107,9 +107,19 @@ const rpcBase = {
 const forwardedRequestParams = {
   inited: z.unknown(),
   save_state: z.unknown(),
+  update_settings: z.unknown(),
+  check_deployment: z.unknown(),
   joined: keyedParamsSchema,
   left: keyedParamsSchema,
 } as const satisfies Record<GameMethod, z.ZodType>;
+
+/** Methods forwarded as the game sent them (no registration key in them). */
+const unkeyedMethods = ['inited', 'save_state', 'update_settings', 'check_deployment'] as const satisfies GameMethod[];
+type UnkeyedMethod = (typeof unkeyedMethods)[number];
+
+/** The forward of a method without a registration key: its params as the game sent them. */
+const unkeyedRequest = <M extends UnkeyedMethod>(method: M) =>
+  z.object({ ...rpcBase, method: z.literal(method), params: forwardedRequestParams[method] });
 
 /** The forward of a method that uses a registration key: it names the game request it is about (`gameRequest`). */
 const keyedRequest = <M extends GameMethod>(method: M) =>
@@ -120,12 +130,10 @@ const keyedRequest = <M extends GameMethod>(method: M) =>
  * game's params with `key` replaced by `keyHash` (`forwardedCall`); `inited` as the game sent it.
  */
 const rpcRequestSchema = z.discriminatedUnion('method', [
-  z.object({ ...rpcBase, method: z.literal('inited' satisfies GameMethod), params: forwardedRequestParams.inited }),
-  z.object({
-    ...rpcBase,
-    method: z.literal('save_state' satisfies GameMethod),
-    params: forwardedRequestParams.save_state,
-  }),
+  unkeyedRequest('inited'),
+  unkeyedRequest('save_state'),
+  unkeyedRequest('update_settings'),
+  unkeyedRequest('check_deployment'),
   keyedRequest('joined'),
   keyedRequest('left'),
 ]);
@@ -211,7 +219,7 @@ export type ForwardedCall = RpcRequest extends infer R
  * forwardedCall('left', { key: 'k' }, r); // { method: 'left', params: { keyHash: '<sha-256 hex of k>' }, gameRequest: r }
  */
 export function forwardedCall(method: GameMethod, params: unknown, gameRequest?: string): ForwardedCall {
-  if (method === 'inited' || method === 'save_state') return { method, params };
+  if (isUnkeyed(method)) return { method, params };
   const { key, ...rest } = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>;
   return {
     method,
@@ -219,6 +227,9 @@ export function forwardedCall(method: GameMethod, params: unknown, gameRequest?:
     ...(gameRequest === undefined ? {} : { gameRequest }),
   };
 }
+
+const isUnkeyed = (method: GameMethod): method is UnkeyedMethod =>
+  (unkeyedMethods as readonly string[]).includes(method);
 
 export const controllerReplySchema = z.discriminatedUnion('type', [
   /** The answer to one forwarded request: `error` set means the game gets a JSON-RPC error. */
@@ -241,6 +252,15 @@ export const controllerReplySchema = z.discriminatedUnion('type', [
    * on the reply queue, so nobody but the platform can end a room this way.
    */
   z.object({ type: z.literal('stop'), reason: z.enum(['empty', 'lifetime']) }),
+  /**
+   * A notice for the game (core/protocol/game-methods.ts `platformNotices`), relayed as a
+   * JSON-RPC notification while the room is not ending. Only the table's methods parse.
+   */
+  z.object({
+    type: z.literal('notice'),
+    method: z.enum(platformNoticeNames),
+    params: z.record(z.string(), z.unknown()),
+  }),
 ]);
 export type ControllerReply = z.infer<typeof controllerReplySchema>;
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { protocolHashSchema, protocolSchema } from '../versions/protocol';
 import { storableJsonObjectSchema } from './storable-json';
 
 /** The same bound as room settings (core/rooms/schema.ts), kept here so the protocol has no room import. */
@@ -58,7 +59,8 @@ export const rpcMethods = {
     forwarded: 'platform',
     params: z.object({
       settings: settingsSchema.optional(),
-      protocol: storableJsonObjectSchema(maxSettingsBytes).optional(),
+      /** The server's build (docs/versions.md): a component map that does not hash to `hash` is refused. */
+      protocol: protocolSchema.optional(),
       /** A server started with `standby=1` accepts the warm pool's protocol: it waits for `assign`. */
       standby: z.boolean().optional(),
     }),
@@ -94,6 +96,30 @@ export const rpcMethods = {
     forwarded: 'platform',
     params: z.object({ state: savedStateSchema }),
     result: z.object({ epoch: z.number().int().min(1), savedAt: z.iso.datetime() }),
+  },
+  /**
+   * The room's settings change (the Anthill runtimes' call): stored like `inited` settings,
+   * refused once the room ended or its server was replaced; matchmaking sees them at once.
+   */
+  update_settings: {
+    direction: 'game-to-controller',
+    forwarded: 'platform',
+    params: z.object({ settings: settingsSchema }),
+    result: ok,
+  },
+  /**
+   * Whether the server's build is still the one its game version's configuration starts (the
+   * Anthill runtimes call it without params): a server told `current: false` may drain itself.
+   */
+  check_deployment: {
+    direction: 'game-to-controller',
+    forwarded: 'platform',
+    params: z.object({}),
+    result: z.object({
+      current: z.boolean(),
+      /** The build the configuration declares now, without its components. */
+      protocol: z.object({ hash: protocolHashSchema, builtAt: z.iso.datetime({ offset: true }).optional() }).optional(),
+    }),
   },
   /** A message for the room's owner (`GET /v1/rooms/{roomId}/messages`); answered once SQS took it. */
   message: {
@@ -162,6 +188,33 @@ export type GameMethod = keyof typeof gameMethods;
 
 export type GameMethodParams<M extends GameMethod> = z.output<(typeof gameMethods)[M]['params']>;
 export type GameMethodResult<M extends GameMethod> = z.output<(typeof gameMethods)[M]['result']>;
+
+/**
+ * Notifications (no id, no answer) the platform has the sidecar relay to the game. The sidecar
+ * relays only the methods listed here, so a game never receives a method it was not told of.
+ */
+export const platformNotices = {
+  /**
+   * A player was refused because its build is not the server's (docs/versions.md): the game
+   * may log it, or tell the player to update.
+   */
+  protocol_mismatch: {
+    params: z.object({
+      account: z.string(),
+      client: z.object({ hash: protocolHashSchema, builtAt: z.string().optional() }),
+      server: z.object({ hash: protocolHashSchema }),
+      added: z.array(z.string()),
+      removed: z.array(z.string()),
+      changed: z.array(z.string()),
+      newer: z.enum(['client', 'server', 'unknown']),
+    }),
+  },
+} as const;
+
+type PlatformNotice = keyof typeof platformNotices;
+
+/** The names of `platformNotices`, for schemas. */
+export const platformNoticeNames = Object.keys(platformNotices) as [PlatformNotice, ...PlatformNotice[]];
 
 /** Controller → game. */
 export const controllerMethods = { status: rpcMethods.status, shutdown: rpcMethods.shutdown } as const;

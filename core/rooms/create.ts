@@ -19,6 +19,12 @@ import type { Room, RoomHost, RoomSettings } from './model';
 import { RoomAlreadyExistsError } from './errors';
 import type { HandOver, RoomStore, SessionRead } from './room-store';
 import { defaultConstants, type SessionConstants, type SessionProperties } from './session-model';
+import { storedHashOfKey } from './document';
+import { deploymentOf } from '../gameservers/deployment';
+import { mismatchError, sameBuild } from '../versions/errors';
+import { recordMismatch, refuseUndeclaredBuild, tellServerOfMismatch, type NoticeDelivery } from '../versions/notice';
+import type { Protocol } from '../versions/protocol';
+import type { ProtocolComponents } from '../versions/protocol-store';
 
 export interface CreateRoomCommand {
   readonly account: string;
@@ -31,6 +37,12 @@ export interface CreateRoomCommand {
   readonly region: string;
   /** Set when matchmaking creates the room for a criteria bucket. */
   readonly bucket?: string;
+  /**
+   * The creator's build (docs/versions.md), if it sent one: a configuration declaring another
+   * build refuses the create before anything starts, and a server reporting another build at
+   * `inited` undoes the creator's reservation (409 PROTOCOL_MISMATCH either way).
+   */
+  readonly protocol?: Protocol;
   /**
    * The session the room is (core/rooms/create-resolution.ts). Absent: the configuration's
    * default template, open, with no custom constants or properties.
@@ -74,6 +86,14 @@ export interface CreateRoomDependencies {
    * bucket's room id is chosen before the create.
    */
   readonly warmPool?: StandbyServers;
+  /**
+   * How a refused build is explained (the server's components) and told to its game server.
+   * Absent: the refusal names no components and tells nobody.
+   */
+  readonly versions?: {
+    readonly components: Pick<ProtocolComponents, 'componentsOf'>;
+    readonly deliver: NoticeDelivery;
+  };
   /**
    * Reads the caller started before the configuration was known (beside the abuse check and
    * the configuration read), so that a warm create overlaps them instead of waiting for them.
@@ -128,6 +148,7 @@ const spawnDeadlineGraceMs = 2_000;
  */
 export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDependencies): Promise<CreateRoomResult> {
   const maxPlayers = checkedMaxPlayers(command, deps.configuration);
+  refuseUndeclaredBuild(deps.configuration, command.protocol, command.account, deps.now());
   if (deps.warmPool && !command.bucket && keepsWarmPool(deps.configuration)) {
     const warm = await createFromPool(command, maxPlayers, deps.warmPool, deps);
     if (warm) return warm;
@@ -167,6 +188,7 @@ async function createCold(
     keyHash: hashRegistrationKey(key),
     scopes: command.scopes,
     createdAt: created.toISOString(),
+    ...creatorBuild(command, deps.configuration),
   };
   try {
     await deps.rooms.createWithMember(room, member);
@@ -178,7 +200,37 @@ async function createCold(
   }
   const placement = await startServer(room, host, deps);
   await deps.rooms.recordPlacement(roomId, placement, deps.now());
-  return coldAnswer(await waitWhileSpawning(roomId, deps), room, key, placement.ports, deps);
+  const current = await waitWhileSpawning(roomId, deps);
+  await refuseOtherBuild(current, command, key, deps);
+  return coldAnswer(current, room, key, placement.ports, deps);
+}
+
+/** The creator's build as its member keeps it, when it sent one and the configuration checks. */
+function creatorBuild(command: CreateRoomCommand, configuration: GameServerConfiguration): { v?: string } {
+  return command.protocol === undefined || configuration.checkProtocol === false ? {} : { v: command.protocol.hash };
+}
+
+/**
+ * The server came up as another build than the creator's: the creator's reservation is undone
+ * (the room stays, empty, for the empty-room grace to end) and the refusal is the answer.
+ */
+async function refuseOtherBuild(
+  current: Room,
+  command: CreateRoomCommand,
+  key: string,
+  deps: CreateRoomDependencies,
+): Promise<void> {
+  const client = command.protocol;
+  if (!client || current.state !== 'ready' || current.protocolCheck === false) return;
+  if (sameBuild(client.hash, current.protocol)) return;
+  await deps.rooms
+    .undoClaim(current.roomId, { account: command.account, keyHash: storedHashOfKey(key), reissued: false }, deps.now())
+    .catch(() => undefined);
+  const error = await mismatchError(current.roomId, client, current.protocol!, deps.versions?.components);
+  const refusal = { account: command.account, client, error };
+  if (deps.versions) await tellServerOfMismatch(current, refusal, { deliver: deps.versions.deliver, now: deps.now });
+  else recordMismatch(refusal, deps.now());
+  throw error;
 }
 
 /** The new room as its create writes it: spawning, the creator's, with its session's template and constants. */
@@ -209,6 +261,8 @@ function coldRoom(
     serverScopes: grantableScopes(configuration.serverScopes),
     commands: [...configuration.commands],
     ...(command.bucket ? { bucket: command.bucket } : {}),
+    deployment: deploymentOf(configuration),
+    ...(configuration.checkProtocol === false ? { protocolCheck: false as const } : {}),
     template: command.session?.template ?? null,
     constants:
       command.session?.constants ??
@@ -335,6 +389,7 @@ function standbyHandOver(
     keyHash: hashRegistrationKey(key),
     scopes: command.scopes,
     createdAt: created.toISOString(),
+    ...creatorBuild(command, configuration),
   };
   const shape = { maxPlayers, reservationTimeoutS: configuration.reservationTimeoutS };
   const constants = command.session?.constants ?? defaultConstants(shape);
@@ -348,6 +403,7 @@ function standbyHandOver(
     constants,
     properties: command.session?.properties ?? { joinability: 'open', custom: {} },
     host: dedicatedHost(created),
+    ...(member.v === undefined ? {} : { protocol: member.v }),
     // A standby server is ready: the creator's reservation is a ready room's, its scopes
     // kept within the serverScopes the standby room was started with.
     members: firstMembers(

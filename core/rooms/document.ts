@@ -379,6 +379,7 @@ export function memberOf(raw: unknown, account: string): StoredMember {
   }
   if (m.u !== undefined && typeof m.u !== 'string') throw new SessionDocumentCorruptError('member u');
   if (m.k !== undefined && typeof m.k !== 'string') throw new SessionDocumentCorruptError('member k');
+  if (m.v !== undefined && typeof m.v !== 'string') throw new SessionDocumentCorruptError('member v');
   const e = optionalNumber(m.e, 'e');
   const p = optionalNumber(m.p, 'p');
   const a = optionalNumber(m.a, 'a');
@@ -397,5 +398,6 @@ export function memberOf(raw: unknown, account: string): StoredMember {
     ...(m.q === undefined ? {} : { q: mapOf(m.q, `members.${account}.q`) }),
     ...(n === undefined ? {} : { n }),
     ...(d === undefined ? {} : { d }),
+    ...(m.v === undefined ? {} : { v: m.v }),
   };
 }

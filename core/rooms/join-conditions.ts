@@ -7,7 +7,8 @@ import {
   type StoredMember,
 } from './document';
 import { memberAsRead, roomConditions as is } from './room-conditions';
-import { allOf, type Condition } from './room-expression';
+import { allOf, holds, type Condition } from './room-expression';
+import type { StoredProtocol } from '../versions/protocol';
 import type { ClaimFailure, ClaimSpec, RoomWrite } from './room-store';
 
 /**
@@ -16,27 +17,46 @@ import type { ClaimFailure, ClaimSpec, RoomWrite } from './room-store';
  * change number and `updatedAt`), the unit tests pin them.
  */
 
-/** What every join needs of the room: live, heard from (if a cutoff is given), open to joins. */
-function joinable(since: string | undefined): Condition[] {
-  return [is.roomIsLive, ...(since === undefined ? [] : [is.serverHeardFrom(since)]), is.joinabilityOpen];
+/**
+ * What every join needs of the room: live, heard from (if a cutoff is given), open to joins,
+ * of the client's build (if it sent one to check), its settings still the criteria (if any).
+ */
+function joinable(spec: ClaimSpec): Condition[] {
+  const since = spec.heartbeatSince;
+  const criteria = spec.criteria ?? {};
+  return [
+    is.roomIsLive,
+    ...(since === undefined ? [] : [is.serverHeardFrom(since)]),
+    is.joinabilityOpen,
+    ...(spec.protocol === undefined ? [] : [is.protocolAccepts(spec.protocol)]),
+    ...(Object.keys(criteria).length === 0 ? [] : [is.settingsMatch(criteria)]),
+  ];
 }
 
-/** The member as the claim writes it: holding the new key. */
-const claimedMember = (spec: ClaimSpec): StoredMember => ({ ...spec.member, k: spec.keyHash });
+/** The member as the claim writes it: holding the new key, with the build it joined with. */
+const claimedMember = (spec: ClaimSpec): StoredMember => ({
+  ...spec.member,
+  k: spec.keyHash,
+  ...(spec.protocol === undefined ? {} : { v: spec.protocol }),
+});
+
+/** Echoed so a write answering only what it updated (`UPDATED_NEW`) returns them without a read. */
+const claimEcho = [['state'], ['settings']] as const;
 
 /**
- * The claim: add the member holding its key and one more player; the state is echoed so a
- * write answering only what it updated (`UPDATED_NEW`) returns it without a read.
+ * The claim: add the member holding its key and one more player; the state and the settings
+ * are echoed.
  *
  *   IF memberAbsent AND hasFreeSlot AND roomIsLive AND serverHeardFrom AND joinabilityOpen
+ *      AND protocolAccepts AND settingsMatch
  */
 export function claimWrite(spec: ClaimSpec, now: Date): RoomWrite {
   return {
-    condition: allOf(is.memberAbsent(spec.account), is.hasFreeSlot, ...joinable(spec.heartbeatSince)),
+    condition: allOf(is.memberAbsent(spec.account), is.hasFreeSlot, ...joinable(spec)),
     change: {
       set: [[['members', spec.account], claimedMember(spec)]],
       add: [[['players'], 1]],
-      echo: [['state']],
+      echo: claimEcho,
     },
     now,
   };
@@ -52,6 +72,7 @@ export const maxReclaimPerWrite = 32;
  *
  *   IF each expired member as read AND (joiner absent | joiner unchanged)
  *      AND playersBelow(maxPlayers + removed) AND roomIsLive AND serverHeardFrom AND joinabilityOpen
+ *      AND protocolAccepts AND settingsMatch
  */
 export function reclaimAndClaimWrite(
   spec: ClaimSpec & { expired: readonly DocMember[]; maxPlayers: number },
@@ -66,25 +87,32 @@ export function reclaimAndClaimWrite(
       // Overwritten with the new key: its old key goes with it.
       own ? is.memberUnchanged(spec.account, own.member.t) : is.memberAbsent(spec.account),
       is.playersBelow(spec.maxPlayers + removed),
-      ...joinable(spec.heartbeatSince),
+      ...joinable(spec),
     ),
     change: {
       set: [[['members', spec.account], claimedMember(spec)]],
       add: [[['players'], 1 - removed]],
       remove: others.map((x) => ['members', x.account]),
-      echo: [['state']],
+      echo: claimEcho,
     },
     now,
   };
 }
 
+/**
+ * Why a claim failed, from the item as it stood. A build mismatch and settings that stopped
+ * matching come first: they are what the room IS, and no retry, reclaim or other slot changes them.
+ */
 export function classifyClaimFailure(
   old: Record<string, unknown> | undefined,
-  account: string,
+  spec: Pick<ClaimSpec, 'account' | 'heartbeatSince' | 'protocol' | 'criteria'>,
   now: number,
-  heartbeatSince?: string,
 ): ClaimFailure {
   if (!old) return { state: 'NotFound' };
+  const { account, heartbeatSince } = spec;
+  const mismatch = buildMismatch(old, spec.protocol);
+  if (mismatch) return mismatch;
+  if (spec.criteria && !holds(is.settingsMatch(spec.criteria), old)) return { state: 'NotMatching' };
   const state = String(old.state);
   if (state !== 'spawning' && state !== 'ready') return { state: 'NotJoinable', reason: `the room is ${state}` };
   const joinability = (old.properties as { joinability?: unknown } | undefined)?.joinability;
@@ -121,4 +149,10 @@ export function classifyClaimFailure(
     return { state: 'Full' };
   }
   return { state: 'Retry' };
+}
+
+/** The room's server is of another build than the client's, and the room checks builds. */
+function buildMismatch(old: Record<string, unknown>, client: string | undefined): ClaimFailure | undefined {
+  if (client === undefined || holds(is.protocolAccepts(client), old)) return undefined;
+  return { state: 'Mismatch', server: old.protocol as StoredProtocol };
 }

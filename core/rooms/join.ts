@@ -14,11 +14,22 @@ import { RoomFullError, RoomNotJoinableError } from './join-errors';
 import { causeOfSilence, type HeartbeatPipeline } from './heartbeat-evidence';
 import { heartbeatCutoff, heartbeatDefaults } from './liveness';
 import { isLive, type Room } from './model';
+import { mismatchError, sameBuild, type ProtocolMismatchError } from '../versions/errors';
+import { tellServerOfMismatch, type NoticeDelivery } from '../versions/notice';
+import type { Protocol, StoredProtocol } from '../versions/protocol';
+import type { ProtocolComponents } from '../versions/protocol-store';
 
 export interface JoinRoomCommand {
   readonly roomId: string;
   readonly account: string;
   readonly scopes: readonly string[];
+  /**
+   * The client's build (docs/versions.md): the claim joins only a room whose server is of the
+   * same build, reported none, or was made with the check off. Absent: any room.
+   */
+  readonly protocol?: Protocol;
+  /** Matchmaking's criteria: the claim joins only while the room's settings still hold them. */
+  readonly criteria?: Readonly<Record<string, unknown>>;
 }
 
 export interface JoinRoomDependencies {
@@ -50,6 +61,15 @@ export interface JoinRoomDependencies {
    * key) and their error is the answer.
    */
   readonly accountChecks?: AccountChecks;
+  /**
+   * How a refused build is explained (the server's components, read on that failure only) and
+   * told to the room's game server. Absent: the refusal names no components and tells nobody.
+   */
+  readonly versions?: {
+    readonly components: Pick<ProtocolComponents, 'componentsOf'>;
+    /** Absent: the caller tells the server itself, if it answers the refusal (matchmaking). */
+    readonly deliver?: NoticeDelivery;
+  };
 }
 
 export interface JoinRoomResult {
@@ -95,7 +115,7 @@ const backoff = (attempt: number) => jitteredBackoffMs(attempt, joinContentionBa
  */
 export async function joinRoom(command: JoinRoomCommand, deps: JoinRoomDependencies): Promise<JoinRoomResult> {
   const checks = deps.accountChecks;
-  if (!checks) return answer(await claimSlot(command, deps), deps);
+  if (!checks) return answer(await claimSlot(command, deps), command, deps);
   await checks.known();
   // Settled into a result, so an early refusal never goes unhandled while the claim runs.
   const verdict: Promise<unknown> = patiently(checks.decide, deps).then(
@@ -110,22 +130,26 @@ export async function joinRoom(command: JoinRoomCommand, deps: JoinRoomDependenc
   }
   const refused = await verdict;
   if (refused) {
-    // A failed undo leaves a reservation whose key nobody was given: it expires by itself.
-    await deps.sessions
-      .undoClaim(
-        command.roomId,
-        {
-          account: command.account,
-          keyHash: claimed.keyHash,
-          reissued: claimed.reissued,
-          ...(claimed.previousKeyHash === undefined ? {} : { previousKeyHash: claimed.previousKeyHash }),
-        },
-        deps.now(),
-      )
-      .catch(() => undefined);
+    await undo(command, claimed, deps);
     throw refused;
   }
-  return answer(claimed, deps);
+  return answer(claimed, command, deps);
+}
+
+/** Undoes exactly this claim. A failed undo leaves a reservation whose key nobody was given: it expires by itself. */
+async function undo(command: JoinRoomCommand, claimed: ClaimedSlot, deps: JoinRoomDependencies): Promise<void> {
+  await deps.sessions
+    .undoClaim(
+      command.roomId,
+      {
+        account: command.account,
+        keyHash: claimed.keyHash,
+        reissued: claimed.reissued,
+        ...(claimed.previousKeyHash === undefined ? {} : { previousKeyHash: claimed.previousKeyHash }),
+      },
+      deps.now(),
+    )
+    .catch(() => undefined);
 }
 
 /** Whether a room's cached copy holds everything a join's answer needs, for good. */
@@ -172,6 +196,8 @@ async function claimSlot(command: JoinRoomCommand, deps: JoinRoomDependencies): 
     keyHash,
     member: newReservation(room, now.getTime(), constants.timeouts, command.scopes, memberNumber),
     heartbeatSince: heartbeatCutoff(now, deps.heartbeatTimeoutS),
+    ...(command.protocol === undefined ? {} : { protocol: command.protocol.hash }),
+    ...(command.criteria === undefined ? {} : { criteria: command.criteria }),
   });
   let now = deps.now();
   let outcome: ClaimResult = await deps.sessions.claim(room.roomId, spec(now), now.getTime());
@@ -183,12 +209,23 @@ async function claimSlot(command: JoinRoomCommand, deps: JoinRoomDependencies): 
           keyHash,
           reissued: false,
           member: spec(now).member,
-          room: { ...room, state: outcome.roomState, players: outcome.players, changeNumber: outcome.changeNumber },
+          room: {
+            ...room,
+            state: outcome.roomState,
+            players: outcome.players,
+            changeNumber: outcome.changeNumber,
+            ...(outcome.settings === undefined ? {} : { settings: outcome.settings }),
+          },
         };
       case 'NotFound':
         throw new RoomNotFoundError(room.roomId);
       case 'NotJoinable':
         throw new RoomNotJoinableError(room.roomId, outcome.reason);
+      case 'NotMatching':
+        throw new RoomNotJoinableError(room.roomId, 'its settings no longer match the criteria');
+      case 'Mismatch':
+        // Its server reported its build: it called `inited`, so it was up.
+        throw await refuseBuild({ ...room, state: 'ready' }, command, outcome.server, deps);
       case 'Silent':
         throw await silenceError(room.roomId, deps);
       case 'Full':
@@ -319,10 +356,41 @@ function pastDeadline(deps: JoinRoomDependencies, roomId: string): void {
   });
 }
 
-async function answer(claimed: ClaimedSlot, deps: JoinRoomDependencies): Promise<JoinRoomResult> {
+/**
+ * The refusal of the client's build by the room's server, told to that server when this join
+ * answers it (a direct join); matchmaking tells it only if it answers the refusal.
+ */
+async function refuseBuild(
+  room: Room,
+  command: JoinRoomCommand,
+  server: StoredProtocol,
+  deps: JoinRoomDependencies,
+): Promise<ProtocolMismatchError> {
+  const client = command.protocol!;
+  const error = await mismatchError(room.roomId, client, server, deps.versions?.components);
+  const deliver = deps.versions?.deliver;
+  if (deliver)
+    await tellServerOfMismatch(room, { account: command.account, client, error }, { deliver, now: deps.now });
+  return error;
+}
+
+async function answer(
+  claimed: ClaimedSlot,
+  command: JoinRoomCommand,
+  deps: JoinRoomDependencies,
+): Promise<JoinRoomResult> {
   let current = claimed.room;
   if (current.state === 'spawning') {
     current = await waitWhileSpawning(current.roomId, deps);
+    // Claimed while its server had reported no build: the build it reported at `inited` decides.
+    if (
+      current.state === 'ready' &&
+      current.protocolCheck !== false &&
+      !sameBuild(command.protocol?.hash, current.protocol)
+    ) {
+      await undo(command, claimed, deps);
+      throw await refuseBuild(current, command, current.protocol!, deps);
+    }
   } else if (!isSettled(current)) {
     const read = await deps.sessions.read(current.roomId);
     if (!read) throw new RoomNotFoundError(current.roomId);

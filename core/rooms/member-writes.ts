@@ -114,9 +114,12 @@ export function departedAt(read: SessionRead, batch: readonly DocMember[]): numb
  * it if it may be. Reserved → active, once, for the holder of the key, before the reservation
  * expires (judged against `now`). The confirming request and time are written in the same
  * conditional write, and the reservation as it was is kept, so `abandon` can undo a
- * confirmation the game never saw.
+ * confirmation the game never saw. A member that joined with a build (`v`) the room's server
+ * is not of is refused while the room checks builds (`buildMismatch`), on the read and again
+ * in the write (`protocolAccepts`), so a server reporting its build in between cannot let one
+ * through.
  *
- *   IF keyMatches AND memberUnchanged AND keyUnused AND roomIsLive
+ *   IF keyMatches AND memberUnchanged AND keyUnused AND roomIsLive [AND protocolAccepts(v)]
  */
 export function confirmation(
   read: SessionRead,
@@ -131,6 +134,8 @@ export function confirmation(
   const member = memberOf(raw, account);
   if (member.u !== undefined) return { answer: usedKeyAnswer(read.room, account, member, hash, requestId) };
   if (!isLiveMember(member, read.room, now.getTime())) return { answer: { state: 'Rejected', reason: 'expired' } };
+  const mismatch = buildMismatch(read.room, account, member);
+  if (mismatch) return { answer: mismatch };
   const wasActive = memberStateOf(member.s) === 'active';
   // The copy kept for `abandon` is the reservation's state and clock: the key, scopes and
   // properties stay the member's (stored once), and `abandon` keeps them.
@@ -147,6 +152,7 @@ export function confirmation(
         is.memberUnchanged(account, member.t),
         is.keyUnused(account),
         is.roomIsLive,
+        ...(member.v === undefined ? [] : [is.protocolAccepts(member.v)]),
       ),
       change: { set: [[memberPath(account), confirmed]] },
       now,
@@ -164,9 +170,25 @@ export function confirmationRefused(current: SessionRead | undefined, hash: stri
   const found = current && memberOfKey(current.doc, hash);
   if (!found) return { state: 'Rejected', reason: 'unknown-key' };
   const { account, member } = found;
-  return member.u === undefined
-    ? { state: 'Rejected', reason: 'used' }
-    : usedKeyAnswer(current.room, account, member, hash, requestId);
+  if (member.u === undefined)
+    return buildMismatch(current.room, account, member) ?? { state: 'Rejected', reason: 'used' };
+  return usedKeyAnswer(current.room, account, member, hash, requestId);
+}
+
+/**
+ * Whether a member's build (`v`, the set hash its client joined with) is refused by the room:
+ * both hashes known, different, and the room made with the check on (docs/versions.md). Pure.
+ */
+function buildMismatch(
+  room: Pick<Room, 'protocol' | 'protocolCheck'>,
+  account: string,
+  member: Pick<StoredMember, 'v'>,
+): Extract<ConfirmResult, { state: 'Mismatch' }> | undefined {
+  const server = room.protocol;
+  if (member.v === undefined || server === undefined || room.protocolCheck === false || server.h === member.v) {
+    return undefined;
+  }
+  return { state: 'Mismatch', account, client: member.v, server };
 }
 
 /**
@@ -207,11 +229,12 @@ export function usedKeyAnswer(
     : { state: 'Rejected', reason: 'used' };
 }
 
-/** What a member holds whatever its state: its scopes, its own properties and its member number. */
-const ownFields = (member: StoredMember): Pick<StoredMember, 'c' | 'q' | 'n'> => ({
+/** What a member holds whatever its state: its scopes, its own properties, its member number and its client's build. */
+const ownFields = (member: StoredMember): Pick<StoredMember, 'c' | 'q' | 'n' | 'v'> => ({
   ...(member.c === undefined ? {} : { c: member.c }),
   ...(member.q === undefined ? {} : { q: member.q }),
   ...(member.n === undefined ? {} : { n: member.n }),
+  ...(member.v === undefined ? {} : { v: member.v }),
 });
 
 /** Confirmed members run no timeout in configuration rooms; templates may give `inactive` one. */

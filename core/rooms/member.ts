@@ -34,6 +34,8 @@ export interface NewMember {
   /** A fixed expiry; without it the reservation is pending until the room is ready. */
   readonly expiresAt?: string;
   readonly createdAt: string;
+  /** The set hash of the build the member created or joined with (docs/versions.md), if it sent one. */
+  readonly v?: string;
 }
 
 /** What a player receives for a slot: the key is shown once, here, and never again. */

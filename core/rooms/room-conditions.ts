@@ -73,6 +73,22 @@ export const roomConditions = {
   hostEpochIs: (epoch: number): Condition => equals(['host', 'e'], epoch),
   /** The room's arbiter is this member (a dedicated room's server has no `host.a`). */
   hostIs: (account: string): Condition => equals(['host', 'a'], account),
+  /**
+   * A client of build `hash` may join (docs/versions.md): the room's server reported no build
+   * (or has not yet: a spawning room), the room was made with the check off, or the same build.
+   */
+  protocolAccepts: (hash: string): Condition =>
+    anyOf(absent('protocol'), exists('protocolCheck'), equals(['protocol', 'h'], hash)),
+  /**
+   * The room's settings still hold every criterion, each compared whole (maps, lists, numbers,
+   * strings as DynamoDB compares them): a room whose server changed its settings since a
+   * matchmaker read it is not joined. No criteria: the room exists (an empty `AND` compiles to
+   * nothing DynamoDB accepts).
+   */
+  settingsMatch: (criteria: Readonly<Record<string, unknown>>): Condition => {
+    const each = Object.entries(criteria).map(([key, value]) => equals(['settings', key], value));
+    return each.length === 0 ? exists('pk') : allOf(...each);
+  },
   /** The arbiter was last heard from before `before` (epoch ms): silent since then. */
   hostSilentBefore: (before: number): Condition => ({
     kind: 'compare',

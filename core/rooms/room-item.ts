@@ -32,7 +32,11 @@ export function firstMembers(
           ...newReservation({ ...room, state: 'ready' }, created, constantsOf(room).timeouts, member.scopes),
           e: Date.parse(member.expiresAt),
         };
-  members[member.account] = { ...reservation, k: storedKeyHash(member.keyHash) };
+  members[member.account] = {
+    ...reservation,
+    k: storedKeyHash(member.keyHash),
+    ...(member.v === undefined ? {} : { v: member.v }),
+  };
   return members;
 }
 

@@ -3,6 +3,7 @@ import type { DocMember, SessionDocument, StoredMember } from './document';
 import type { Member, NewMember } from './member';
 import type { Placement, Room, RoomFailureReason, RoomHost, RoomSettings } from './model';
 import type { Change, Condition, Item } from './room-expression';
+import type { StoredProtocol } from '../versions/protocol';
 
 /** The arbiter's saved state as the room's item holds it (core/rooms/saved-state.ts). */
 export interface SavedState {
@@ -37,6 +38,13 @@ export interface ClaimSpec {
   readonly member: StoredMember;
   /** A ready room must have been heard from at or after this instant (ISO); undefined: not checked. */
   readonly heartbeatSince?: string;
+  /**
+   * The set hash of the client's build (docs/versions.md), sent and checked: the room's server
+   * must be of the same build, or have reported none (`protocolAccepts`). Undefined: not checked.
+   */
+  readonly protocol?: string;
+  /** Matchmaking's criteria: the room's settings must still hold each (`settingsMatch`). */
+  readonly criteria?: Readonly<Record<string, unknown>>;
 }
 
 /** What a successful claim hands back (only what it updated): enough to answer without a read. */
@@ -45,12 +53,18 @@ interface Claimed {
   readonly roomState: Room['state'];
   readonly players: number;
   readonly changeNumber: number;
+  /** The room's settings as the claim found them (echoed by the write). */
+  readonly settings?: RoomSettings;
 }
 
 /** Why a claim's condition failed, told apart from the item as it stood (`ALL_OLD`). */
 export type ClaimFailure =
   | { readonly state: 'NotFound' }
   | { readonly state: 'NotJoinable'; readonly reason: string }
+  /** The room's server is of another build than the client's (`ClaimSpec.protocol`). */
+  | { readonly state: 'Mismatch'; readonly server: StoredProtocol }
+  /** The room's settings no longer hold the claim's criteria. */
+  | { readonly state: 'NotMatching' }
   /** Ready, but its server has not been heard from since the claim's heartbeat cutoff. */
   | { readonly state: 'Silent' }
   | { readonly state: 'AlreadyMember'; readonly member: StoredMember; readonly keyHash?: string }
@@ -66,7 +80,12 @@ export type ConfirmResult =
   | { readonly state: 'Confirmed'; readonly member: Member }
   /** The request that used the key, delivered again: answer as then. */
   | { readonly state: 'AlreadyConfirmed'; readonly member: Member }
-  | { readonly state: 'Rejected'; readonly reason: 'unknown-key' | 'expired' | 'used' };
+  | { readonly state: 'Rejected'; readonly reason: 'unknown-key' | 'expired' | 'used' }
+  /**
+   * The member joined with a build (`v`) that is not the room's server's, and the room checks
+   * builds: refused, nothing written.
+   */
+  | { readonly state: 'Mismatch'; readonly account: string; readonly client: string; readonly server: StoredProtocol };
 
 export type AbandonResult = 'Reverted' | 'NothingToUndo';
 export type LeaveResult = { readonly state: 'Left' } | { readonly state: 'Rejected' };
@@ -84,6 +103,11 @@ export interface HandOver {
   readonly members: Readonly<Record<string, StoredMember>>;
   /** The room's first arbiter: its game server, epoch 1. */
   readonly host: RoomHost;
+  /**
+   * The creator's build (set hash), when it sent one and the check is on: only a standby server
+   * of that build, or one that reported none, is taken (`protocolAccepts`). Not written.
+   */
+  readonly protocol?: string;
 }
 
 /** Where a room is offered: the index keys `keys.roomIndexes` makes of it (core/infra/keys.ts). */
@@ -155,11 +179,24 @@ export interface RoomStore {
   find(roomId: string): Promise<Room | undefined>;
   /** Where the server runs. Any state: a fast server may call `inited` before the spawner returns. */
   recordPlacement(roomId: string, placement: Placement, now: Date): Promise<TransitionResult>;
-  /** roomIsSpawning AND spawnDeadlineAhead → ready, with the address players reach. */
+  /**
+   * roomIsSpawning AND spawnDeadlineAhead → ready, with the address players reach (and the
+   * server's build, `protocol`, when it reported one).
+   */
   markReady(
     roomId: string,
-    change: { settings?: RoomSettings; initedBy: string; address: string; now: Date },
+    change: { settings?: RoomSettings; protocol?: StoredProtocol; initedBy: string; address: string; now: Date },
   ): Promise<TransitionResult>;
+  /**
+   * The game's `update_settings`: roomIsLive AND (no arbiter OR hostEpochIs(epoch)) → the
+   * room's settings replaced (a change, like every write). `not-live`: the room ended (or is
+   * gone); `replaced`: the room moved on to a replacement of the server of `epoch`.
+   */
+  updateSettings(
+    roomId: string,
+    settings: RoomSettings,
+    fence: { epoch: number; now: Date },
+  ): Promise<'updated' | 'not-live' | 'replaced'>;
   /** roomIsLive → failed (ends the room). */
   markFailed(roomId: string, reason: RoomFailureReason, now: Date): Promise<TransitionResult>;
   /**

@@ -1,4 +1,5 @@
 import { classifyDependencyError } from '../infra/dependency-errors';
+import type { StoredProtocol } from '../versions/protocol';
 import { keys } from '../infra/keys';
 import { knownHost } from '../gameservers/server-address';
 import {
@@ -131,10 +132,13 @@ export class Rooms implements RoomStore {
     return this.transition(roomId, { change: set({ placement }), now });
   }
 
-  /** `inited` settings replace the room's; the request id tells a redelivered `inited` from a second one. */
+  /**
+   * `inited` settings replace the room's, and the server's build is kept in the same write; the
+   * request id tells a redelivered `inited` from a second one.
+   */
   async markReady(
     roomId: string,
-    change: { settings?: RoomSettings; initedBy: string; address: string; now: Date },
+    change: { settings?: RoomSettings; protocol?: StoredProtocol; initedBy: string; address: string; now: Date },
   ): Promise<TransitionResult> {
     // Never ready without an address players can reach: the write cannot apply.
     if (!knownHost(change.address)) return { applied: false, room: await this.find(roomId) };
@@ -149,9 +153,26 @@ export class Rooms implements RoomStore {
         readyAt: now,
         lastHeartbeatAt: now,
         ...(change.settings ? { settings: change.settings } : {}),
+        // With ready: no join sees a ready room before it knows which build the room serves.
+        ...(change.protocol ? { protocol: change.protocol } : {}),
       }),
       now: change.now,
     });
+  }
+
+  async updateSettings(
+    roomId: string,
+    settings: RoomSettings,
+    fence: { epoch: number; now: Date },
+  ): Promise<'updated' | 'not-live' | 'replaced'> {
+    const result = await this.write(roomId, {
+      condition: allOf(is.roomIsLive, anyOf(absent('host'), is.hostEpochIs(fence.epoch))),
+      change: set({ settings }),
+      now: fence.now,
+    });
+    if (result.applied) return 'updated';
+    const state = result.item?.state;
+    return state === 'spawning' || state === 'ready' ? 'replaced' : 'not-live';
   }
 
   /** A failed room never becomes ready again. */
@@ -254,12 +275,13 @@ export class Rooms implements RoomStore {
         return { state: 'Contention', cause: error };
       throw error;
     }
-    if (!result.applied) return classifyClaimFailure(result.item, spec.account, now, spec.heartbeatSince);
+    if (!result.applied) return classifyClaimFailure(result.item, spec, now);
     return {
       state: 'Claimed',
       roomState: result.item.state as ClaimedRoomState,
       players: Number(result.item.players),
       changeNumber: Number(result.item.changeNumber),
+      ...(result.item.settings === undefined ? {} : { settings: result.item.settings as RoomSettings }),
     };
   }
 
@@ -435,16 +457,20 @@ const leftAt = (read: SessionRead, now: Date) => Math.max(read.room.emptySince ?
  * for the creator's game in the same write that takes it out of the standby index, so no
  * create is offered a taken server.
  *
- *   IF roomIsStandby AND roomIsReady
+ *   IF roomIsStandby AND roomIsReady AND protocolAccepts (the creator sent a build to check)
  */
 function handOverWrite(
   roomId: string,
   listing: Omit<RoomListing, 'roomId' | 'createdAt' | 'standby'>,
   handOver: HandOver,
 ): RoomWrite {
-  const { members, host, ...fields } = handOver;
+  const { members, host, protocol, ...fields } = handOver;
   return {
-    condition: allOf(is.roomIsStandby, is.roomIsReady),
+    condition: allOf(
+      is.roomIsStandby,
+      is.roomIsReady,
+      ...(protocol === undefined ? [] : [is.protocolAccepts(protocol)]),
+    ),
     change: {
       ...set({
         ...fields,

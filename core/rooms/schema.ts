@@ -4,6 +4,7 @@ import { gameIdSchema, gameVersionSchema } from '../gameservers/schema';
 import { roomStates } from './model';
 import { sessionConstantsCustomSchema, sessionPropertiesCustomSchema } from './custom-schema';
 import { templateNameSchema } from '../templates/template-schema';
+import { protocolSchema } from '../versions/protocol';
 
 /** Room ids are ours (UUIDs), but any short URL-safe id is accepted on read so a bad one is a 404, not a 400. */
 export const roomIdSchema = z
@@ -29,6 +30,14 @@ export const roomViewSchema = z
 /** Settings are a small JSON object; 4 KB keeps rooms cheap to read and index. */
 export const maxSettingsBytes = 4 * 1024;
 export const roomSettingsSchema = storableJsonObjectSchema(maxSettingsBytes);
+
+/** `protocol` in a join, create or matchmaking body: the client's build, optional. */
+export const clientProtocolSchema = protocolSchema
+  .optional()
+  .describe(
+    "The client build's network components (docs/versions.md): matched against the room's game server; " +
+      'another build is refused with 409 PROTOCOL_MISMATCH. Absent: no check.',
+  );
 
 const regionSchema = z
   .string()
@@ -69,6 +78,7 @@ export const createRoomRequestSchema = z
       )
       .optional(),
     properties: z.strictObject({ custom: sessionPropertiesCustomSchema.optional() }).optional(),
+    protocol: clientProtocolSchema,
   })
   .superRefine((body, ctx) => {
     if (body.template !== undefined) return;
@@ -93,5 +103,9 @@ export const matchmakingRequestSchema = z
       .describe(
         'When the chosen region has no healthy host, may the room go to the next best one? Default false: 503.',
       ),
+    protocol: clientProtocolSchema.describe(
+      "The client build's network components (docs/versions.md): only rooms whose game server is of the same build " +
+        '(or reported none) are joined. Absent: no check.',
+    ),
   })
   .meta({ id: 'MatchmakingRequest' });

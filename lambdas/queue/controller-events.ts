@@ -127,6 +127,9 @@ async function applyOnce(p: Platform, record: SQSRecord): Promise<Attempt> {
       now: p.now,
       commands: p.commands,
       messages: p.roomMessages,
+      protocolComponents: p.protocolComponents,
+      configurations: p.gameConfigurations,
+      deliver: p.deliverCommand,
       log,
     });
     return { kind: 'applied', request };

@@ -16,7 +16,7 @@ import {
 } from '../../cdk/lib/constructs/token-signing-key';
 import { addRoomkeeper } from '../../cdk/lib/roomkeeper-app';
 import type { RoomkeeperStack } from '../../cdk/lib/roomkeeper-stack';
-import { spawnMetrics } from '../../core/infra/metrics';
+import { spawnMetrics, versionMetrics } from '../../core/infra/metrics';
 import { auth, gameImage, logicalId, render, repoRoot, statementsOf, useScratch, type Json } from './support';
 
 /** Issue 10, points 3 (signing key at deploy), 9 (alarms, dashboard) and 10 (offline validation). */
@@ -283,6 +283,14 @@ describe('alarms (point 9)', () => {
     });
   });
 
+  it('versions: the platform’s ProtocolMismatches metric, per deployment', () => {
+    expect(alarmOn(versionMetrics.protocolMismatches, { service: 'roomkeeper-ops' })).toMatchObject({
+      Namespace: 'Roomkeeper',
+      Statistic: 'Sum',
+      Threshold: alarmThresholds.protocolMismatches,
+    });
+  });
+
   it('Fargate: On-Demand vCPU in use as a share of the account quota (AWS/Usage with SERVICE_QUOTA)', () => {
     const alarm = alarmOn('ResourceCount', {
       Service: 'Fargate',
@@ -392,7 +400,7 @@ describe('alarms (point 9)', () => {
     const platformWidgets = alarmWidgets.filter((w) => (w.properties.title as string).startsWith('Alarms: Platform'));
     expect(platformWidgets.map((w) => [w.properties.title, w.properties.alarms.length])).toEqual([
       ['Alarms: Platform (1 of 2)', 100],
-      ['Alarms: Platform (2 of 2)', 40 * 3 + 6 - 100],
+      ['Alarms: Platform (2 of 2)', 40 * 3 + 7 - 100],
     ]);
   });
 

@@ -10,7 +10,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import { defaultMetricsNamespace, spawnMetrics } from '../../../core/infra/metrics';
+import { defaultMetricsNamespace, spawnMetrics, versionMetrics } from '../../../core/infra/metrics';
 import { LiveApi } from './live-api';
 import { PlatformSchedules, scheduleInterval } from './platform-schedules';
 import { PlayerApi } from './player-api';
@@ -40,6 +40,12 @@ export const alarmThresholds = {
   /** Spawn failures or timeouts within 5 minutes. */
   spawnFailures: 3,
   spawnTimeouts: 3,
+  /**
+   * Clients refused within 5 minutes because their build's network components differ from the
+   * servers' (docs/versions.md): a few are stragglers on an old client; more mean two builds
+   * that should be one are out in the world.
+   */
+  protocolMismatches: 10,
   /** Percent of the account's Fargate On-Demand vCPU quota in use. */
   fargateQuotaPercent: 80,
   /**
@@ -335,6 +341,13 @@ export class Operations extends Construct {
       group: 'Platform',
       threshold: alarmThresholds.spawnTimeouts,
       description: 'Game servers that did not call inited before their spawn deadline.',
+    });
+    this.alarm('Protocol-Mismatches', spawnMetric(props.namePrefix, versionMetrics.protocolMismatches), {
+      group: 'Platform',
+      threshold: alarmThresholds.protocolMismatches,
+      description:
+        "Clients refused because their network components differ from the game servers' (docs/versions.md): " +
+        'a client or server build is out of date.',
     });
     const fargateQuotaUse = fargateQuotaShare();
     this.alarm('Fargate-QuotaUse', fargateQuotaUse, {

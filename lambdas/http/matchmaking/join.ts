@@ -3,12 +3,14 @@ import { bucketOf } from '../../../core/matchmaking/bucket';
 import { findOrCreate, type MatchResult } from '../../../core/matchmaking/find-or-create';
 import { placementRequestOf } from '../placement-request';
 import { createRoom } from '../../../core/rooms/create';
-import { joinRoom } from '../../../core/rooms/join';
+import { joinRoom, type JoinRoomCommand } from '../../../core/rooms/join';
 import { matchmakingRequestSchema } from '../../../core/rooms/schema';
-import { platform } from '../../dependencies';
+import { platform, type Platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
-import { createRoomDependencies } from '../rooms/create-dependencies';
+import { createRoomDependencies, versionsOf } from '../rooms/create-dependencies';
+import { deploymentOf } from '../../../core/gameservers/deployment';
+import { refuseUndeclaredBuild, tellServerOfMismatch } from '../../../core/versions/notice';
 import { joinAnswerView } from '../rooms/session-view';
 import { roomResponse, spawningHeaders } from '../../../core/rooms/room-response';
 
@@ -22,30 +24,37 @@ export const handler = httpHandler(
     const started = p.now().getTime();
     const answerBy = new Date(started + p.config.createWaitS * 1000);
     const configuration = await p.gameConfigurations.get(body.gameId, body.version);
+    // A build the configuration does not start is refused before any pointer moves.
+    refuseUndeclaredBuild(configuration, body.protocol, principal.account, p.now());
+    // Checked builds fill rooms of their own; with the check off, every build shares one bucket.
+    const client = configuration.checkProtocol === false ? undefined : body.protocol;
     // The bucket is per region: the region a new room would go to now, fallback included.
     const region = await p.placement.regionFor(placementRequestOf(p, body, { headers, sourceIp }));
-    const bucket = bucketOf({ gameId: body.gameId, version: body.version, region, criteria: body.criteria });
+    const bucket = bucketOf({
+      gameId: body.gameId,
+      version: body.version,
+      region,
+      criteria: body.criteria,
+      ...(client ? { protocol: client.hash } : {}),
+    });
     const sleep = (ms: number) => p.clock.sleep(ms);
+    const versions = versionsOf(p);
     const result: MatchResult = await findOrCreate(bucket, body.criteria, {
       pointers: p.fillingRooms,
       findRoom: (roomId) => p.rooms.find(roomId),
       newRoomId: p.newId,
       now: p.now,
       sleep,
-      join: async (roomId) => {
-        const joined = await joinRoom(
-          { roomId, account: principal.account, scopes: principal.scopes },
-          {
-            sessions: p.rooms,
-            cache: p.cache,
-            now: p.now,
-            sleep,
-            answerBy,
-            heartbeatTimeoutS: p.config.heartbeatTimeoutS,
-          },
-        );
-        return { ...joined, created: false };
-      },
+      deployment: deploymentOf(configuration),
+      refused: (room, error) =>
+        tellServerOfMismatch(room, { account: principal.account, client: client!, error }, { ...versions, now: p.now }),
+      join: bucketJoin(p, {
+        account: principal.account,
+        scopes: principal.scopes,
+        criteria: body.criteria,
+        ...(client ? { protocol: client } : {}),
+        answerBy,
+      }),
       create: async (roomId) => {
         // Creating through matchmaking counts toward the same per-account room budget.
         await p.abuse.assertCreateAllowed(principal.account, p.now());
@@ -58,6 +67,7 @@ export const handler = httpHandler(
             settings: { ...body.settings, ...body.criteria },
             region,
             bucket,
+            ...(body.protocol ? { protocol: body.protocol } : {}),
           },
           // Filed under the bucket's region: that region or, with no healthy host left, 503.
           createRoomDependencies(p, { configuration, startedMs: started, placement: { region }, roomId }),
@@ -80,3 +90,30 @@ export const handler = httpHandler(
     );
   }),
 );
+
+/**
+ * Joins a room of the bucket. The claim's condition holds the criteria (a room whose settings
+ * changed since it was read is passed over) and the client's build; the room's server is told
+ * of a refused build only if the refusal is the answer (`refused`).
+ */
+function bucketJoin(
+  p: Platform,
+  joiner: Omit<JoinRoomCommand, 'roomId'> & { readonly answerBy: Date },
+): (roomId: string) => Promise<MatchResult> {
+  const { answerBy, ...command } = joiner;
+  return async (roomId) => {
+    const joined = await joinRoom(
+      { ...command, roomId },
+      {
+        sessions: p.rooms,
+        cache: p.cache,
+        now: p.now,
+        sleep: (ms) => p.clock.sleep(ms),
+        answerBy,
+        heartbeatTimeoutS: p.config.heartbeatTimeoutS,
+        versions: { components: p.protocolComponents },
+      },
+    );
+    return { ...joined, created: false };
+  };
+}

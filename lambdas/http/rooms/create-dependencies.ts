@@ -41,7 +41,16 @@ export function createRoomDependencies(p: Platform, wiring: CreateWiring): Creat
     spawnQueueBy: new Date(startedMs + runTaskQueueMs),
     costs: p.costs,
     placement: { placer: p.placement, request: wiring.placement },
+    versions: versionsOf(p),
     ...(wiring.ranking ? { prefetched: { ranking: wiring.ranking } } : {}),
+  };
+}
+
+/** How a join or create explains a refused build and tells the room's server (core/versions/notice.ts). */
+export function versionsOf(p: Platform): NonNullable<CreateRoomDependencies['versions']> {
+  return {
+    components: p.protocolComponents,
+    deliver: (roomId, notice, epoch) => p.deliverCommand(roomId, notice, epoch),
   };
 }
 

@@ -66,6 +66,7 @@ export const handler = httpHandler(
         maxPlayers: session.constants.maxMembers,
         region: p.config.roomRegion,
         session: stored,
+        ...(body.protocol ? { protocol: body.protocol } : {}),
       },
       {
         ...createRoomDependencies(p, {

@@ -1,20 +1,26 @@
 import * as z from 'zod';
 import { joinRoom } from '../../../core/rooms/join';
-import { roomIdSchema } from '../../../core/rooms/schema';
+import { clientProtocolSchema, roomIdSchema } from '../../../core/rooms/schema';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
 import { idempotent } from '../idempotency';
 import { roomResponse, spawningHeaders } from '../../../core/rooms/room-response';
 import { joinAnswerView } from './session-view';
+import { versionsOf } from './create-dependencies';
 
-export const joinRoomRequestSchema = z.strictObject({}).meta({ id: 'JoinRoomRequest' });
+export const joinRoomRequestSchema = z.strictObject({ protocol: clientProtocolSchema }).meta({ id: 'JoinRoomRequest' });
 
 export const handler = httpHandler(
   { auth: {}, params: z.strictObject({ roomId: roomIdSchema }), body: joinRoomRequestSchema },
-  idempotent('joinRoom', async ({ params, principal }) => {
+  idempotent('joinRoom', async ({ params, principal, body }) => {
     const p = platform();
     const result = await joinRoom(
-      { roomId: params.roomId, account: principal.account, scopes: principal.scopes },
+      {
+        roomId: params.roomId,
+        account: principal.account,
+        scopes: principal.scopes,
+        ...(body.protocol ? { protocol: body.protocol } : {}),
+      },
       {
         sessions: p.rooms,
         cache: p.cache,
@@ -27,6 +33,7 @@ export const handler = httpHandler(
         heartbeatIntervalS: p.config.heartbeatIntervalS,
         // Read only for a silent room: was it the room, or did the platform stop hearing?
         heartbeatPipeline: () => p.sweeperState.pipeline(),
+        versions: versionsOf(p),
       },
     );
     return roomResponse(

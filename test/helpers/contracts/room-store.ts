@@ -282,7 +282,7 @@ const claimOf = (account: string, now: Date): ClaimSpec => ({
 function memberContract(subject: () => RoomStoreSubject, room: (overrides?: Partial<Room>) => Room): void {
   const now = at('2026-01-01T00:00:10.000Z');
 
-  it('claims a free slot in one write, answered with the state, players and change number it wrote', async () => {
+  it('claims a free slot in one write, answered with the state, settings, players and change number', async () => {
     const { rooms } = subject();
     const two = room({ state: 'ready', maxPlayers: 2, players: 1, changeNumber: 3 });
     await rooms.createWithMember(two, creator('alice', '2026-01-01T00:01:00.000Z'));
@@ -292,6 +292,7 @@ function memberContract(subject: () => RoomStoreSubject, room: (overrides?: Part
       roomState: 'ready',
       players: 2,
       changeNumber: 4,
+      settings: two.settings,
     });
     // Full, and an account already holding a live slot: told apart on the item as it stood.
     expect(await rooms.claim(two.roomId, claimOf('carol', now), now.getTime())).toEqual({ state: 'Full' });
@@ -303,6 +304,22 @@ function memberContract(subject: () => RoomStoreSubject, room: (overrides?: Part
     expect(read?.room).toMatchObject({ players: 2, changeNumber: 4, updatedAt: now.toISOString() });
     expect(Object.keys(read?.doc.members ?? {}).sort()).toEqual(['alice', 'bob']);
     expect(await rooms.claim(randomUUID(), claimOf('bob', now), now.getTime())).toEqual({ state: 'NotFound' });
+  });
+
+  it('refuses a client of another build (Mismatch) or criteria the settings no longer hold (NotMatching)', async () => {
+    const { rooms } = subject();
+    const server = { h: 'bbbbbbbbbbbbbbbb', b: '2026-01-01T00:00:00.000Z' };
+    const built = room({ state: 'ready', maxPlayers: 4, players: 0, protocol: server, settings: { mode: 'casual' } });
+    await rooms.createWithMember(built);
+    const claim = (account: string, extra: Partial<ClaimSpec>) =>
+      rooms.claim(built.roomId, { ...claimOf(account, now), ...extra }, now.getTime());
+
+    expect(await claim('x', { protocol: 'aaaaaaaaaaaaaaaa' })).toEqual({ state: 'Mismatch', server });
+    expect(await claim('y', { criteria: { mode: 'ranked' } })).toEqual({ state: 'NotMatching' });
+    expect(await claim('z', { protocol: server.h, criteria: { mode: 'casual' } })).toMatchObject({ state: 'Claimed' });
+    expect((await rooms.read(built.roomId))?.doc.members).toEqual({
+      z: expect.objectContaining({ v: server.h }),
+    });
   });
 
   it('reclaims an expired reservation and claims its slot in the same write', async () => {
@@ -460,6 +477,20 @@ function handOverContract(subject: () => RoomStoreSubject, room: (overrides?: Pa
     expect(await rooms.handOver(ended.roomId, pool, handOver('late'))).toBeUndefined();
     expect(await rooms.handOver(starting.roomId, pool, handOver('early'))).toBeUndefined();
     expect(await rooms.handOver(randomUUID(), pool, handOver('nobody'))).toBeUndefined();
+  });
+
+  it("hands a creator's build only a server of that build, or one that reported none", async () => {
+    const { rooms } = subject();
+    const other = { ...standby(), protocol: { h: 'bbbbbbbbbbbbbbbb' } };
+    const same = { ...standby(), protocol: { h: 'aaaaaaaaaaaaaaaa' } };
+    const bare = standby();
+    for (const server of [other, same, bare]) await rooms.createWithMember(server);
+    const creating = (account: string) => ({ ...handOver(account), protocol: 'aaaaaaaaaaaaaaaa' });
+
+    expect(await rooms.handOver(other.roomId, pool, creating('a'))).toBeUndefined();
+    expect((await rooms.handOver(same.roomId, pool, creating('b')))?.room.owner).toBe('b');
+    expect((await rooms.handOver(bare.roomId, pool, creating('c')))?.room.owner).toBe('c');
+    expect((await rooms.get(other.roomId)).standby).toBe(true);
   });
 }
 

@@ -200,6 +200,9 @@ describe('message', () => {
         now: () => new Date(),
         commands: p.commands,
         messages: p.roomMessages,
+        protocolComponents: p.protocolComponents,
+        configurations: p.gameConfigurations,
+        deliver: p.deliverCommand,
         log: { warn: (message, ...attributes) => void warnings.push({ message, attributes }), info: () => undefined },
       });
     const [unstorable, notAnObject] = [randomUUID(), randomUUID()];

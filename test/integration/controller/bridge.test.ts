@@ -55,7 +55,7 @@ async function withGame(
 const keyed =
   (byKey: Record<string, 'ok' | 'rejected'>): Answerer =>
   (request) => {
-    if (request.method === 'inited' || request.method === 'save_state') return acceptAll(request);
+    if (request.method !== 'joined' && request.method !== 'left') return acceptAll(request);
     // The platform knows each player only by the key's hash, which is all the sidecar sends.
     const key = Object.keys(byKey).find((k) => hashRegistrationKey(k) === request.params.keyHash);
     if (key !== undefined && byKey[key] === 'ok') return acceptAll(request);

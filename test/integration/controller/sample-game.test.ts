@@ -2,6 +2,7 @@ import WebSocket from 'ws';
 import { bundle } from '../../../containers/build';
 import { rpcErrorCodes } from '../../../core/protocol/jsonrpc';
 import { hashRegistrationKey } from '../../../core/rooms/registration-keys';
+import { sampleProtocol } from '../../../containers/sample-game/protocol';
 import { freePort } from '../../../local/free-port';
 import { processTreeAlive } from '../../helpers/processes';
 import { acceptAll, closeHarness, expectNoLeftovers, sampleGame, withSidecar, type Answerer } from './harness';
@@ -73,7 +74,11 @@ describe('sample game behind the controller sidecar', () => {
       },
       async (run) => {
         const inited = await run.until(() => run.messages('rpc').find((m) => m.method === 'inited'), 5_000, 'inited');
-        expect(inited.params).toEqual({ settings: { map: 'harbor', mode: 'duel', maxPlayers: 4 } });
+        // Its build too: the hashes of containers/sample-game/components.json.
+        expect(inited.params).toEqual({
+          settings: { map: 'harbor', mode: 'duel', maxPlayers: 4 },
+          protocol: sampleProtocol(),
+        });
         const ready = await run.until(
           () => run.logs.find((l) => l.message === 'game output' && String(l.line).includes('"ready"')),
           5_000,
@@ -114,6 +119,23 @@ describe('sample game behind the controller sidecar', () => {
         // The game's answer goes back to the platform, for the owner who sent the command.
         const answered = await run.until(() => run.messages('commandResult')[0], 5_000, 'the command result');
         expect(answered).toMatchObject({ commandId: 'say-1', result: { delivered: 2, players: ['alice', 'bob'] } });
+        // A player of another build was refused: the sidecar relays the notice, the game logs it.
+        const mismatch = {
+          account: 'carol',
+          client: { hash: '1111111111111111' },
+          server: { hash: sampleProtocol().hash },
+        };
+        await run.sendReply({
+          type: 'notice',
+          method: 'protocol_mismatch',
+          params: { ...mismatch, added: [], removed: [], changed: [], newer: 'unknown' },
+        });
+        const logged = await run.until(
+          () => run.logs.find((l) => l.message === 'game output' && String(l.line).includes('another build')),
+          5_000,
+          'the game to log the protocol_mismatch notice',
+        );
+        expect(JSON.parse(String(logged.line))).toMatchObject({ level: 'warn', ...mismatch });
         // A player's "/owner …" line is a message to the room's owner, not chat.
         bob.socket.send('/owner the harbor is flooding');
         const note = await run.until(() => run.messages('message')[0], 5_000, 'the message to the owner');

@@ -50,16 +50,16 @@ const bodyRoutes = [
     path: '/v1/rooms',
     caller: 'player',
     base: { gameId: 'arena', version: '1' },
-    objects: ['settings'],
+    objects: ['settings', 'protocol'],
   },
   {
     method: 'POST',
     path: '/v1/matchmaking/join',
     caller: 'player',
     base: { gameId: 'arena', version: '1' },
-    objects: ['settings', 'criteria'],
+    objects: ['settings', 'criteria', 'protocol'],
   },
-  { method: 'POST', path: `/v1/rooms/${room.roomId}/join`, caller: 'player', base: {}, objects: [] },
+  { method: 'POST', path: `/v1/rooms/${room.roomId}/join`, caller: 'player', base: {}, objects: ['protocol'] },
   {
     method: 'POST',
     path: `/v1/rooms/${room.roomId}/commands`,
@@ -72,7 +72,7 @@ const bodyRoutes = [
     path: configurationPath,
     caller: 'admin',
     base: { binary: '/bin/true', maxPlayers: 4 },
-    objects: ['serverSettings', 'env'],
+    objects: ['serverSettings', 'env', 'protocol'],
   },
   {
     method: 'PUT',

@@ -3,6 +3,7 @@ import { dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import { routes } from '../../../lambdas/http/routes';
 import { startApiGateway, type LocalApiGateway } from '../../../local/api-gateway';
 import { httpHandlers } from '../../../local/http-handlers';
+import { setHashOf } from '../../../core/versions/protocol';
 import { aRoom } from '../../helpers/factories';
 import { hostileBody, hostileObject, hostilePageToken, malformedSegment } from '../../helpers/hostile-json';
 import { jsonClient } from '../../helpers/http';
@@ -32,6 +33,25 @@ afterAll(async () => {
 const settingsLike = fc.dictionary(fc.string({ minLength: 1, maxLength: 70 }), fc.jsonValue({ maxDepth: 2 }), {
   maxKeys: 5,
 });
+/** A client's build: well-formed, a components map that is not its hash's, or anything at all. */
+const componentsLike = fc.dictionary(
+  fc.constantFrom('Game::Player', 'Game::Chat', 'Door', 'bad name'),
+  fc.constantFrom('0123456789abcdef', 'fedcba9876543210', 'XYZ'),
+  { maxKeys: 3 },
+);
+const protocolLike = fc.oneof(
+  {
+    arbitrary: fc.constantFrom(
+      { hash: '0123456789abcdef' },
+      { hash: '0123456789abcdef', builtAt: '2026-01-01T00:00:00Z' },
+    ),
+    weight: 3,
+  },
+  { arbitrary: componentsLike.map((components) => ({ hash: setHashOf(components), components })), weight: 3 },
+  { arbitrary: componentsLike.map((components) => ({ hash: '0123456789abcdef', components })), weight: 1 },
+  hostileObject,
+  fc.jsonValue({ maxDepth: 2 }),
+);
 /** Mostly well-shaped requests with odd values, so validation, lookups and limits all get exercised. */
 const nearlyValid = fc.record(
   {
@@ -45,13 +65,14 @@ const nearlyValid = fc.record(
     maxPlayers: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 100 }), weight: 6 }, fc.integer(), fc.double()),
     region: fc.constantFrom('local', 'local', 'local', 'us-east-1', 'Mars!'),
     latencies: fc.dictionary(fc.constantFrom('us-east-1', 'local', 'eu-west-1'), fc.integer({ min: 0, max: 1000 })),
+    protocol: protocolLike,
   },
   { requiredKeys: ['gameId', 'version'] },
 );
 const bodies = fc.oneof(
   { arbitrary: nearlyValid, weight: 4 },
   { arbitrary: fc.jsonValue(), weight: 1 },
-  { arbitrary: hostileBody(['settings', 'criteria', 'latencies', 'gameId']), weight: 1 },
+  { arbitrary: hostileBody(['settings', 'criteria', 'latencies', 'gameId', 'protocol']), weight: 1 },
 );
 
 function acceptable(status: number): boolean {
@@ -83,7 +104,7 @@ describe('fuzzing the player routes', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(fc.constant(room.roomId), fc.string({ maxLength: 80 }).map(encodeURIComponent), malformedSegment),
-        fc.oneof(fc.jsonValue(), hostileBody(['settings'])),
+        fc.oneof(fc.jsonValue(), hostileBody(['settings', 'protocol']), fc.record({ protocol: protocolLike })),
         async (roomId, body) => {
           const response = await call('POST', `/v1/rooms/${roomId}/join`, { token, body });
           expect(acceptable(response.status)).toBe(true);

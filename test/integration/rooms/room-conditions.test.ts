@@ -79,3 +79,80 @@ describe('the named room conditions', () => {
     }
   });
 });
+
+/** What the table says of `condition` on `item` (a conditional UpdateItem of the compiled expression). */
+async function tableVerdict(item: Record<string, unknown>, condition: Condition): Promise<boolean> {
+  return platform.db
+    .send(
+      new UpdateCommand({
+        TableName: platform.tableName,
+        Key: keys.room(String(item.roomId)),
+        ...compileWrite(condition, { set: [[['probe'], 1]] }),
+      }),
+    )
+    .then(
+      () => true,
+      (error: Error) => (error.name === 'ConditionalCheckFailedException' ? false : Promise.reject(error)),
+    );
+}
+
+describe('the build and settings conditions', () => {
+  const settings = {
+    mode: 'ranked',
+    level: 3,
+    rules: { friendlyFire: false, limits: { rounds: 5, time: 1.5 } },
+    maps: ['harbor', 'desert'],
+    note: null,
+  };
+  const rooms = [
+    { protocol: { h: 'aaaaaaaaaaaaaaaa', b: '2026-01-01T00:00:00Z' }, settings },
+    {
+      protocol: { h: 'bbbbbbbbbbbbbbbb' },
+      settings: { ...settings, rules: { limits: { time: 1.5, rounds: 5 }, friendlyFire: false } },
+    },
+    {
+      protocol: { h: 'bbbbbbbbbbbbbbbb' },
+      protocolCheck: false,
+      settings: { ...settings, maps: ['desert', 'harbor'] },
+    },
+    { settings: { ...settings, level: 4, note: 'x', rules: { friendlyFire: false, limits: { rounds: 5 } } } },
+  ];
+  const conditions: [string, Condition][] = [
+    ['protocolAccepts', is.protocolAccepts('aaaaaaaaaaaaaaaa')],
+    ['settingsMatch string', is.settingsMatch({ mode: 'ranked' })],
+    ['settingsMatch number', is.settingsMatch({ level: 3 })],
+    // Maps compare whole and without regard to key order; lists in order.
+    ['settingsMatch map', is.settingsMatch({ rules: { friendlyFire: false, limits: { rounds: 5, time: 1.5 } } })],
+    ['settingsMatch list', is.settingsMatch({ maps: ['harbor', 'desert'] })],
+    ['settingsMatch null', is.settingsMatch({ note: null })],
+    ['settingsMatch several', is.settingsMatch({ mode: 'ranked', level: 3, maps: ['harbor', 'desert'] })],
+    ['settingsMatch absent key', is.settingsMatch({ missing: 1 })],
+    ['settingsMatch none', is.settingsMatch({})],
+  ];
+
+  it('are judged the same by DynamoDB and by the in-memory predicate, maps and lists included', async () => {
+    const table: Record<string, boolean[]> = {};
+    const memory: Record<string, boolean[]> = {};
+    for (const fields of rooms) {
+      const roomId = randomUUID();
+      const item = { ...keys.room(roomId), roomId, state: 'ready', ...fields };
+      await platform.db.send(new PutCommand({ TableName: platform.tableName, Item: item }));
+      for (const [name, condition] of conditions) {
+        (table[name] ??= []).push(await tableVerdict(item, condition));
+        (memory[name] ??= []).push(holds(condition, item));
+      }
+    }
+    expect(table).toEqual(memory);
+    expect(memory).toEqual({
+      protocolAccepts: [true, false, true, true],
+      'settingsMatch string': [true, true, true, true],
+      'settingsMatch number': [true, true, true, false],
+      'settingsMatch map': [true, true, true, false],
+      'settingsMatch list': [true, true, false, true],
+      'settingsMatch null': [true, true, true, false],
+      'settingsMatch several': [true, true, false, false],
+      'settingsMatch absent key': [false, false, false, false],
+      'settingsMatch none': [true, true, true, true],
+    });
+  });
+});

@@ -1,6 +1,7 @@
 import { gameNotifications } from '../../../../core/protocol/game-methods';
 import { rpcErrorCodes } from '../../../../core/protocol/jsonrpc';
 import { failure, method, type MethodHandler } from '../dispatcher';
+import { perSecondLimit } from '../rate';
 
 export interface MessageDependencies {
   /** Sends the message to the platform; resolves whether SQS took it. */
@@ -20,19 +21,12 @@ export interface MessageDependencies {
  */
 export function messageMethod(deps: MessageDependencies): MethodHandler {
   const perSecond = deps.perSecond ?? 20;
-  let windowStart = Number.NEGATIVE_INFINITY;
-  let sent = 0;
+  const take = perSecondLimit(perSecond);
   return method(gameNotifications.message.params, async (params) => {
     if (!deps.open()) return failure(rpcErrorCodes.roomClosed, 'The room is ending.');
-    const now = deps.now();
-    if (now - windowStart >= 1_000) {
-      windowStart = now;
-      sent = 0;
-    }
-    if (sent >= perSecond) {
+    if (!take(deps.now())) {
       return failure(rpcErrorCodes.notAllowed, `Too many messages: at most ${perSecond} per second.`);
     }
-    sent += 1;
     return (await deps.forward(params.data))
       ? { result: { status: 'OK' } }
       : failure(rpcErrorCodes.internalError, 'The platform could not be reached.');

@@ -8,7 +8,7 @@ import { gameVersionParamsSchema } from './params';
 export const handler = httpHandler(
   { auth: { scope: 'admin' }, params: gameVersionParamsSchema, body: gameServerConfigurationBodySchema },
   async ({ params, body }) => {
-    const { gameConfigurations, now, config, prepareConfiguration, pool } = platform();
+    const { gameConfigurations, now, config, prepareConfiguration, pool, protocolComponents } = platform();
     // The local fleet runs this machine's files: a binary it cannot start is refused now, not as
     // a crashed room later. Its sidecars get the platform's own PATH (local/child-environment.ts).
     if (config.spawner === 'local') assertLocalBinaryStarts(body, process.env.PATH);
@@ -16,6 +16,8 @@ export const handler = httpHandler(
     const configuration = await prepareConfiguration(
       configurationForFleet(body, { ...params, updatedAt: now().toISOString() }, config.fleet),
     );
+    // The declared build's components explain a later mismatch with its servers.
+    if (configuration.protocol) await protocolComponents.remember(configuration.protocol);
     await gameConfigurations.put(configuration);
     // A new PUT also forgets that an earlier build of the game refused the pool.
     await pool.register(configuration.gameId, configuration.version, configuration.standby ?? 0);

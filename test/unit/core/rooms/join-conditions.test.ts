@@ -27,12 +27,12 @@ const roomItem = (overrides: Record<string, unknown> = {}) => ({
 const now = new Date(t0);
 
 describe('claimWrite: the join is one conditional write', () => {
-  it('adds the member holding its key and a player, the state echoed for UPDATED_NEW', () => {
+  it('adds the member holding its key and a player, the state and settings echoed for UPDATED_NEW', () => {
     const write = claimWrite(spec, now);
     expect(write.change).toEqual({
       set: [[['members', 'alice'], { ...member, k: 'hAlice' }]],
       add: [[['players'], 1]],
-      echo: [['state']],
+      echo: [['state'], ['settings']],
     });
     expect(write.condition).toEqual(
       allOf(
@@ -44,6 +44,22 @@ describe('claimWrite: the join is one conditional write', () => {
       ),
     );
     expect(write.now).toBe(now);
+  });
+
+  it("with the client's build and criteria: the room must accept the build and hold them; the member keeps its build", () => {
+    const write = claimWrite({ ...spec, protocol: 'aaaaaaaaaaaaaaaa', criteria: { mode: 'ranked' } }, now);
+    expect(write.change.set).toEqual([[['members', 'alice'], { ...member, k: 'hAlice', v: 'aaaaaaaaaaaaaaaa' }]]);
+    expect(write.condition).toEqual(
+      allOf(
+        is.memberAbsent('alice'),
+        is.hasFreeSlot,
+        is.roomIsLive,
+        is.serverHeardFrom(spec.heartbeatSince),
+        is.joinabilityOpen,
+        is.protocolAccepts('aaaaaaaaaaaaaaaa'),
+        is.settingsMatch({ mode: 'ranked' }),
+      ),
+    );
   });
 
   it('leaves the heartbeat out when no cutoff is given', () => {
@@ -92,6 +108,35 @@ describe('reclaimAndClaimWrite: remove exactly the expired members and claim, on
   });
 });
 
+describe('classifyClaimFailure: a build mismatch and unmatched criteria come before everything else', () => {
+  const server = { h: 'bbbbbbbbbbbbbbbb', b: '2026-01-01T00:00:00Z' };
+  const checked = { account: 'alice', protocol: 'aaaaaaaaaaaaaaaa' };
+
+  it('a full room of another build is a Mismatch, naming the server build', () => {
+    expect(classifyClaimFailure(roomItem({ protocol: server }), checked, t0)).toEqual({ state: 'Mismatch', server });
+  });
+
+  it('the same build, a room without a build, or a room made with the check off: not a mismatch', () => {
+    for (const item of [
+      roomItem({ protocol: { h: 'aaaaaaaaaaaaaaaa' } }),
+      roomItem(),
+      roomItem({ protocol: server, protocolCheck: false }),
+    ])
+      expect(classifyClaimFailure(item, checked, t0)).toEqual({ state: 'Full' });
+    expect(classifyClaimFailure(roomItem({ protocol: server }), { account: 'alice' }, t0)).toEqual({ state: 'Full' });
+  });
+
+  it('settings that no longer hold the criteria: NotMatching', () => {
+    const item = roomItem({ settings: { mode: 'casual' }, players: 0 });
+    expect(classifyClaimFailure(item, { account: 'alice', criteria: { mode: 'ranked' } }, t0)).toEqual({
+      state: 'NotMatching',
+    });
+    expect(classifyClaimFailure(item, { account: 'alice', criteria: { mode: 'casual' } }, t0)).toEqual({
+      state: 'Retry',
+    });
+  });
+});
+
 describe('classifyClaimFailure: ALL_OLD tells the outcomes apart without another read', () => {
   const now = t0 + 2_000;
 
@@ -111,12 +156,16 @@ describe('classifyClaimFailure: ALL_OLD tells the outcomes apart without another
     ],
   ] as const)('%s', (_name, item, expected) => {
     expect(
-      classifyClaimFailure(item as Record<string, unknown> | undefined, 'alice', now, spec.heartbeatSince),
+      classifyClaimFailure(
+        item as Record<string, unknown> | undefined,
+        { account: 'alice', heartbeatSince: spec.heartbeatSince },
+        now,
+      ),
     ).toEqual(expected);
   });
 
   it('a full room with an expired reservation: reclaim exactly that one', () => {
-    expect(classifyClaimFailure(roomItem(), 'alice', now, spec.heartbeatSince)).toEqual({
+    expect(classifyClaimFailure(roomItem(), { account: 'alice', heartbeatSince: spec.heartbeatSince }, now)).toEqual({
       state: 'Reclaim',
       expired: [{ account: 'bob', member: { s: 0, t: t0, e: t0 + 1_000, k: 'hBob' }, keyHash: 'hBob' }],
     });
@@ -125,17 +174,17 @@ describe('classifyClaimFailure: ALL_OLD tells the outcomes apart without another
   it("judges a join's reservation by its clock and the room's reservation timeout (no stored expiry)", () => {
     const joinedAt = now - 30_000;
     const members = { bob: { s: 0, t: joinedAt, k: 'hBob' }, carol: { s: 2, t: t0, k: 'hCarol' } };
-    expect(classifyClaimFailure(roomItem({ members }), 'alice', now)).toEqual({
+    expect(classifyClaimFailure(roomItem({ members }), { account: 'alice' }, now)).toEqual({
       state: 'Reclaim',
       expired: [{ account: 'bob', member: members.bob, keyHash: 'hBob' }],
     });
     const fresher = { ...members, bob: { ...members.bob, t: joinedAt + 1 } };
-    expect(classifyClaimFailure(roomItem({ members: fresher }), 'alice', now)).toEqual({ state: 'Full' });
+    expect(classifyClaimFailure(roomItem({ members: fresher }), { account: 'alice' }, now)).toEqual({ state: 'Full' });
   });
 
   it('the account already holds a live slot: AlreadyMember with its key', () => {
     const item = roomItem({ members: { alice: { s: 0, t: t0, e: t0 + 60_000, k: 'hA' } }, players: 1 });
-    expect(classifyClaimFailure(item, 'alice', now)).toEqual({
+    expect(classifyClaimFailure(item, { account: 'alice' }, now)).toEqual({
       state: 'AlreadyMember',
       member: { s: 0, t: t0, e: t0 + 60_000, k: 'hA' },
       keyHash: 'hA',
@@ -144,7 +193,7 @@ describe('classifyClaimFailure: ALL_OLD tells the outcomes apart without another
 
   it("the account's own reservation expired: reclaim it (one write gives a fresh slot)", () => {
     const item = roomItem({ members: { alice: { s: 0, t: t0, e: t0 + 1, k: 'hA' } }, players: 1 });
-    expect(classifyClaimFailure(item, 'alice', now)).toMatchObject({
+    expect(classifyClaimFailure(item, { account: 'alice' }, now)).toMatchObject({
       state: 'Reclaim',
       expired: [{ account: 'alice' }],
     });

@@ -30,19 +30,24 @@ export async function checkDeployment(request: RpcRequest, deps: ControllerEvent
 }
 
 /**
- * The answer, from the room and its version's configuration (undefined: deleted). Current only
- * when the room was started from what the configuration starts now (`deploymentOf`); a room
- * that recorded nothing is not known to be current. The declared build is told without its
+ * The answer, from the room and its version's configuration (undefined: deleted). Current when
+ * the room was started from what the configuration starts now (`deploymentOf`). A room made by
+ * a release that recorded no deployment is judged by time instead: current while the
+ * configuration has not been written since the room was made, so its servers do not all drain
+ * at once on an upgrade that changed nothing they run. The declared build is told without its
  * component map. Pure.
  */
 function deploymentAnswer(
-  room: Pick<Room, 'deployment'>,
+  room: Pick<Room, 'deployment' | 'createdAt'>,
   configuration: GameServerConfiguration | undefined,
 ): GameMethodResult<'check_deployment'> {
   if (!configuration) return { current: false };
   const declared = configuration.protocol;
   return {
-    current: room.deployment !== undefined && room.deployment === deploymentOf(configuration),
+    current:
+      room.deployment === undefined
+        ? Date.parse(configuration.updatedAt) <= Date.parse(room.createdAt)
+        : room.deployment === deploymentOf(configuration),
     ...(declared
       ? { protocol: { hash: declared.hash, ...(declared.builtAt === undefined ? {} : { builtAt: declared.builtAt }) } }
       : {}),

@@ -71,7 +71,8 @@ export async function joined(request: RpcRequest, deps: ControllerEventDependenc
 
 /**
  * A player whose client is another build than the room's server: its key is rejected (the
- * game drops the player), and the game is told which build knocked (`protocol_mismatch`).
+ * game drops the player; the store already freed its slot, `RoomStore.confirm`), and the game
+ * is told which build knocked (`protocol_mismatch`).
  * Only the set hashes are known here: the member keeps its client's hash, not its components.
  */
 async function refuseBuild(

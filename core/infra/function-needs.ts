@@ -13,8 +13,9 @@
  * - `stopServers`: stops game server tasks (a session that ended empty): StopTask and the
  *   ECS settings. `spawn` includes it.
  * - `sidecarCredentials`: issues room-scoped sessions of the sidecar role.
- * - `sendCommands`: puts owners' commands on a room's reply queue (GetQueueUrl and SendMessage
- *   on the reply queues). They are sealed with the room's channel key: declare `signTokens` too.
+ * - `sendCommands`: puts owners' commands and the platform's notices (a refused build) on a
+ *   room's reply queue (GetQueueUrl and SendMessage on the reply queues). They are sealed
+ *   with the room's channel key: declare `signTokens` too.
  * - `takeStandby`: hands a warm-pool server its room: `assign` on its reply queue as
  *   `sendCommands` does, and the answer received from its assign queue (ReceiveMessage on the
  *   queues named `<reply prefix>*-assign`). Declare `signTokens` too.

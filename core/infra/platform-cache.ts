@@ -62,6 +62,12 @@ const cachedKinds = {
   /** A warm pool's list of ready servers: a hint only, a conditional take decides. */
   readyServers: { ttlMs: 1_000 },
   /**
+   * The build of a listed standby server (core/pool/warm-pool.ts): immutable, since a server
+   * reports it at `inited`, before it is listed ready, and a standby room never changes
+   * servers. It only narrows which servers a create tries; the take's condition decides.
+   */
+  standbyBuild: { ttlMs: 10 * 60_000 },
+  /**
    * The deployment's sidecar envelope key (Secrets Manager), which spawns seal sidecar secrets
    * under: it changes only when an operator rotates it, and a rotation reaches every spawning
    * process within this (docs/operations.md "Rotating the sidecar envelope key").

@@ -112,8 +112,10 @@ async function tryJoin(room: Room, deps: FindOrCreateDependencies): Promise<Matc
       return undefined;
     }
     if (error instanceof ProtocolMismatchError) {
-      if (room.deployment === undefined || room.deployment !== deps.deployment) return undefined;
-      await deps.refused?.(room, error);
+      // The room as the refusal found it: the pointer's read may predate its `inited` or a replacement.
+      const found = error.room ?? room;
+      if (found.deployment === undefined || found.deployment !== deps.deployment) return undefined;
+      await deps.refused?.(found, error);
     }
     throw error;
   }

@@ -41,6 +41,12 @@ export interface WarmPoolDependencies {
 
 const log = childLogger('warm-pool');
 
+/** What a take needs of a standby server's build: its set hash, and whether its room checks builds at all. */
+interface StandbyBuild {
+  readonly hash?: string;
+  readonly unchecked: boolean;
+}
+
 /**
  * How many listed servers one create tries before it starts a server cold. A try that loses
  * costs one write and nothing else (no game was told anything), so a create whose hint is a
@@ -76,13 +82,17 @@ export class WarmPool implements StandbyServers {
   ): Promise<SessionRead | undefined> {
     const key = poolKeyOf(configuration, region);
     // One read at most per create: the list it tries, shortened by each take it loses.
-    let listed = (await this.listedReady(configuration)).flatMap((s) => (s.region === region ? [s.roomId] : []));
+    let left = (await this.listedReady(configuration)).flatMap((s) => (s.region === region ? [s.roomId] : []));
+    // A server of another build is never tried: its take would fail, and it is no less free for
+    // creators of its own build, so it stays on this process's list.
+    let listed = await this.ofBuild(left, handOver.protocol);
     for (let attempt = 0; attempt < takeAttempts; attempt++) {
       const roomId = (this.deps.pick ?? anyOf)(listed);
       if (roomId === undefined) return undefined;
       listed = listed.filter((id) => id !== roomId);
+      left = left.filter((id) => id !== roomId);
       const session = await this.deps.rooms.handOver(roomId, key, handOver);
-      this.forgetListed(configuration, roomId, listed);
+      this.forgetListed(configuration, roomId, left);
       if (session) return this.assign(key, session, handOver);
       log.info('a listed standby server was taken or had ended; trying another', { roomId, gameId: key.gameId });
     }
@@ -103,6 +113,29 @@ export class WarmPool implements StandbyServers {
     // up to a second later.
     if (listed.length === 0) this.deps.cache.forget('readyServers', cacheKey);
     return listed;
+  }
+
+  /**
+   * The listed servers a creator of build `hash` may take (as `protocolAccepts` judges): of that
+   * build, reporting none, or started with the check off. All of them without a hash. A server
+   * whose build cannot be read is left out: the create starts cold rather than wait.
+   */
+  private async ofBuild(listed: readonly string[], hash: string | undefined): Promise<string[]> {
+    if (hash === undefined) return [...listed];
+    const builds = await Promise.all(listed.map((roomId) => this.buildOf(roomId).catch(() => undefined)));
+    return listed.filter((_, i) => {
+      const build = builds[i];
+      return build !== undefined && (build.unchecked || build.hash === undefined || build.hash === hash);
+    });
+  }
+
+  /** A listed server's build, read once per process (`standbyBuild`); undefined when its room is gone. */
+  private buildOf(roomId: string): Promise<StandbyBuild | undefined> {
+    return this.deps.cache.read('standbyBuild', roomId, async () => {
+      const room = await this.deps.rooms.find(roomId);
+      if (!room) return undefined;
+      return { unchecked: room.protocolCheck !== undefined, ...(room.protocol ? { hash: room.protocol.h } : {}) };
+    });
   }
 
   /**

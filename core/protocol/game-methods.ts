@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { protocolHashSchema, protocolSchema } from '../versions/protocol';
+import { protocolHashSchema, protocolSchemaOf } from '../versions/protocol';
+import { roomSettingsOverrideChars, taskOverridesBudget } from '../gameservers/task-overrides';
 import { storableJsonObjectSchema } from './storable-json';
 
 /** The same bound as room settings (core/rooms/schema.ts), kept here so the protocol has no room import. */
@@ -7,8 +8,19 @@ const maxSettingsBytes = 4 * 1024;
 /** One game → owner message's `data` (core/commands/model.ts keeps the same bound). */
 export const maxMessageBytes = 4 * 1024;
 
-/** What a game may hand back as room settings: stored exactly, or refused with -32602. */
-const settingsSchema = storableJsonObjectSchema(maxSettingsBytes);
+/**
+ * What a game may hand back as room settings: stored exactly, or refused with -32602. A
+ * `migrateHost` room's replacement server is started with them in its task's launch overrides,
+ * so they must fit there as a created room's settings must.
+ */
+const settingsSchema = storableJsonObjectSchema(maxSettingsBytes).refine(
+  (settings) => roomSettingsOverrideChars(settings) <= taskOverridesBudget.roomSettings,
+  {
+    message:
+      `must take at most ${taskOverridesBudget.roomSettings} characters once encoded for a game server's ` +
+      'launch (their JSON, encoded again as a JSON string)',
+  },
+);
 const ok = z.object({ status: z.literal('OK') });
 
 /** The most saved state an arbiter keeps (its JSON text), the same bound as the HTTP route's. */
@@ -59,8 +71,12 @@ export const rpcMethods = {
     forwarded: 'platform',
     params: z.object({
       settings: settingsSchema.optional(),
-      /** The server's build (docs/versions.md): a component map that does not hash to `hash` is refused. */
-      protocol: protocolSchema.optional(),
+      /**
+       * The server's build (docs/versions.md): a component map that does not hash to `hash` is
+       * refused; a key this platform does not know is dropped, as in any params, so a build
+       * tool writing more into its manifest does not make the game exit.
+       */
+      protocol: protocolSchemaOf('strip').optional(),
       /** A server started with `standby=1` accepts the warm pool's protocol: it waits for `assign`. */
       standby: z.boolean().optional(),
     }),

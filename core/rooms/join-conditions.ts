@@ -7,6 +7,7 @@ import {
   type StoredMember,
 } from './document';
 import { memberAsRead, roomConditions as is } from './room-conditions';
+import { roomOf } from './room-item';
 import { allOf, holds, type Condition } from './room-expression';
 import type { StoredProtocol } from '../versions/protocol';
 import type { ClaimFailure, ClaimSpec, RoomWrite } from './room-store';
@@ -100,8 +101,11 @@ export function reclaimAndClaimWrite(
 }
 
 /**
- * Why a claim failed, from the item as it stood. A build mismatch and settings that stopped
- * matching come first: they are what the room IS, and no retry, reclaim or other slot changes them.
+ * Why a claim failed, from the item as it stood, in this order: the room is gone, ended,
+ * closed or silent (NOT_JOINABLE whatever the client's build: nothing to tell its server); the
+ * account holds a live slot already (it keeps that slot, re-keyed, rather than taking a second
+ * one elsewhere); the room is of another build, or its settings stopped matching (what the room
+ * IS: no retry, reclaim or other slot changes it); then the slots.
  */
 export function classifyClaimFailure(
   old: Record<string, unknown> | undefined,
@@ -109,11 +113,42 @@ export function classifyClaimFailure(
   now: number,
 ): ClaimFailure {
   if (!old) return { state: 'NotFound' };
-  const { account, heartbeatSince } = spec;
+  const state = String(old.state);
+  const closed = notJoinable(old, state, spec.heartbeatSince);
+  if (closed) return closed;
+  const doc = documentOf(old);
+  const room = {
+    state,
+    readyAt: old.readyAt as string | undefined,
+    updatedAt: old.updatedAt as string | undefined,
+    constants: old.constants as RoomClock['constants'],
+    reservationTimeoutS: Number(old.reservationTimeoutS),
+  };
+  const mine = doc.members[spec.account];
+  if (mine && isLiveMember(mine, room, now)) {
+    return { state: 'AlreadyMember', member: mine, ...(mine.k === undefined ? {} : { keyHash: mine.k }) };
+  }
   const mismatch = buildMismatch(old, spec.protocol);
   if (mismatch) return mismatch;
   if (spec.criteria && !holds(is.settingsMatch(spec.criteria), old)) return { state: 'NotMatching' };
-  const state = String(old.state);
+  const expired = expiredMembers(doc, room, now);
+  const players = Number(old.players);
+  const maxPlayers = Number(old.maxPlayers);
+  if (mine || players >= maxPlayers) {
+    // The joiner's own expired entry is replaced; other expired members make room.
+    if (expired.length > 0 && players - expired.length < maxPlayers) return { state: 'Reclaim', expired };
+    if (mine) return { state: 'Reclaim', expired };
+    return { state: 'Full' };
+  }
+  return { state: 'Retry' };
+}
+
+/** The room takes no joins at all: ended, closed to joins, or its server silent since the cutoff. */
+function notJoinable(
+  old: Record<string, unknown>,
+  state: string,
+  heartbeatSince: string | undefined,
+): ClaimFailure | undefined {
   if (state !== 'spawning' && state !== 'ready') return { state: 'NotJoinable', reason: `the room is ${state}` };
   const joinability = (old.properties as { joinability?: unknown } | undefined)?.joinability;
   if (joinability !== undefined && joinability !== 'open') {
@@ -127,32 +162,17 @@ export function classifyClaimFailure(
   ) {
     return { state: 'Silent' };
   }
-  const doc = documentOf(old);
-  const room = {
-    state,
-    readyAt: old.readyAt as string | undefined,
-    updatedAt: old.updatedAt as string | undefined,
-    constants: old.constants as RoomClock['constants'],
-    reservationTimeoutS: Number(old.reservationTimeoutS),
-  };
-  const mine = doc.members[account];
-  const expired = expiredMembers(doc, room, now);
-  if (mine && isLiveMember(mine, room, now)) {
-    return { state: 'AlreadyMember', member: mine, ...(mine.k === undefined ? {} : { keyHash: mine.k }) };
-  }
-  const players = Number(old.players);
-  const maxPlayers = Number(old.maxPlayers);
-  if (mine || players >= maxPlayers) {
-    // The joiner's own expired entry is replaced; other expired members make room.
-    if (expired.length > 0 && players - expired.length < maxPlayers) return { state: 'Reclaim', expired };
-    if (mine) return { state: 'Reclaim', expired };
-    return { state: 'Full' };
-  }
-  return { state: 'Retry' };
+  return undefined;
 }
 
-/** The room's server is of another build than the client's, and the room checks builds. */
-function buildMismatch(old: Record<string, unknown>, client: string | undefined): ClaimFailure | undefined {
+/**
+ * The room's server is of another build than the client's, and the room checks builds: on
+ * a claim's `ALL_OLD`, and on a re-key's (core/rooms/member-writes.ts `reissueKeyWrite`).
+ */
+export function buildMismatch(
+  old: Record<string, unknown>,
+  client: string | undefined,
+): Extract<ClaimFailure, { state: 'Mismatch' }> | undefined {
   if (client === undefined || holds(is.protocolAccepts(client), old)) return undefined;
-  return { state: 'Mismatch', server: old.protocol as StoredProtocol };
+  return { state: 'Mismatch', server: old.protocol as StoredProtocol, room: roomOf(old) };
 }

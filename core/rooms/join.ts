@@ -85,7 +85,7 @@ interface ClaimedSlot {
   readonly room: Room;
   readonly member: StoredMember;
   readonly keyHash: string;
-  /** The slot was the account's already: only its key changed. */
+  /** The slot was the account's already: only its key and build changed (`member` as it was before). */
   readonly reissued: boolean;
   readonly previousKeyHash?: string;
 }
@@ -146,6 +146,7 @@ async function undo(command: JoinRoomCommand, claimed: ClaimedSlot, deps: JoinRo
         keyHash: claimed.keyHash,
         reissued: claimed.reissued,
         ...(claimed.previousKeyHash === undefined ? {} : { previousKeyHash: claimed.previousKeyHash }),
+        ...(claimed.reissued && claimed.member.v !== undefined ? { previousBuild: claimed.member.v } : {}),
       },
       deps.now(),
     )
@@ -224,8 +225,7 @@ async function claimSlot(command: JoinRoomCommand, deps: JoinRoomDependencies): 
       case 'NotMatching':
         throw new RoomNotJoinableError(room.roomId, 'its settings no longer match the criteria');
       case 'Mismatch':
-        // Its server reported its build: it called `inited`, so it was up.
-        throw await refuseBuild({ ...room, state: 'ready' }, command, outcome.server, deps);
+        throw await refuseBuild(outcome.room, command, outcome.server, deps);
       case 'Silent':
         throw await silenceError(room.roomId, deps);
       case 'Full':
@@ -233,7 +233,7 @@ async function claimSlot(command: JoinRoomCommand, deps: JoinRoomDependencies): 
       case 'AlreadyMember': {
         // Our own claim, applied although its answer was lost (a timeout): the slot is ours.
         if (outcome.keyHash === keyHash) return { key, keyHash, reissued: false, member: outcome.member, room };
-        const rekeyed = await rekey(room, command.account, outcome, { key, keyHash }, now, deps);
+        const rekeyed = await rekey(room, command, outcome, { key, keyHash }, now, deps);
         if (rekeyed) return rekeyed;
         break;
       }
@@ -257,23 +257,29 @@ async function claimSlot(command: JoinRoomCommand, deps: JoinRoomDependencies): 
   }
 }
 
-/** The account holds a live slot already: it keeps it with the new key, unless it changed meanwhile. */
+/**
+ * The account holds a live slot already: it keeps it with the new key and the build this join
+ * sent, unless it changed meanwhile (undefined: claim again) or the room's server is of another
+ * build (refused as a claim would be).
+ */
 async function rekey(
   room: Room,
-  account: string,
+  command: JoinRoomCommand,
   held: Extract<ClaimResult, { state: 'AlreadyMember' }>,
   fresh: { readonly key: string; readonly keyHash: string },
   now: Date,
   deps: JoinRoomDependencies,
 ): Promise<ClaimedSlot | undefined> {
   const reissued = await deps.sessions.reissueKey(room.roomId, {
-    account,
+    account: command.account,
     member: held.member,
     newKeyHash: fresh.keyHash,
     now: now.getTime(),
     ...(held.keyHash === undefined ? {} : { oldKeyHash: held.keyHash }),
+    ...(command.protocol === undefined ? {} : { protocol: command.protocol.hash }),
   });
-  if (reissued !== 'Reissued') return undefined;
+  if (reissued === 'Gone') return undefined;
+  if (reissued !== 'Reissued') throw await refuseBuild(reissued.room, command, reissued.server, deps);
   return {
     ...fresh,
     reissued: true,
@@ -358,7 +364,9 @@ function pastDeadline(deps: JoinRoomDependencies, roomId: string): void {
 
 /**
  * The refusal of the client's build by the room's server, told to that server when this join
- * answers it (a direct join); matchmaking tells it only if it answers the refusal.
+ * answers it (a direct join); matchmaking tells it only if it answers the refusal. `room`: as
+ * the refusing write (or the read after `inited`) found it, so the notice goes to the server of
+ * its current epoch.
  */
 async function refuseBuild(
   room: Room,
@@ -367,7 +375,7 @@ async function refuseBuild(
   deps: JoinRoomDependencies,
 ): Promise<ProtocolMismatchError> {
   const client = command.protocol!;
-  const error = await mismatchError(room.roomId, client, server, deps.versions?.components);
+  const error = await mismatchError(room.roomId, client, server, deps.versions?.components, room);
   const deliver = deps.versions?.deliver;
   if (deliver)
     await tellServerOfMismatch(room, { account: command.account, client, error }, { deliver, now: deps.now });

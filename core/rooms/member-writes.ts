@@ -28,43 +28,67 @@ const memberPath = (account: string, ...field: string[]) => ['members', account,
 /**
  * A member who joins again keeps its slot with a fresh key (the old key stops working, an
  * unused confirmation mark goes): IF the old key is still its key AND its state clock is
- * unchanged AND it has not expired. A stored expiry is checked here; a derived one (`t` + the
- * template's timeout) is fixed by the state clock `t`, and the caller judged it live at `now`
- * from the same read.
+ * unchanged AND it has not expired [AND protocolAccepts(protocol)]. A stored expiry is checked
+ * here; a derived one (`t` + the template's timeout) is fixed by the state clock `t`, and the
+ * caller judged it live at `now` from the same read. The build is the one this join sent
+ * (`v`, none sent: removed): `joined` judges the client holding the new key, whatever an
+ * earlier join of the account sent.
  */
 export function reissueKeyWrite(change: {
   account: string;
   member: StoredMember;
   oldKeyHash?: string;
   newKeyHash: string;
+  protocol?: string;
   now: number;
 }): RoomWrite {
-  const { account } = change;
+  const { account, protocol } = change;
   return {
     condition: allOf(
       is.memberUnchanged(account, change.member.t),
       is.memberNotExpired(account, change.now),
       change.oldKeyHash === undefined ? is.memberHoldsNoKey(account) : is.keyMatches(account, change.oldKeyHash),
+      ...(protocol === undefined ? [] : [is.protocolAccepts(protocol)]),
     ),
-    change: { set: [[memberPath(account, 'k'), change.newKeyHash]], remove: [memberPath(account, 'u')] },
+    change:
+      protocol === undefined
+        ? {
+            set: [[memberPath(account, 'k'), change.newKeyHash]],
+            remove: [memberPath(account, 'u'), memberPath(account, 'v')],
+          }
+        : {
+            set: [
+              [memberPath(account, 'k'), change.newKeyHash],
+              [memberPath(account, 'v'), protocol],
+            ],
+            remove: [memberPath(account, 'u')],
+          },
     now: new Date(change.now),
   };
 }
 
 /**
  * Undoes a claim the account checks refused: removes exactly that member IF it still holds
- * that key, or, for a re-keyed member, puts its old key back IF the new one is still current.
+ * that key, or, for a re-keyed member, puts its old key and the build it was given with back IF
+ * the new key is still current.
  */
 export function undoClaimWrite(
-  undo: { account: string; keyHash: string; previousKeyHash?: string; reissued: boolean },
+  undo: { account: string; keyHash: string; previousKeyHash?: string; previousBuild?: string; reissued: boolean },
   now: Date,
 ): RoomWrite {
   const { account } = undo;
-  const change: Change = !undo.reissued
-    ? { add: [[['players'], -1]], remove: [memberPath(account)] }
-    : undo.previousKeyHash === undefined
-      ? { remove: [memberPath(account, 'k')] }
-      : { set: [[memberPath(account, 'k'), undo.previousKeyHash]] };
+  if (!undo.reissued) {
+    const change: Change = { add: [[['players'], -1]], remove: [memberPath(account)] };
+    return { condition: is.keyMatches(account, undo.keyHash), change, now };
+  }
+  const restored = [
+    ['k', undo.previousKeyHash],
+    ['v', undo.previousBuild],
+  ] as const;
+  const change: Change = {
+    set: restored.flatMap(([field, value]) => (value === undefined ? [] : [[memberPath(account, field), value]])),
+    remove: restored.flatMap(([field, value]) => (value === undefined ? [memberPath(account, field)] : [])),
+  };
   return { condition: is.keyMatches(account, undo.keyHash), change, now };
 }
 
@@ -173,6 +197,18 @@ export function confirmationRefused(current: SessionRead | undefined, hash: stri
   if (member.u === undefined)
     return buildMismatch(current.room, account, member) ?? { state: 'Rejected', reason: 'used' };
   return usedKeyAnswer(current.room, account, member, hash, requestId);
+}
+
+/**
+ * A member refused at `joined` for its build gives its slot back, so players who can never be
+ * confirmed do not fill the room: removed IF it still holds the key as read AND players ≥ 1
+ * (`removeMembersWrite`). Undefined when no member holds the key any more.
+ */
+export function refusedBuildWrite(read: SessionRead, hash: string, now: Date): RoomWrite | undefined {
+  const found = memberOfKey(read.doc, hash);
+  if (!found) return undefined;
+  const emptySince = Math.max(read.room.emptySince ?? 0, now.getTime());
+  return removeMembersWrite([{ ...found, keyHash: hash }], now, emptySince);
 }
 
 /**

@@ -54,7 +54,8 @@ export function isStaleReport(room: Pick<Room, 'host'>, epoch: number | undefine
  * A member's seat for the replacement: a pending reservation (its clock starts at the
  * replacement's `inited`) WITHOUT a key: the old server's keys mean nothing to the new one,
  * and the member gets a fresh key by joining again (core/rooms/join.ts re-keys a member).
- * Kept: the member's scopes (`c`), its properties (`q`) and its member number (`n`).
+ * Kept: the member's scopes (`c`), its properties (`q`), its member number (`n`) and its
+ * client's build (`v`), which the replacement's `joined` still checks.
  */
 function reseated(member: StoredMember, now: number, timeouts: SessionTimeouts): StoredMember {
   const own = member as StoredMember & { readonly n?: number };
@@ -65,6 +66,7 @@ function reseated(member: StoredMember, now: number, timeouts: SessionTimeouts):
     ...(own.c && own.c.length > 0 ? { c: own.c } : {}),
     ...(own.q === undefined ? {} : { q: own.q }),
     ...(own.n === undefined ? {} : { n: own.n }),
+    ...(own.v === undefined ? {} : { v: own.v }),
   };
 }
 
@@ -92,8 +94,13 @@ export function serverEpochOf(room: Pick<Room, 'host'>): number {
  * The room, as read, moved to its replacement server in ONE conditional write:
  *
  *   IF roomIsReady AND hostEpochIs(e) AND unchangedSince(changeNumber)
- *   SET state = spawning, host = { e: e + 1, s: now }, spawnDeadline, members = reseated, players
- *   REMOVE placement, address, readyAt, initedBy, lastHeartbeatAt
+ *   SET state = spawning, host = { e: e + 1, s: now }, spawnDeadline, members = reseated, players,
+ *       deployment [, protocolCheck = false]
+ *   REMOVE placement, address, readyAt, initedBy, lastHeartbeatAt, protocol [, protocolCheck]
+ *
+ * The replacement is started from the configuration as it is now, which may start another
+ * build than the dead server's: the room takes that configuration's deployment and check, and
+ * forgets the dead server's build until the new one reports its own in `inited`.
  *
  * The epoch condition makes it happen once per dead server, whoever saw the death first (the
  * sidecar's report, the local fleet, the sweeper): the others' writes are refused. The
@@ -115,8 +122,18 @@ export function replacementWrite(read: SessionRead, room: ReplaceableRoom, repla
         [['members'], members],
         [['players'], players],
         ...(players === 0 && room.players > 0 ? [[['emptySince'], now] as const] : []),
+        [['deployment'], replacement.deployment],
+        ...(replacement.protocolCheck ? [] : [[['protocolCheck'], false] as const]),
       ],
-      remove: [['placement'], ['address'], ['readyAt'], ['initedBy'], ['lastHeartbeatAt']],
+      remove: [
+        ['placement'],
+        ['address'],
+        ['readyAt'],
+        ['initedBy'],
+        ['lastHeartbeatAt'],
+        ['protocol'],
+        ...(replacement.protocolCheck ? [['protocolCheck']] : []),
+      ],
     },
     now: replacement.now,
   };

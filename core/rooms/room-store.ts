@@ -19,6 +19,12 @@ export interface Replacement {
   readonly now: Date;
   /** Past it the replacement has failed to come up (the configuration's spawn timeout from `now`). */
   readonly spawnDeadline: Date;
+  /**
+   * What the replacement is started from: `deploymentOf` the configuration as it is now, and
+   * whether that configuration checks builds (`false`: it turned the check off).
+   */
+  readonly deployment: string;
+  readonly protocolCheck: boolean;
 }
 
 /** A room as one consistent read sees it: the room fields and its members. */
@@ -61,8 +67,11 @@ interface Claimed {
 export type ClaimFailure =
   | { readonly state: 'NotFound' }
   | { readonly state: 'NotJoinable'; readonly reason: string }
-  /** The room's server is of another build than the client's (`ClaimSpec.protocol`). */
-  | { readonly state: 'Mismatch'; readonly server: StoredProtocol }
+  /**
+   * The room's server is of another build than the client's (`ClaimSpec.protocol`); `room`
+   * as the write found it, so its server is told at its current epoch.
+   */
+  | { readonly state: 'Mismatch'; readonly server: StoredProtocol; readonly room: Room }
   /** The room's settings no longer hold the claim's criteria. */
   | { readonly state: 'NotMatching' }
   /** Ready, but its server has not been heard from since the claim's heartbeat cutoff. */
@@ -76,6 +85,9 @@ export type ClaimFailure =
 
 export type ClaimResult = Claimed | ClaimFailure | { readonly state: 'Contention'; readonly cause: unknown };
 
+/** A re-key: applied, refused for the room's build, or the member changed since the read (`Gone`: claim again). */
+export type ReissueResult = 'Reissued' | 'Gone' | Extract<ClaimFailure, { state: 'Mismatch' }>;
+
 export type ConfirmResult =
   | { readonly state: 'Confirmed'; readonly member: Member }
   /** The request that used the key, delivered again: answer as then. */
@@ -83,7 +95,7 @@ export type ConfirmResult =
   | { readonly state: 'Rejected'; readonly reason: 'unknown-key' | 'expired' | 'used' }
   /**
    * The member joined with a build (`v`) that is not the room's server's, and the room checks
-   * builds: refused, nothing written.
+   * builds: refused, and the member removed (its slot freed) while it still holds that key.
    */
   | { readonly state: 'Mismatch'; readonly account: string; readonly client: string; readonly server: StoredProtocol };
 
@@ -239,15 +251,25 @@ export interface RoomStore {
     spec: ClaimSpec & { expired: readonly DocMember[]; maxPlayers: number },
     now: number,
   ): Promise<ClaimResult>;
-  /** A member joining again keeps its slot with a fresh key (core/rooms/member-writes.ts). */
+  /**
+   * A member joining again keeps its slot with a fresh key, and the build it joins with
+   * (core/rooms/member-writes.ts). `Mismatch`: the room's server is of another build.
+   */
   reissueKey(
     roomId: string,
-    change: { account: string; member: StoredMember; oldKeyHash?: string; newKeyHash: string; now: number },
-  ): Promise<'Reissued' | 'Gone'>;
+    change: {
+      account: string;
+      member: StoredMember;
+      oldKeyHash?: string;
+      newKeyHash: string;
+      protocol?: string;
+      now: number;
+    },
+  ): Promise<ReissueResult>;
   /** Undoes a claim the account checks refused after it was written; anything that changed since wins. */
   undoClaim(
     roomId: string,
-    undo: { account: string; keyHash: string; previousKeyHash?: string; reissued: boolean },
+    undo: { account: string; keyHash: string; previousKeyHash?: string; previousBuild?: string; reissued: boolean },
     now: Date,
   ): Promise<void>;
   /**

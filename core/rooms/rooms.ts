@@ -14,11 +14,16 @@ import {
   SessionDocumentCorruptError,
   type DocMember,
   type SessionDocument,
-  type StoredMember,
 } from './document';
 import { SessionMemberTooLargeError } from './session-errors';
 import { memberBudgetIssue } from './item-budget';
-import { claimWrite, classifyClaimFailure, maxReclaimPerWrite, reclaimAndClaimWrite } from './join-conditions';
+import {
+  buildMismatch,
+  claimWrite,
+  classifyClaimFailure,
+  maxReclaimPerWrite,
+  reclaimAndClaimWrite,
+} from './join-conditions';
 import { RoomAlreadyExistsError, RoomNotFoundError } from './errors';
 import type { Member, NewMember } from './member';
 import {
@@ -27,6 +32,7 @@ import {
   confirmationRefused,
   departedAt,
   memberView,
+  refusedBuildWrite,
   reissueKeyWrite,
   removeMembersWrite,
   undoClaimWrite,
@@ -56,6 +62,7 @@ import type {
   HeartbeatResult,
   ItemWriteResult,
   LeaveResult,
+  ReissueResult,
   Replacement,
   RoomItems,
   RoomListing,
@@ -285,16 +292,15 @@ export class Rooms implements RoomStore {
     };
   }
 
-  async reissueKey(
-    roomId: string,
-    change: { account: string; member: StoredMember; oldKeyHash?: string; newKeyHash: string; now: number },
-  ): Promise<'Reissued' | 'Gone'> {
-    return (await this.write(roomId, reissueKeyWrite(change))).applied ? 'Reissued' : 'Gone';
+  async reissueKey(roomId: string, change: Parameters<RoomStore['reissueKey']>[1]): Promise<ReissueResult> {
+    const result = await this.write(roomId, reissueKeyWrite(change));
+    if (result.applied) return 'Reissued';
+    return (result.item && buildMismatch(result.item, change.protocol)) ?? 'Gone';
   }
 
   async undoClaim(
     roomId: string,
-    undo: { account: string; keyHash: string; previousKeyHash?: string; reissued: boolean },
+    undo: { account: string; keyHash: string; previousKeyHash?: string; previousBuild?: string; reissued: boolean },
     now: Date,
   ): Promise<void> {
     await this.write(roomId, undoClaimWrite(undo, now));
@@ -316,10 +322,23 @@ export class Rooms implements RoomStore {
   async confirm(read: SessionRead, keyHashHex: string, requestId: string, now: Date): Promise<ConfirmResult> {
     const hash = storedKeyHash(keyHashHex);
     const judged = confirmation(read, hash, requestId, now);
-    if ('answer' in judged) return judged.answer;
+    if ('answer' in judged) return this.refuseConfirmation(read, judged.answer, hash, now);
     const result = await this.write(read.room.roomId, judged.write);
     if (result.applied) return { state: 'Confirmed', member: judged.confirmed };
-    return confirmationRefused(result.item ? readOf(result.item) : undefined, hash, requestId);
+    const current = result.item ? readOf(result.item) : undefined;
+    return this.refuseConfirmation(current, confirmationRefused(current, hash, requestId), hash, now);
+  }
+
+  /** A refusal for the member's build also takes its slot back (`refusedBuildWrite`). */
+  private async refuseConfirmation(
+    read: SessionRead | undefined,
+    answer: ConfirmResult,
+    hash: string,
+    now: Date,
+  ): Promise<ConfirmResult> {
+    const write = answer.state === 'Mismatch' && read ? refusedBuildWrite(read, hash, now) : undefined;
+    if (write && read) await this.write(read.room.roomId, write);
+    return answer;
   }
 
   async abandon(roomId: string, keyHashHex: string, requestId: string, now: Date): Promise<AbandonResult> {

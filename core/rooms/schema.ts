@@ -31,6 +31,30 @@ export const roomViewSchema = z
 export const maxSettingsBytes = 4 * 1024;
 export const roomSettingsSchema = storableJsonObjectSchema(maxSettingsBytes);
 
+/**
+ * At most this many matchmaking criteria. Each is one more comparison in the join's conditional
+ * write (core/rooms/room-conditions.ts `settingsMatch`), beside up to `maxReclaimPerWrite`
+ * expired members it removes; DynamoDB refuses an expression over 4 KB or over 300 operators
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Constraints.html#limits-expression-parameters),
+ * and test/unit/core/rooms/join-conditions.test.ts compiles the worst case under both.
+ */
+export const maxCriteria = 32;
+
+const criteriaSchema = roomSettingsSchema
+  .refine((criteria) => Object.keys(criteria).length <= maxCriteria, {
+    message: `must have at most ${maxCriteria} keys (each is one comparison in the join's conditional write)`,
+  })
+  .meta({
+    override: {
+      type: 'object',
+      additionalProperties: true,
+      maxProperties: maxCriteria,
+      description:
+        `The settings a room must have, each key compared whole; at most ${maxCriteria} keys, ` +
+        `and otherwise as \`settings\`.`,
+    },
+  });
+
 /** `protocol` in a join, create or matchmaking body: the client's build, optional. */
 export const clientProtocolSchema = protocolSchema
   .optional()
@@ -93,7 +117,7 @@ export const matchmakingRequestSchema = z
   .strictObject({
     gameId: gameIdSchema,
     version: gameVersionSchema,
-    criteria: roomSettingsSchema.default({}),
+    criteria: criteriaSchema.default({}),
     settings: roomSettingsSchema.default({}),
     region: regionSchema.optional(),
     latencies: z.record(regionSchema, z.number().min(0).max(60_000)).optional(),

@@ -1,5 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { GameServerConfiguration } from '../gameservers/configuration';
+import { deploymentOf } from '../gameservers/deployment';
 import type { ServerCaps } from '../gameservers/server-slot-store';
 import type { Spawner } from '../gameservers/spawner';
 import { countSpawnFailure } from '../infra/metrics';
@@ -69,7 +70,12 @@ export async function replaceOrFail(
     if (!configuration) return fail(roomId, death.reason, deps);
     const now = deps.now();
     const spawnDeadline = new Date(now.getTime() + configuration.spawnTimeoutS * 1000);
-    const written = await deps.rooms.replaceServer(read, { now, spawnDeadline });
+    const written = await deps.rooms.replaceServer(read, {
+      now,
+      spawnDeadline,
+      deployment: deploymentOf(configuration),
+      protocolCheck: configuration.checkProtocol !== false,
+    });
     if (written.applied) {
       const epoch = written.room.host?.epoch ?? 0;
       deps.log.info('replacing a dead game server', { roomId, reason: death.reason, epoch });

@@ -1,6 +1,7 @@
 import { PlatformError } from '../errors';
 import { protocolDiff, protocolOfStored, type Protocol, type ProtocolDiff, type StoredProtocol } from './protocol';
 import type { ProtocolComponents } from './protocol-store';
+import type { Room } from '../rooms/model';
 
 /** The two hashes a refusal names. */
 export interface MismatchedHashes {
@@ -17,10 +18,15 @@ export class ProtocolMismatchError extends PlatformError {
   override readonly name = 'ProtocolMismatchError';
   readonly code = 'PROTOCOL_MISMATCH';
 
+  /**
+   * @param room the room as the refusing write found it (never shown to the client): a caller
+   * that answers this refusal tells that room's server, at its current epoch.
+   */
   constructor(
     readonly roomId: string | undefined,
     readonly diff: ProtocolDiff,
     readonly hashes: MismatchedHashes,
+    readonly room?: Room,
   ) {
     super(mismatchSentence(roomId, diff, hashes), {
       details: {
@@ -67,12 +73,15 @@ export async function mismatchError(
   client: Protocol,
   server: StoredProtocol,
   components?: Pick<ProtocolComponents, 'componentsOf'>,
+  room?: Room,
 ): Promise<ProtocolMismatchError> {
   const theirs = await components?.componentsOf(server.h).catch(() => undefined);
-  return new ProtocolMismatchError(roomId, protocolDiff(client, protocolOfStored(server, theirs)), {
-    clientHash: client.hash,
-    serverHash: server.h,
-  });
+  return new ProtocolMismatchError(
+    roomId,
+    protocolDiff(client, protocolOfStored(server, theirs)),
+    { clientHash: client.hash, serverHash: server.h },
+    room,
+  );
 }
 
 /** Whether a client of build `client` may play on a server of build `server`: equal, or either unknown. */

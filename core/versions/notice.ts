@@ -62,8 +62,9 @@ export function recordMismatch(refusal: Refusal, now: Date): void {
 /**
  * Records the refusal and tells the room's game server about it (a `protocol_mismatch`
  * notification through its sidecar, to the server of the room's current epoch), so the server
- * can log which client build knocked. Only a ready room has a server to tell. A failed notice is
- * logged: the player's answer never waits on or fails with it.
+ * can log which client build knocked. Only a ready room has a server to tell. The caller awaits
+ * the send before it answers (a Lambda instance may be frozen once it has answered, losing a send
+ * still in flight), but never fails with it: a failed notice is logged.
  */
 export async function tellServerOfMismatch(
   room: Pick<Room, 'roomId' | 'state' | 'host'>,

@@ -60,23 +60,26 @@ export function setHashOf(components: ComponentHashes): string {
   return hash64(setHeader + names.map((name) => `${name}\t${components[name]}\n`).join(''));
 }
 
+const protocolShape = {
+  hash: protocolHashSchema,
+  components: z
+    .record(componentNameSchema, protocolHashSchema)
+    .refine((components) => Object.keys(components).length <= maxComponents, {
+      message: `may list at most ${maxComponents} components`,
+    })
+    .optional(),
+  builtAt: z.iso.datetime({ offset: true }).optional(),
+};
+
 /**
- * `protocol` in a join, create or matchmaking body, and in `inited` params. A component map
- * must hash to `hash`: a build whose two hashes disagree has a bug worth hearing about at once,
- * and a map stored under a hash (core/versions/protocol-store.ts) is then that hash's alone.
+ * `protocol` with a key it does not know refused (`strict`) or dropped (`strip`). A component
+ * map must hash to `hash` either way: a build whose two hashes disagree has a bug worth hearing
+ * about at once, and a map stored under a hash (core/versions/protocol-store.ts) is then that
+ * hash's alone.
  */
-export const protocolSchema = z
-  .strictObject({
-    hash: protocolHashSchema,
-    components: z
-      .record(componentNameSchema, protocolHashSchema)
-      .refine((components) => Object.keys(components).length <= maxComponents, {
-        message: `may list at most ${maxComponents} components`,
-      })
-      .optional(),
-    builtAt: z.iso.datetime({ offset: true }).optional(),
-  })
-  .superRefine((protocol, ctx) => {
+export function protocolSchemaOf(unknownKeys: 'strict' | 'strip') {
+  const object = unknownKeys === 'strict' ? z.strictObject(protocolShape) : z.object(protocolShape);
+  return object.superRefine((protocol, ctx) => {
     if (protocol.components === undefined) return;
     const expected = setHashOf(protocol.components);
     if (expected !== protocol.hash) {
@@ -86,8 +89,11 @@ export const protocolSchema = z
         message: `is not the set hash of components (they hash to ${expected}; docs/versions.md "The set hash")`,
       });
     }
-  })
-  .meta({ id: 'Protocol' });
+  });
+}
+
+/** `protocol` in a join, create or matchmaking body and in a configuration: a 400 names an unknown key. */
+export const protocolSchema = protocolSchemaOf('strict').meta({ id: 'Protocol' });
 
 /** Which side's build was made later, by `builtAt`; `unknown` when either is missing or they are equal. */
 export type NewerSide = 'client' | 'server' | 'unknown';
@@ -112,9 +118,10 @@ export function protocolDiff(client: Protocol, server: Protocol): ProtocolDiff {
   if (!client.components || !server.components) return { added: [], removed: [], changed: [], newer };
   const ours = client.components;
   const theirs = server.components;
-  const added = Object.keys(ours).filter((name) => !(name in theirs));
-  const removed = Object.keys(theirs).filter((name) => !(name in ours));
-  const changed = Object.keys(ours).filter((name) => name in theirs && ours[name] !== theirs[name]);
+  // Own keys only: `constructor` or `toString` are valid component names, and `in` finds them on every object.
+  const added = Object.keys(ours).filter((name) => !Object.hasOwn(theirs, name));
+  const removed = Object.keys(theirs).filter((name) => !Object.hasOwn(ours, name));
+  const changed = Object.keys(ours).filter((name) => Object.hasOwn(theirs, name) && ours[name] !== theirs[name]);
   return { added: added.sort(byteOrder), removed: removed.sort(byteOrder), changed: changed.sort(byteOrder), newer };
 }
 

@@ -42,7 +42,8 @@ export const routes = [
     entry: 'lambdas/http/rooms/create.ts',
     auth: 'jwt',
     timeoutS: 29,
-    needs: ['spawn', 'signTokens', 'takeStandby'],
+    // sendCommands: a build its server refuses is told to that server (core/versions/notice.ts).
+    needs: ['spawn', 'signTokens', 'takeStandby', 'sendCommands'],
   },
   { id: 'listRooms', method: 'GET', path: '/v1/rooms', entry: 'lambdas/http/rooms/list.ts', auth: 'jwt' },
   {
@@ -61,8 +62,9 @@ export const routes = [
     entry: 'lambdas/http/rooms/join.ts',
     auth: 'jwt',
     timeoutS: 29,
-    // Idempotency-Key records are sealed under a key derived from the signing key.
-    needs: ['signTokens'],
+    // Idempotency-Key records are sealed under a key derived from the signing key; a build the
+    // room's server refuses is told to that server (core/versions/notice.ts).
+    needs: ['signTokens', 'sendCommands'],
   },
   {
     id: 'matchmakingJoin',
@@ -71,8 +73,8 @@ export const routes = [
     entry: 'lambdas/http/matchmaking/join.ts',
     auth: 'jwt',
     timeoutS: 29,
-    // Finds a room or creates one: it starts game servers as createRoom does.
-    needs: ['spawn', 'signTokens'],
+    // Finds a room or creates one: it starts game servers and tells them of refused builds as createRoom does.
+    needs: ['spawn', 'signTokens', 'sendCommands'],
   },
   {
     id: 'patchRoom',

@@ -191,10 +191,20 @@ function replacementContract(subject: () => RoomStoreSubject, room: (overrides?:
       placement: { taskId: 't-1', host: '203.0.113.7', ports: [7777] },
       host: { epoch: 1, seenAt: 0 },
       constants: { ...constantsOf(room()), migrateHost: true },
+      // The dead server's build and what it was started from; the configuration has moved on since.
+      protocol: { h: '1111111111111111' },
+      deployment: 'aaaaaaaaaaaaaaaa',
+      protocolCheck: false,
     });
-    await rooms.createWithMember(made, { account: 'alice', keyHash: 'ab'.repeat(32), scopes: [], createdAt: created });
+    const alice = { account: 'alice', keyHash: 'ab'.repeat(32), scopes: [], createdAt: created, v: '2222222222222222' };
+    await rooms.createWithMember(made, alice);
     const now = at('2026-01-01T00:00:10.000Z');
-    const replacement = { now, spawnDeadline: at('2026-01-01T00:00:40.000Z') };
+    const replacement = {
+      now,
+      spawnDeadline: at('2026-01-01T00:00:40.000Z'),
+      deployment: 'bbbbbbbbbbbbbbbb',
+      protocolCheck: true,
+    };
     const read = await rooms.read(made.roomId);
     if (!read) throw new Error('room not stored');
     // A write between the read and the replacement (a join's change number): read again.
@@ -212,9 +222,31 @@ function replacementContract(subject: () => RoomStoreSubject, room: (overrides?:
     const stored = (await item(made.roomId)) ?? {};
     expect(stored).not.toHaveProperty('address');
     expect(stored).not.toHaveProperty('placement');
-    // Its seat, pending from the replacement's `inited`, without a key (its member number kept).
+    // The replacement reports its own build; it is started from the configuration as it is now.
+    expect(stored).not.toHaveProperty('protocol');
+    expect(stored).not.toHaveProperty('protocolCheck');
+    expect(stored.deployment).toBe(replacement.deployment);
+    // Its seat, pending from the replacement's `inited`, without a key (its member number and
+    // its client's build kept: the replacement's `joined` checks it).
     const { n: _n, ...seat } = (stored.members as Record<string, Record<string, unknown>>).alice ?? {};
-    expect(seat).toEqual({ s: 0, t: now.getTime(), p: 30_000 });
+    expect(seat).toEqual({ s: 0, t: now.getTime(), p: 30_000, v: alice.v });
+  });
+
+  it('replaces the server of a room whose configuration turned the build check off, keeping it off', async () => {
+    const { rooms, item } = subject();
+    const made = room({
+      state: 'ready',
+      host: { epoch: 1, seenAt: 0 },
+      constants: { ...constantsOf(room()), migrateHost: true },
+      deployment: 'aaaaaaaaaaaaaaaa',
+    });
+    await rooms.createWithMember(made, { account: 'alice', keyHash: 'ab'.repeat(32), scopes: [], createdAt: created });
+    const read = await rooms.read(made.roomId);
+    if (!read) throw new Error('room not stored');
+    const now = at('2026-01-01T00:00:10.000Z');
+    const replacement = { now, spawnDeadline: now, deployment: 'bbbbbbbbbbbbbbbb', protocolCheck: false };
+    expect(await rooms.replaceServer(read, replacement)).toMatchObject({ applied: true });
+    expect(await item(made.roomId)).toMatchObject({ deployment: replacement.deployment, protocolCheck: false });
   });
 }
 
@@ -314,12 +346,57 @@ function memberContract(subject: () => RoomStoreSubject, room: (overrides?: Part
     const claim = (account: string, extra: Partial<ClaimSpec>) =>
       rooms.claim(built.roomId, { ...claimOf(account, now), ...extra }, now.getTime());
 
-    expect(await claim('x', { protocol: 'aaaaaaaaaaaaaaaa' })).toEqual({ state: 'Mismatch', server });
+    expect(await claim('x', { protocol: 'aaaaaaaaaaaaaaaa' })).toEqual({
+      state: 'Mismatch',
+      server,
+      room: expect.objectContaining({ roomId: built.roomId, state: 'ready', protocol: server }),
+    });
     expect(await claim('y', { criteria: { mode: 'ranked' } })).toEqual({ state: 'NotMatching' });
     expect(await claim('z', { protocol: server.h, criteria: { mode: 'casual' } })).toMatchObject({ state: 'Claimed' });
     expect((await rooms.read(built.roomId))?.doc.members).toEqual({
       z: expect.objectContaining({ v: server.h }),
     });
+  });
+
+  it('re-keys a member with the build this join sent, and refuses one its server is not of', async () => {
+    const { rooms } = subject();
+    const [first, second] = ['aaaaaaaaaaaaaaaa', 'cccccccccccccccc'];
+    const reissue = async (roomId: string, account: string, newKeyHash: string, protocol?: string) => {
+      const member = (await rooms.read(roomId))!.doc.members[account]!;
+      return rooms.reissueKey(roomId, {
+        account,
+        member,
+        oldKeyHash: member.k!,
+        newKeyHash,
+        now: now.getTime(),
+        ...(protocol === undefined ? {} : { protocol }),
+      });
+    };
+    const memberOf = async (roomId: string, account: string) => (await rooms.read(roomId))?.doc.members[account];
+
+    // Joined while the room spawned (no server build yet), then again with another build.
+    const spawning = room({ state: 'spawning', maxPlayers: 4, players: 0 });
+    await rooms.createWithMember(spawning);
+    await rooms.claim(spawning.roomId, { ...claimOf('x', now), protocol: first }, now.getTime());
+    expect(await reissue(spawning.roomId, 'x', 'k2', second)).toBe('Reissued');
+    expect(await memberOf(spawning.roomId, 'x')).toMatchObject({ k: 'k2', v: second });
+    // Undone (the account checks refused that join): the old key and its build are back.
+    const previous = { previousKeyHash: keyOf('x').stored, previousBuild: first };
+    await rooms.undoClaim(spawning.roomId, { account: 'x', keyHash: 'k2', ...previous, reissued: true }, now);
+    expect(await memberOf(spawning.roomId, 'x')).toMatchObject({ k: keyOf('x').stored, v: first });
+    expect(await reissue(spawning.roomId, 'x', 'k3')).toBe('Reissued');
+    expect(await memberOf(spawning.roomId, 'x')).not.toHaveProperty('v');
+
+    const server = { h: first };
+    const ready = room({ state: 'ready', maxPlayers: 4, players: 0, protocol: server });
+    await rooms.createWithMember(ready);
+    await rooms.claim(ready.roomId, { ...claimOf('y', now), protocol: first }, now.getTime());
+    expect(await reissue(ready.roomId, 'y', 'k2', second)).toEqual({
+      state: 'Mismatch',
+      server,
+      room: expect.objectContaining({ roomId: ready.roomId, protocol: server }),
+    });
+    expect(await memberOf(ready.roomId, 'y')).toMatchObject({ k: keyOf('y').stored, v: first });
   });
 
   it('reclaims an expired reservation and claims its slot in the same write', async () => {

@@ -304,3 +304,38 @@ describe('a claim with criteria (the room store)', () => {
     expect(claimed).toMatchObject({ state: 'Claimed', settings: { mode: 'casual', map: 'harbor' } });
   });
 });
+
+describe('matchmaking after the game changed its settings', () => {
+  it('passes the room over by the claim itself, even when its own read of the room came before the change', async () => {
+    const body = { gameId: 'arena', version: '1', criteria: { mode: 'ranked' } };
+    const first = await post('/v1/matchmaking/join', 'settings-1', body);
+    expect(first.status).toBe(200);
+    const changed = first.body.room.roomId as string;
+    const before = (await readyRead(changed)).room;
+    // The game server's update_settings.
+    await api.platform.db.send(
+      new UpdateCommand({
+        TableName: api.platform.tableName,
+        Key: keys.room(changed),
+        UpdateExpression: 'SET settings = :s',
+        ExpressionAttributeValues: { ':s': { mode: 'casual' } },
+      }),
+    );
+    // Matchmaking's read of the room still shows the settings from before: only the claim can tell.
+    const store = lambdaPlatform().rooms;
+    const find = store.find.bind(store);
+    const stale = jest.spyOn(store, 'find').mockImplementation(async (roomId) => {
+      const room = await find(roomId);
+      return room && roomId === changed ? { ...room, settings: before.settings } : room;
+    });
+    try {
+      const second = await post('/v1/matchmaking/join', 'settings-2', body);
+      expect(second.status).toBe(200);
+      expect(stale).toHaveBeenCalledWith(changed);
+      expect(second.body.room.roomId).not.toBe(changed);
+      expect(Object.keys((await rooms.read(changed))!.doc.members)).not.toContain('settings-2');
+    } finally {
+      stale.mockRestore();
+    }
+  });
+});

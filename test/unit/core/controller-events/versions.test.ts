@@ -177,6 +177,30 @@ describe('update_settings', () => {
     expect((await store.get(room.roomId)).settings).toEqual({ map: 'y' });
   });
 
+  it("refuses, for inited and update_settings, settings under 4 KiB that a replacement server's launch could not carry", async () => {
+    const { rooms, rpc, put } = setup();
+    const room = aRoom({ settings: { map: 'harbor' } });
+    const starting = spawning();
+    await put(room);
+    await put(starting);
+    // 2,599 bytes of JSON, 2,605 characters encoded again: within 4 KiB, past the 2,560 the
+    // task's overrides give room settings.
+    const settings = { text: 'x'.repeat(2_588) };
+    for (const reply of [
+      await rpc(room.roomId, 'update_settings', { settings }),
+      await rpc(starting.roomId, 'inited', { settings }),
+    ]) {
+      expect(reply).toMatchObject({
+        error: {
+          code: rpcErrorCodes.invalidParams,
+          message: expect.stringContaining('settings: must take at most 2560'),
+        },
+      });
+    }
+    expect((await rooms.get(room.roomId)).settings).toEqual({ map: 'harbor' });
+    expect((await rooms.get(starting.roomId)).state).toBe('spawning');
+  });
+
   it('refuses settings over 4 KiB with -32602', async () => {
     const { rpc, put } = setup();
     const room = aRoom();
@@ -213,10 +237,15 @@ describe('check_deployment', () => {
     });
   });
 
-  it('answers not current for a room that recorded no deployment', async () => {
-    const { rpc, put } = setup();
-    const room = aRoom();
+  it('judges a room that recorded no deployment by whether the configuration was written since the room was made', async () => {
+    const { rpc, put, change } = setup();
+    const room = aRoom({ createdAt: new Date(t0).toISOString() });
     await put(room);
+    change({ ...configuration, updatedAt: new Date(t0 - 60_000).toISOString() } as GameServerConfiguration);
+    expect(await rpc(room.roomId, 'check_deployment', {})).toMatchObject({ result: { current: true } });
+    change({ ...configuration, updatedAt: room.createdAt } as GameServerConfiguration);
+    expect(await rpc(room.roomId, 'check_deployment', {})).toMatchObject({ result: { current: true } });
+    change({ ...configuration, updatedAt: new Date(t0 + 1).toISOString() } as GameServerConfiguration);
     expect(await rpc(room.roomId, 'check_deployment', {})).toMatchObject({ result: { current: false } });
   });
 });
@@ -232,17 +261,20 @@ describe('joined refuses a player of another build', () => {
   const ready = (overrides: Partial<Room> = {}) =>
     aRoom({ players: 1, protocol: { h: serverBuild.hash }, host: { epoch: 1, seenAt: t0 }, ...overrides });
 
-  it('answers -32001 naming both hashes, confirms nothing, and tells the game', async () => {
+  it('answers -32001 naming both hashes, frees the slot, and tells the game', async () => {
     const { rooms, rpc, put, notices } = setup();
-    const room = ready();
-    await put(room, { bob: reservation(otherBuild) });
+    const room = ready({ players: 2 });
+    await put(room, { bob: reservation(otherBuild), carol: reservation(serverBuild.hash) });
     const reply = await rpc(room.roomId, 'joined', { keyHash: hashRegistrationKey(key) });
     expect(reply).toMatchObject({ error: { code: rpcErrorCodes.keyRejected } });
     const message = (reply as { error: { message: string } }).error.message;
     expect(message).toContain('protocol mismatch');
     expect(message).toContain(otherBuild);
     expect(message).toContain(serverBuild.hash);
-    expect((await rooms.read(room.roomId))?.doc.members.bob).toEqual(reservation(otherBuild));
+    const after = await rooms.read(room.roomId);
+    expect(after?.doc.members).not.toHaveProperty('bob');
+    expect(after?.doc.members.carol).toEqual(reservation(serverBuild.hash));
+    expect(after?.room.players).toBe(1);
     expect(notices).toEqual([
       {
         roomId: room.roomId,
@@ -276,7 +308,31 @@ describe('joined refuses a player of another build', () => {
     if (!read) throw new Error('the room was not stored');
     const outcome = await store.confirm(read, hashRegistrationKey(key), 'request-1', new Date(t0 + 1_000));
     expect(outcome).toEqual({ state: 'Mismatch', account: 'bob', client: otherBuild, server: { h: serverBuild.hash } });
-    expect((await store.read(room.roomId))?.doc.members.bob).toEqual(reservation(otherBuild));
+    const after = await store.read(room.roomId);
+    expect(after?.doc.members).toEqual({});
+    expect(after?.room.players).toBe(0);
+  });
+
+  it("frees only the refused key's slot: not one re-keyed since the read, never counting players below zero", async () => {
+    const items = new MemoryRoomItems();
+    const store = new Rooms(items);
+    const at = new Date(t0 + 1_000);
+    const uncounted = ready({ players: 0 });
+    await items.putNew(roomItem(uncounted, { bob: reservation(otherBuild) }));
+    await store.confirm((await store.read(uncounted.roomId))!, hashRegistrationKey(key), 'request-1', at);
+    expect((await store.read(uncounted.roomId))?.doc.members.bob).toEqual(reservation(otherBuild));
+
+    const room = ready({ players: 1 });
+    await items.putNew(roomItem(room, { bob: reservation(otherBuild) }));
+    const stale = (await store.read(room.roomId))!;
+    // Bob joined again between the read and the refusal: his new key holds the slot.
+    const newKey = storedKeyHash(hashRegistrationKey('key-of-bob-2'));
+    await items.update(room.roomId, exists('pk'), { set: [[['members', 'bob', 'k'], newKey]] });
+    await store.confirm(stale, hashRegistrationKey(key), 'request-1', at);
+    expect((await store.read(room.roomId))?.doc.members.bob).toMatchObject({ k: newKey });
+    // The new key refused in turn frees it.
+    await store.confirm((await store.read(room.roomId))!, hashRegistrationKey('key-of-bob-2'), 'request-2', at);
+    expect(await store.read(room.roomId)).toMatchObject({ room: { players: 0 }, doc: { members: {} } });
   });
 
   it('confirms the same build, a player without a hash, and any player when the check is off', async () => {

@@ -2,6 +2,7 @@ import { jitteredBackoffMs } from '../../../../core/infra/clock';
 import { findOrCreate, racerBackoff, type FindOrCreateDependencies } from '../../../../core/matchmaking/find-or-create';
 import type { FillingRoomStore } from '../../../../core/matchmaking/store';
 import { aRoom } from '../../../helpers/factories';
+import { ProtocolMismatchError } from '../../../../core/versions/errors';
 
 describe('racerBackoff', () => {
   it('stays under a ceiling that doubles from 10 ms to 250 ms, and is never 0', () => {
@@ -38,5 +39,35 @@ describe('findOrCreate under a race it loses', () => {
     expect(joined.room.roomId).toBe(room.roomId);
     expect(pauses).toHaveLength(3);
     expect(pauses.every((ms, i) => ms >= 1 && ms <= 10 * 2 ** i)).toBe(true);
+  });
+});
+
+describe('findOrCreate refused by the bucket room for the build', () => {
+  it("judges and tells the room as the refusal found it, not the pointer's earlier read", async () => {
+    // Read while spawning; by the join its server had reported another build.
+    const spawning = aRoom({ state: 'spawning', maxPlayers: 10, deployment: 'd1' });
+    const found = { ...spawning, state: 'ready' as const, protocol: { h: 'bbbbbbbbbbbbbbbb' } };
+    const error = new ProtocolMismatchError(
+      spawning.roomId,
+      { added: [], removed: [], changed: [], newer: 'unknown' },
+      { clientHash: 'aaaaaaaaaaaaaaaa', serverHash: 'bbbbbbbbbbbbbbbb' },
+      found,
+    );
+    const told: unknown[] = [];
+    const deps: FindOrCreateDependencies = {
+      pointers: {
+        get: async () => ({ roomId: spawning.roomId, since: new Date().toISOString() }),
+      } as unknown as FillingRoomStore,
+      findRoom: async () => spawning,
+      join: () => Promise.reject(error),
+      create: () => Promise.reject(new Error('the refusal is the answer: no room is made')),
+      newRoomId: () => 'next',
+      now: () => new Date(),
+      sleep: async () => undefined,
+      deployment: 'd1',
+      refused: async (room) => void told.push(room),
+    };
+    await expect(findOrCreate('bucket', {}, deps)).rejects.toBe(error);
+    expect(told).toEqual([found]);
   });
 });

@@ -13,8 +13,11 @@ import { aRoom } from '../../../helpers/factories';
 const configuration = { gameId: 'g', version: '1' } as GameServerConfiguration;
 const handOver = { owner: 'creator', settings: { map: 'creator' }, maxPlayers: 4 } as unknown as HandOver;
 
-/** A pool whose listed servers `free` can still be taken; everything done is logged in order. */
-function scene(listed: string[], free: string[], accepted = true) {
+/**
+ * A pool whose listed servers `free` can still be taken; everything done is logged in order.
+ * `builds`: each server's build, which a take of another build's creator is refused for.
+ */
+function scene(listed: string[], free: string[], accepted = true, builds: Record<string, string> = {}) {
   const events: string[] = [];
   // Not 0: lru-cache takes an entry stamped at 0 for one without a TTL.
   const clock = { ms: 10_000 };
@@ -25,9 +28,15 @@ function scene(listed: string[], free: string[], accepted = true) {
     },
   } as unknown as PoolStore;
   const rooms = {
-    handOver: (roomId: string) => {
+    find: (roomId: string) => {
+      events.push(`build ${roomId}`);
+      const h = builds[roomId];
+      return Promise.resolve(aRoom({ roomId, state: 'ready', ...(h === undefined ? {} : { protocol: { h } }) }));
+    },
+    handOver: (roomId: string, _listing: unknown, over: HandOver) => {
       events.push(`take ${roomId}`);
-      const won = free.includes(roomId);
+      const h = builds[roomId];
+      const won = free.includes(roomId) && (over.protocol === undefined || h === undefined || h === over.protocol);
       free.splice(free.indexOf(roomId), won ? 1 : 0);
       return Promise.resolve(
         won
@@ -112,5 +121,21 @@ describe('WarmPool.takeStandby', () => {
 
     expect(await warm.takeStandby(configuration, 'r', handOver)).toBeUndefined();
     expect(events).toEqual(['read list', 'take a', 'assign a', 'fail a']);
+  });
+});
+
+describe('WarmPool.takeStandby for a creator of a build', () => {
+  const builds: Record<string, string> = { x: 'bbbbbbbbbbbbbbbb', a: 'aaaaaaaaaaaaaaaa' };
+  const of = (hash: string) => ({ ...handOver, protocol: hash });
+
+  it('tries only servers of its build, and leaves the others listed for creators of theirs', async () => {
+    const { events, warm } = scene(['x', 'a'], ['x', 'a'], true, builds);
+
+    expect((await warm.takeStandby(configuration, 'r', of(builds.a!)))?.room.roomId).toBe('a');
+    expect(events).toEqual(['read list', 'build x', 'build a', 'take a', 'assign a']);
+    events.length = 0;
+    expect((await warm.takeStandby(configuration, 'r', of(builds.x!)))?.room.roomId).toBe('x');
+    // Neither the list nor a build read again.
+    expect(events).toEqual(['take x', 'assign x']);
   });
 });

@@ -7,6 +7,7 @@ import {
   maxReclaimPerWrite,
   reclaimAndClaimWrite,
 } from '../../../../core/rooms/join-conditions';
+import { matchmakingRequestSchema, maxCriteria } from '../../../../core/rooms/schema';
 
 const t0 = Date.parse('2026-01-01T00:00:00.000Z');
 const member = { s: 0, t: t0, e: t0 + 30_000 };
@@ -108,12 +109,59 @@ describe('reclaimAndClaimWrite: remove exactly the expired members and claim, on
   });
 });
 
-describe('classifyClaimFailure: a build mismatch and unmatched criteria come before everything else', () => {
+/**
+ * Operators and functions in a compiled expression, as DynamoDB counts them against its limit
+ * of 300 (comparators, AND/OR/NOT, BETWEEN/IN, functions; arithmetic in an update), counting the
+ * `=` of each SET as well, which only errs on the safe side.
+ */
+function operatorsIn(expression: string): number {
+  const pattern = /<>|<=|>=|=|<|>|\+|\s-\s|\b(?:AND|OR|NOT|BETWEEN|IN)\b|\b[a-z_]+\(/g;
+  return expression.match(pattern)?.length ?? 0;
+}
+
+describe("the join's expression stays within DynamoDB's limits in the worst case", () => {
+  it(`${maxCriteria} criteria, ${maxReclaimPerWrite} expired members reclaimed and a build: under 4 KB and 300 operators each`, () => {
+    const criteria = Object.fromEntries(Array.from({ length: maxCriteria }, (_, i) => [`criterion-${i}`, i]));
+    // Expired members with every field an expired-member condition may name (key, disconnect).
+    const expired = Array.from({ length: maxReclaimPerWrite + 5 }, (_, i) => ({
+      account: `player-${i}`,
+      member: { s: 0, t: t0, e: t0, d: t0 },
+      keyHash: `h${i}`.padEnd(22, 'x'),
+    }));
+    const write = reclaimAndClaimWrite(
+      { ...spec, protocol: 'aaaaaaaaaaaaaaaa', criteria, expired, maxPlayers: 100 },
+      now,
+    );
+    const { condition, change } = completeWrite(write, 3_600);
+    const compiled = compileWrite(condition, change);
+    const update = compiled.UpdateExpression ?? '';
+    expect(compiled.ConditionExpression.length).toBeLessThan(4096);
+    expect(update.length).toBeLessThan(4096);
+    expect(operatorsIn(compiled.ConditionExpression)).toBeLessThan(300);
+    expect(operatorsIn(update)).toBeLessThan(300);
+  });
+
+  it(`refuses more than ${maxCriteria} criteria with a 400 that says why`, () => {
+    const body = { gameId: 'arena', version: '1.0.0' };
+    const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+    expect(matchmakingRequestSchema.safeParse({ ...body, criteria: keys(maxCriteria) }).success).toBe(true);
+    const refused = matchmakingRequestSchema.safeParse({ ...body, criteria: keys(maxCriteria + 1) });
+    expect(refused.error?.issues).toEqual([
+      expect.objectContaining({ path: ['criteria'], message: expect.stringMatching(`at most ${maxCriteria} keys`) }),
+    ]);
+  });
+});
+
+describe('classifyClaimFailure: a build mismatch and unmatched criteria come before the slots', () => {
   const server = { h: 'bbbbbbbbbbbbbbbb', b: '2026-01-01T00:00:00Z' };
   const checked = { account: 'alice', protocol: 'aaaaaaaaaaaaaaaa' };
 
   it('a full room of another build is a Mismatch, naming the server build', () => {
-    expect(classifyClaimFailure(roomItem({ protocol: server }), checked, t0)).toEqual({ state: 'Mismatch', server });
+    expect(classifyClaimFailure(roomItem({ protocol: server }), checked, t0)).toEqual({
+      state: 'Mismatch',
+      server,
+      room: expect.objectContaining({ state: 'ready', protocol: server }),
+    });
   });
 
   it('the same build, a room without a build, or a room made with the check off: not a mismatch', () => {
@@ -124,6 +172,29 @@ describe('classifyClaimFailure: a build mismatch and unmatched criteria come bef
     ])
       expect(classifyClaimFailure(item, checked, t0)).toEqual({ state: 'Full' });
     expect(classifyClaimFailure(roomItem({ protocol: server }), { account: 'alice' }, t0)).toEqual({ state: 'Full' });
+  });
+
+  it('a room that takes no joins at all answers that, whatever its build or settings', () => {
+    const other = { protocol: server, settings: { mode: 'casual' } };
+    const spec = { ...checked, criteria: { mode: 'ranked' }, heartbeatSince: '2026-01-01T00:00:00.000Z' };
+    expect(classifyClaimFailure(roomItem({ ...other, state: 'closed' }), spec, t0)).toEqual({
+      state: 'NotJoinable',
+      reason: 'the room is closed',
+    });
+    expect(classifyClaimFailure(roomItem({ ...other, properties: { joinability: 'closed' } }), spec, t0)).toEqual({
+      state: 'NotJoinable',
+      reason: 'its joinability is closed',
+    });
+    expect(classifyClaimFailure(roomItem({ ...other, lastHeartbeatAt: '2025-12-31T23:59:00.000Z' }), spec, t0)).toEqual(
+      { state: 'Silent' },
+    );
+  });
+
+  it('an account holding a live slot keeps it (AlreadyMember), whatever the build or settings', () => {
+    const alice = { s: 0, t: t0, e: t0 + 60_000, k: 'hA' };
+    const item = roomItem({ protocol: server, settings: { mode: 'casual' }, members: { alice }, players: 1 });
+    for (const spec of [checked, { account: 'alice', criteria: { mode: 'ranked' } }])
+      expect(classifyClaimFailure(item, spec, t0)).toEqual({ state: 'AlreadyMember', member: alice, keyHash: 'hA' });
   });
 
   it('settings that no longer hold the criteria: NotMatching', () => {

@@ -4,6 +4,7 @@ import { RoomFullError, RoomNotJoinableError } from '../../../../core/rooms/join
 import { PlatformCache } from '../../../../core/infra/platform-cache';
 import type { ClaimResult, SessionRead } from '../../../../core/rooms/room-store';
 import { aRoom } from '../../../helpers/factories';
+import { ProtocolMismatchError } from '../../../../core/versions/errors';
 
 const t0 = new Date('2026-01-01T00:00:00.000Z');
 const room = aRoom({ state: 'ready', placement: { taskId: 't', host: 'h', ports: [1] }, maxPlayers: 2 });
@@ -173,5 +174,72 @@ describe('joinRoom', () => {
     expect(answers.every((a) => a.room.state === 'ready' && !a.spawning)).toBe(true);
     // Each of the 50 waiters polling alone needs at least 50 × 4 reads.
     expect(reads).toBeLessThan(20);
+  });
+});
+
+describe('joinRoom: a client of another build', () => {
+  it("undoes a refused re-key to the old key and the old key's build", async () => {
+    const held: ClaimResult = {
+      state: 'AlreadyMember',
+      member: { s: 0, t: t0.getTime(), v: 'b'.repeat(16) },
+      keyHash: 'old',
+    };
+    const fake = fakeSessions([held]);
+    const refusal = new Error('rate limited');
+    const joining = { ...command, protocol: { hash: 'a'.repeat(16) } };
+    await expect(joinRoom(joining, deps(fake.sessions, { accountChecks: refusing(refusal) }))).rejects.toBe(refusal);
+    expect(fake.undone).toEqual([
+      expect.objectContaining({ reissued: true, previousKeyHash: 'old', previousBuild: 'b'.repeat(16) }),
+    ]);
+  });
+
+  const client = { hash: 'aaaaaaaaaaaaaaaa' };
+  const server = { h: 'bbbbbbbbbbbbbbbb' };
+  // The room as the failed write found it: its server replaced since the cached read (epoch 3).
+  const found = { ...room, protocol: server, host: { epoch: 3, seenAt: t0.getTime() } };
+
+  /** Versions that explain nothing and record what the room's server is told, at which epoch. */
+  function telling() {
+    const told: { roomId: string; epoch: number; account: unknown }[] = [];
+    const versions: NonNullable<JoinRoomDependencies['versions']> = {
+      components: { componentsOf: async () => undefined },
+      deliver: async (roomId, notice, epoch) => {
+        told.push({ roomId, epoch, account: notice.params.account });
+        return 'delivered';
+      },
+    };
+    return { told, versions };
+  }
+
+  it('tells the server of the room as the refusing write found it, at its current epoch', async () => {
+    const fake = fakeSessions([{ state: 'Mismatch', server, room: found }]);
+    const { told, versions } = telling();
+    const error = await joinRoom({ ...command, protocol: client }, deps(fake.sessions, { versions })).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ProtocolMismatchError);
+    expect(told).toEqual([{ roomId: room.roomId, epoch: 3, account: 'alice' }]);
+  });
+
+  it('re-keys a slot it holds with the build it sends now; a server of another build refuses the re-key', async () => {
+    const held: ClaimResult = { state: 'AlreadyMember', member: { s: 0, t: t0.getTime() }, keyHash: 'old' };
+    // Claimed again only if the refused re-key were taken for a changed member.
+    const fake = fakeSessions([held, { state: 'Full' }]);
+    const reissues: unknown[] = [];
+    const sessions: JoinRoomDependencies['sessions'] = {
+      ...fake.sessions,
+      reissueKey: async (_roomId, change) => {
+        reissues.push(change);
+        return { state: 'Mismatch', server, room: found };
+      },
+    };
+    const { told, versions } = telling();
+    const error = await joinRoom({ ...command, protocol: client }, deps(sessions, { versions })).catch(
+      (e: unknown) => e,
+    );
+    expect(reissues).toEqual([expect.objectContaining({ account: 'alice', oldKeyHash: 'old', protocol: client.hash })]);
+    expect(error).toBeInstanceOf(ProtocolMismatchError);
+    expect((error as ProtocolMismatchError).hashes).toEqual({ clientHash: client.hash, serverHash: server.h });
+    expect(told).toEqual([{ roomId: room.roomId, epoch: 3, account: 'alice' }]);
   });
 });

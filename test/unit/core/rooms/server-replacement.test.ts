@@ -1,6 +1,7 @@
 import { handleControllerRequest } from '../../../../core/controller-events/handle';
 import type { ControllerEventDependencies } from '../../../../core/controller-events/ports';
 import type { GameServerConfiguration } from '../../../../core/gameservers/configuration';
+import { deploymentOf } from '../../../../core/gameservers/deployment';
 import type { SpawnRequest, Spawner } from '../../../../core/gameservers/spawner';
 import type { ControllerReply, ControllerRequest } from '../../../../core/protocol/controller-messages';
 import type { StoredMember } from '../../../../core/rooms/document';
@@ -28,6 +29,7 @@ function setup(migrateHost: boolean) {
   const stopped: string[] = [];
   const replies: ControllerReply[] = [];
   const clock = { now: new Date(t0 + 60_000) };
+  const current = { configuration };
   const spawner: Spawner = {
     spawn: async (request) => {
       spawned.push(request);
@@ -37,7 +39,7 @@ function setup(migrateHost: boolean) {
   };
   const replaceDeps = {
     rooms,
-    configuration: async () => configuration,
+    configuration: async () => current.configuration,
     spawner,
     now: () => clock.now,
     mintServerToken: async () => 'server-token',
@@ -50,6 +52,7 @@ function setup(migrateHost: boolean) {
     replaceServer: (roomId: string, death: Parameters<typeof replaceOrFail>[1]) =>
       replaceOrFail(roomId, death, replaceDeps),
     locateServer: async () => '127.0.0.1',
+    configurations: { get: async () => current.configuration },
     log: { info: () => undefined, warn: () => undefined },
   } as unknown as ControllerEventDependencies;
   const room: Room = aRoom({
@@ -62,6 +65,7 @@ function setup(migrateHost: boolean) {
     placement: { taskId: 'task-1', host: '127.0.0.1', ports: [38000] },
     constants: { ...defaultConstants({ maxPlayers: 3, reservationTimeoutS: 30 }), migrateHost },
     host: { epoch: 1, seenAt: t0 },
+    deployment: deploymentOf(configuration),
   });
   const members: Record<string, StoredMember> = {
     alice: { s: 2, t: t0, k: 'key-alice', u: 'joined-1', a: t0, c: ['chat'] },
@@ -74,7 +78,7 @@ function setup(migrateHost: boolean) {
   };
   const send = (request: Record<string, unknown>) =>
     handleControllerRequest({ roomId: room.roomId, sentAt, ...request } as ControllerRequest, deps);
-  return { rooms, room, create, send, spawned, stopped, replies, clock };
+  return { rooms, room, create, send, spawned, stopped, replies, clock, current };
 }
 
 const rpc = (method: string, params: unknown, epoch: number) => ({
@@ -137,6 +141,32 @@ describe('a dedicated room whose game server dies', () => {
     await send({ type: 'exited', reason: 'crashed', epoch: maxServerReplacements + 1 });
     expect(await rooms.find(room.roomId)).toMatchObject({ state: 'failed', failureReason: 'crashed' });
     expect(spawned).toHaveLength(maxServerReplacements);
+  });
+
+  it("after a configuration update: the replacement is current, its build unknown until it reports one, its players' builds still checked", async () => {
+    const { rooms, room, send, replies, current, clock } = setup(true);
+    const oldBuild = { h: '1111111111111111' };
+    await rooms.createWithMember(
+      { ...room, protocol: oldBuild },
+      {
+        account: 'dave',
+        keyHash: 'ab'.repeat(32),
+        scopes: [],
+        createdAt: new Date(t0 + 50_000).toISOString(),
+        v: oldBuild.h,
+      },
+    );
+    current.configuration = { ...configuration, binary: '/game/server-2' } as GameServerConfiguration;
+    await send(rpc('check_deployment', {}, 1));
+    expect(replies.pop()).toMatchObject({ result: { current: false } });
+
+    await send({ type: 'exited', reason: 'crashed', epoch: 1 });
+    const replaced = await rooms.read(room.roomId);
+    expect(replaced?.room).toMatchObject({ state: 'spawning', deployment: deploymentOf(current.configuration) });
+    expect(replaced?.room).not.toHaveProperty('protocol');
+    expect(replaced?.doc.members.dave).toMatchObject({ s: 0, t: clock.now.getTime(), p: 30_000, v: oldBuild.h });
+    await send(rpc('check_deployment', {}, 2));
+    expect(replies.pop()).toMatchObject({ result: { current: true } });
   });
 
   it('without migrateHost: the room fails, as before', async () => {

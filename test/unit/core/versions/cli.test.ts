@@ -31,6 +31,10 @@ describe('roomkeeper hash', () => {
     expect(JSON.parse(run.stdout)).toEqual(expected);
     expect(Object.keys(JSON.parse(run.stdout))).toEqual(['hash', 'components', 'builtAt']);
     expect(fs.readFileSync(out, 'utf8')).toBe(run.stdout);
+    // The JSON sample describes the same components: the command gives the same manifest for it.
+    const fromJson = roomkeeper(['hash', `${fixtures}/components.json`, '--json'], { SOURCE_DATE_EPOCH: '1740830400' });
+    expect(fromJson).toMatchObject({ code: 0, stderr: '' });
+    expect(fromJson.stdout).toBe(run.stdout);
   });
 
   it('refuses a bad file with one line naming it, exit code 2 and no stack trace', () => {

@@ -62,6 +62,7 @@ import { PlatformCache } from '../core/infra/platform-cache';
 import { tableUpgradeName } from '../core/upgrade/table-upgrade';
 import { UpgradeStore } from '../core/upgrade/upgrade-store';
 import { DynamoLiveSubscriptions, type LiveConnections } from '../core/live/subscription-store';
+import { DynamoInviteStore, type InviteStore } from '../core/invites/invite-store';
 import {
   apiGatewayConnectionSender,
   apiGatewayManagementClient,
@@ -160,6 +161,8 @@ export interface Platform {
   readonly sidecarCredentials?: (roomId: string, epoch: number) => Promise<SidecarCredentials>;
   /** Live-session sockets and their subscriptions (core/live/subscription-store.ts). */
   readonly liveSubscriptions: LiveConnections;
+  /** The invites each account received (core/invites/invite-store.ts); an invite's writes go with the room's. */
+  readonly invites: InviteStore;
   /**
    * Sends frames to live-session sockets: deployed through the WebSocket API's connection
    * management endpoint (LIVE_ENDPOINT), in the local cloud through its own gateway's sockets.
@@ -476,6 +479,7 @@ function basePlatform(settings: PlatformConfig, chosen: PlatformOptions, shared:
       (ms) => clock.sleep(ms),
     ),
     connectionSender: chosen.connectionSender ?? liveEndpointSender(settings),
+    invites: new DynamoInviteStore(db, table),
     now: () => clock.now(),
     newId: () => randomUUID(),
   };
@@ -483,7 +487,7 @@ function basePlatform(settings: PlatformConfig, chosen: PlatformOptions, shared:
 
 /**
  * Deployed: the WebSocket API's connection management endpoint, its client built on the first
- * send (only the socket handler and the taps consumer send). Without LIVE_ENDPOINT every send
+ * send (only the socket handler, the taps consumer and the invite route send). Without LIVE_ENDPOINT every send
  * fails as a configuration error, never as a gone connection: nothing is forgotten for it.
  */
 function liveEndpointSender(settings: PlatformConfig): ConnectionSender {

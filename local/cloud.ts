@@ -1,6 +1,8 @@
 import {
   CreateTableCommand,
   DescribeTableCommand,
+  ResourceInUseException,
+  ResourceNotFoundException,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
@@ -105,14 +107,27 @@ export const localIssuer = 'roomkeeper-local';
 export const localAudience = 'roomkeeper-api';
 const localQueuePrefix = 'roomkeeper-local';
 
+/**
+ * Creates the table and turns its TTL on. Both are safe to repeat: under load the SDK retries a
+ * request whose answer timed out although DynamoDB Local applied it, and the retry then finds
+ * the table it made itself (ResourceInUseException) or the TTL already on.
+ */
 async function createTable(db: DynamoDBDocumentClient, tableName: string): Promise<void> {
-  await db.send(new CreateTableCommand(createTableInput(tableName)));
-  await db.send(
-    new UpdateTimeToLiveCommand({
-      TableName: tableName,
-      TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
-    }),
-  );
+  try {
+    await db.send(new CreateTableCommand(createTableInput(tableName)));
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  try {
+    await db.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof Error && /already enabled/i.test(error.message))) throw error;
+  }
 }
 
 /** The local table, created as the stack's, or a persisted one brought up to its indexes and stream. */
@@ -120,7 +135,9 @@ export async function ensureTable(db: DynamoDBDocumentClient, tableName: string)
   let existing;
   try {
     existing = await db.send(new DescribeTableCommand({ TableName: tableName }));
-  } catch {
+  } catch (error) {
+    // Only a table that is not there is made; any other failure is the caller's to see.
+    if (!(error instanceof ResourceNotFoundException)) throw error;
     await createTable(db, tableName);
     return;
   }

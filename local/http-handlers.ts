@@ -3,7 +3,9 @@ import type { HttpHandler } from '../lambdas/http/middleware';
 import { handler as createRoom } from '../lambdas/http/rooms/create';
 import { handler as getRoom } from '../lambdas/http/rooms/get';
 import { handler as joinRoom } from '../lambdas/http/rooms/join';
+import { handler as createPartyToken } from '../lambdas/http/me/party-tokens';
 import { handler as leaveRoom } from '../lambdas/http/rooms/leave';
+import { handler as listRoomMembers } from '../lambdas/http/rooms/members';
 import { handler as patchRoom } from '../lambdas/http/rooms/patch';
 import { handler as patchMember } from '../lambdas/http/rooms/patch-member';
 import { handler as claimHost } from '../lambdas/http/rooms/host';
@@ -35,6 +37,8 @@ import { handler as issueDevToken } from '../lambdas/http/dev/tokens';
 import { handler as sendCommand } from '../lambdas/http/rooms/commands';
 import { handler as getCommand } from '../lambdas/http/rooms/command';
 import { handler as readMessages } from '../lambdas/http/rooms/messages';
+import { handler as inviteToRoom } from '../lambdas/http/rooms/invite';
+import { handler as listMyInvites } from '../lambdas/http/me/invites';
 
 /**
  * The handler function behind each route id, for the local gateway. These are the very
@@ -44,7 +48,9 @@ export const httpHandlers: Record<RouteId, HttpHandler> = {
   createRoom,
   getRoom,
   joinRoom,
+  createPartyToken,
   leaveRoom,
+  listRoomMembers,
   sendCommand,
   getCommand,
   readMessages,
@@ -52,6 +58,8 @@ export const httpHandlers: Record<RouteId, HttpHandler> = {
   patchMember,
   claimHost,
   removeMember,
+  inviteToRoom,
+  listMyInvites,
   reportHostUnreachable,
   putRoomState,
   getRoomState,

@@ -16,7 +16,7 @@ import { LiveApi } from './constructs/live-api';
 import { Operations } from './constructs/operations';
 import type { PlatformResources } from './constructs/platform-resources';
 import { PlatformSchedules } from './constructs/platform-schedules';
-import { PlayerApi } from './constructs/player-api';
+import { deployableRoutes, PlayerApi } from './constructs/player-api';
 import { ProjectFunction, type AuthSettings } from './constructs/project-function';
 import { ProjectQueue } from './constructs/project-queue';
 import { QueueConsumers } from './constructs/queue-consumers';
@@ -165,6 +165,10 @@ export class RoomkeeperStack extends StackOfParts {
     this.poolKeeper = schedules.poolKeeper;
     // Its frames (connects, subscribes, pings) grow with the players as the API's requests do.
     this.live = new LiveApi(this, 'Live', { platform, namePrefix: props.namePrefix, throttle: scale.throttle });
+    // Routes that send to live sockets (an invite's frame) post through this API's stage.
+    for (const route of deployableRoutes(props.routes)) {
+      this.live.bindLiveNeeds(this.routeFunctions.get(route.id)!, route.needs ?? []);
+    }
 
     // Fargate's start times and the fleet's ports (docs/ecs-fleet.md), and the profile's heartbeat cadence.
     for (const fn of this.node.findAll().filter((c): c is ProjectFunction => c instanceof ProjectFunction)) {

@@ -16,6 +16,7 @@ const actionNames = {
   create: 'room creations',
   command: 'commands',
   messagePoll: 'message polls',
+  invite: 'invites',
 } as const;
 
 /**
@@ -54,6 +55,10 @@ export class CommandRateLimitedError extends AbuseRateLimitedError {
 
 export class MessagePollRateLimitedError extends AbuseRateLimitedError {
   override readonly name = 'MessagePollRateLimitedError';
+}
+
+export class InviteRateLimitedError extends AbuseRateLimitedError {
+  override readonly name = 'InviteRateLimitedError';
 }
 
 /** A ban in force. 403 `BANNED`; the message says until when, unless it is permanent. */

@@ -7,6 +7,7 @@ import {
   BanNotFoundError,
   CommandRateLimitedError,
   CreateRateLimitedError,
+  InviteRateLimitedError,
   JoinRateLimitedError,
   MessagePollRateLimitedError,
   type AbuseRateLimitedError,
@@ -24,6 +25,8 @@ interface AbuseLimits {
   readonly commandsPerMinute?: number;
   /** Reads of the owner's message long poll per account in any 60 s span. @default 120 */
   readonly messagePollsPerMinute?: number;
+  /** Invite requests (each up to 10 accounts) per inviting account in any 60 s span. @default 30 */
+  readonly invitesPerMinute?: number;
 }
 
 export interface AbuseGuardDependencies {
@@ -95,6 +98,7 @@ export class AbuseGuard {
   private readonly policies: Readonly<Record<AccountAction, RateLimitPolicy>>;
   private readonly commandPolicy: RateLimitPolicy;
   private readonly messagePollPolicy: RateLimitPolicy;
+  private readonly invitePolicy: RateLimitPolicy;
   /** Every gate a ban is mirrored onto. */
   private readonly gates: readonly RateLimitPolicy[];
 
@@ -105,7 +109,14 @@ export class AbuseGuard {
     };
     this.commandPolicy = { action: 'command', limit: deps.limits.commandsPerMinute ?? 60, windowS: 60 };
     this.messagePollPolicy = { action: 'messagePoll', limit: deps.limits.messagePollsPerMinute ?? 120, windowS: 60 };
-    this.gates = [this.policies.join, this.policies.create, this.commandPolicy, this.messagePollPolicy];
+    this.invitePolicy = { action: 'invite', limit: deps.limits.invitesPerMinute ?? 30, windowS: 60 };
+    this.gates = [
+      this.policies.join,
+      this.policies.create,
+      this.commandPolicy,
+      this.messagePollPolicy,
+      this.invitePolicy,
+    ];
   }
 
   /**
@@ -180,6 +191,29 @@ export class AbuseGuard {
    */
   async assertMessagePollAllowed(account: string, now: Date): Promise<void> {
     await this.count(account, now, this.messagePollPolicy, MessagePollRateLimitedError);
+  }
+
+  /**
+   * Call before `POST /v1/rooms/{roomId}/invites` writes anything. Counts against
+   * `INVITE_RATE_LIMIT_PER_MINUTE`: one account cannot keep reserving slots for others.
+   *
+   * @throws AccountBannedError 403 `BANNED` while a ban of the inviter is in force.
+   * @throws InviteRateLimitedError 429 `RATE_LIMITED`, `Retry-After` set.
+   */
+  async assertInviteAllowed(account: string, now: Date): Promise<void> {
+    await this.count(account, now, this.invitePolicy, InviteRateLimitedError);
+  }
+
+  /**
+   * The first of `accounts` (in their order) under a ban in force at `now`, if any: one
+   * strongly consistent read of each ban item, all at once. Inviting a banned account fails.
+   */
+  async firstBanned(accounts: readonly string[], now: Date): Promise<string | undefined> {
+    const bans = await Promise.all(accounts.map((account) => this.deps.bans.find(account)));
+    return accounts.find((_, i) => {
+      const ban = bans[i];
+      return ban !== undefined && banInForce(ban, now);
+    });
   }
 
   /**

@@ -27,7 +27,7 @@
  */
 
 /** What is being limited; part of the log's key. */
-export type RateLimitedAction = 'join' | 'create' | 'command' | 'messagePoll';
+export type RateLimitedAction = 'join' | 'create' | 'command' | 'messagePoll' | 'invite';
 
 export interface RateLimitPolicy {
   readonly action: RateLimitedAction;

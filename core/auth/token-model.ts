@@ -19,7 +19,7 @@ export interface TokenClaims {
 }
 
 /**
- * Who holds which token, and what each one opens. Three kinds exist; none opens another's door.
+ * Who holds which token, and what each one opens. Four kinds exist; none opens another's door.
  *
  * - Player and admin tokens: issued by the identity provider (`iss` = AUTH_ISSUER) for the
  *   API (`aud` = AUTH_AUDIENCE, or `client_id` when `aud` is absent, as Cognito access
@@ -29,6 +29,9 @@ export interface TokenClaims {
  *   as `extend_token` of that room's `joined`.
  * - A joined player's token: minted at `joined` (`iss` = PLATFORM_TOKEN_ISSUER,
  *   `aud` = roomkeeper:room:<roomId>), handed to the game server for that one room.
+ * - A party token: minted for a player at `POST /v1/me/party-tokens` (`iss` =
+ *   PLATFORM_TOKEN_ISSUER, `aud` = roomkeeper-party, `ldr` claim), accepted only as an entry of
+ *   that leader's join `party` (core/auth/party-proof.ts).
  *
  * Platform tokens are signed with the platform's own key (Secrets Manager deployed; a key
  * pair of its own in the local cloud), never in the identity provider's key set, and the
@@ -44,6 +47,20 @@ const platformAudiencePrefix = 'roomkeeper:';
 
 /** Audience of a game server's own token (`login_access_token`). */
 export const gameServerAudience = `${platformAudiencePrefix}game-server`;
+
+/**
+ * Audience of a party token (`POST /v1/me/party-tokens`): its holder may seat the token's
+ * subject with it in a join's `party`, only when the holder is the `ldr` claim's account.
+ */
+export const partyAudience = 'roomkeeper-party';
+
+/** Long enough to gather a party, short enough that a leaked one is soon worthless. */
+export const partyTokenTtlS = 300;
+
+/** A party token: `account` lets `leader` bring it into one join's party; no scopes, nothing else. */
+export function partyTokenClaims(account: string, leader: string, issuedAt: Date): TokenClaims {
+  return { account, scopes: [], ttlS: partyTokenTtlS, audience: partyAudience, issuedAt, extra: { ldr: leader } };
+}
 
 /** Audience of the token `joined` returns for a player: good for that one room only. */
 export function roomAudience(roomId: string): string {

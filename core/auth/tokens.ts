@@ -177,6 +177,8 @@ interface VerifiedToken {
 interface PlatformTokenClaims extends Principal {
   /** The `room` claim, when the token names one. */
   readonly room?: string;
+  /** The `ldr` claim (a party token's leader), when the token names one. */
+  readonly leader?: string;
 }
 
 /** Verifies a token the platform minted, for exactly one platform audience. */
@@ -202,6 +204,7 @@ export function createPlatformTokenVerifier(settings: { issuer: string; jwks: st
       account: payload.sub,
       scopes: scopesOf(payload),
       ...(typeof payload.room === 'string' ? { room: payload.room } : {}),
+      ...(typeof payload.ldr === 'string' ? { leader: payload.ldr } : {}),
     };
   };
 }

@@ -5,6 +5,7 @@ import { privilegedScopes } from '../auth/token-model';
 import { reservedJsonKeys, storableJsonObjectSchema } from '../protocol/storable-json';
 import { configurationOverrideIssue } from './task-overrides';
 import { protocolSchema } from '../versions/protocol';
+import { maxLargeSessionMembers, maxSessionMembers } from '../rooms/session-model';
 
 export const gameIdSchema = z
   .string()
@@ -35,7 +36,14 @@ export const gameServerConfigurationBodySchema = z
     args: z.array(z.string().max(1024)).max(64).default([]),
     env: z.record(environmentName, z.string().max(4096)).default({}),
     ports: z.number().int().min(1).max(16).default(1),
-    maxPlayers: z.number().int().min(1).max(100),
+    maxPlayers: z
+      .number()
+      .int()
+      .min(1)
+      .max(maxLargeSessionMembers)
+      .describe(
+        `Players one server takes. Above ${maxSessionMembers} only rooms made from a template with "capabilities": ["large"] use it all; other rooms hold at most ${maxSessionMembers}.`,
+      ),
     serverSettings: storableJsonObjectSchema(4 * 1024).default({}),
     /** Absent: the fleet's default (30 s local, 120 s on ECS: core/gameservers/fleet-fit.ts). */
     spawnTimeoutS: z.number().int().min(1).max(600).optional(),

@@ -102,6 +102,8 @@ const environmentSchema = z.object({
    * a request open for up to 20 s and reads the table several times a second meanwhile.
    */
   MESSAGE_POLL_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().max(maxRateLimit).default(120),
+  /** Invite requests one account may make in any 60 s span: each reserves slots for others. */
+  INVITE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().max(maxRateLimit).default(30),
   /** Cost bounds (docs/cost-bounds.md): a ready room with no live member this long is ended. */
   EMPTY_ROOM_GRACE_S: z.coerce.number().int().positive().max(86_400).default(60),
   /** A room older than this is ended, players or not; a configuration's `maxLifetimeS` overrides it. */
@@ -162,6 +164,7 @@ export type PlatformConfig = Readonly<{
     createsPerMinute: number;
     commandsPerMinute: number;
     messagePollsPerMinute: number;
+    invitesPerMinute: number;
   }>;
   costBounds: CostBoundDefaults;
 }>;
@@ -295,6 +298,7 @@ function platformConfigOf(e: Environment): PlatformConfig {
       createsPerMinute: e.CREATE_RATE_LIMIT_PER_MINUTE,
       commandsPerMinute: e.COMMAND_RATE_LIMIT_PER_MINUTE,
       messagePollsPerMinute: e.MESSAGE_POLL_RATE_LIMIT_PER_MINUTE,
+      invitesPerMinute: e.INVITE_RATE_LIMIT_PER_MINUTE,
     },
     costBounds: {
       emptyRoomGraceS: e.EMPTY_ROOM_GRACE_S,

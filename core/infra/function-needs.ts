@@ -19,6 +19,9 @@
  * - `takeStandby`: hands a warm-pool server its room: `assign` on its reply queue as
  *   `sendCommands` does, and the answer received from its assign queue (ReceiveMessage on the
  *   queues named `<reply prefix>*-assign`). Declare `signTokens` too.
+ * - `postToSockets`: sends frames to live-session sockets (taps, answers, invites):
+ *   ManageConnections on the live WebSocket API's stage and its endpoint in `LIVE_ENDPOINT`.
+ *   Bound by the stack once the live API exists (cdk/lib/constructs/live-api.ts).
  */
 export type FunctionNeed =
-  'spawn' | 'stopServers' | 'signTokens' | 'sidecarCredentials' | 'sendCommands' | 'takeStandby';
+  'spawn' | 'stopServers' | 'signTokens' | 'sidecarCredentials' | 'sendCommands' | 'takeStandby' | 'postToSockets';

@@ -11,6 +11,7 @@
  * | account's gate         | ACCOUNT#<account>      | GATE#<action>      |  (rate-limit log + mirrored ban: core/abuse/rate-limit-store.ts)
  * | idempotency record     | ACCOUNT#<account>      | IDEMPOTENCY#<sha256(key)> |
  * | owner's command        | ROOM#<roomId>          | COMMAND#<commandId> |  (core/commands/store.ts)
+ * | large session's member | ROOM#<roomId>          | MEMBER#<account>   |  { account, m: StoredMember, x?: expiry ms, ttl? }: a `large` session's members, its item counts them (core/rooms/large-members.ts)
  * | room's message counter | ROOM#<roomId>          | MESSAGES           |
  * | room's message         | ROOM#<roomId>          | MESSAGE#<seq, 16 digits> |
  * | sweeper's memory       | SWEEPER                | STATE              |
@@ -26,6 +27,7 @@
  * | live socket            | CONN#<connectionId>    | CONN               |  { account, admin, connectedAt, subs: { roomId: subscribedAt }, ttl } (core/live/subscription-store.ts)
  * | socket's subscription  | ROOM#<roomId>          | SUB#<connectionId> |  { connectionId, roomId, account, admin, minTapIntervalMs, since, ttl }: one Query reads a room's subscribers
  * | account's sockets      | ACCOUNT#<account>      | LIVE               |  { conns: { connectionId: connectedAt } }: the per-account socket bound's conditional write
+ * | account's invites      | ACCOUNT#<account>      | INVITES            |  { invites: { roomId: { by, exp } }, ttl }: invites received, at most 20 live (core/invites/invite-store.ts)
  * | a build's components   | PROTOCOL#<set hash>    | COMPONENTS         |  { components: { name: hash } }: written once per hash, never changed (core/versions/protocol-store.ts)
  *
  * Index keys of a live room (written at create, REMOVEd by the write that fails or closes it):
@@ -85,6 +87,10 @@ export const keys = {
     pk: roomPk(roomId),
     sk: `MESSAGE#${String(seq).padStart(16, '0')}`,
   }),
+  /** A `large` session's member, beside its room's item: one Query pages them in account order. */
+  largeMember: (roomId: string, account: string): ItemKey => ({ pk: roomPk(roomId), sk: `MEMBER#${account}` }),
+  /** The sort-key prefix of a large session's member items. */
+  largeMemberPrefix: 'MEMBER#',
   fillingRoom: (bucket: string): ItemKey => ({ pk: `BUCKET#${bucket}`, sk: 'FILLING' }),
   /** Index keys of a live room: matchmaking bucket (gsi1), game listing (gsi2), sweeper (gsi3). */
   roomIndexes: (room: {
@@ -170,6 +176,8 @@ export const keys = {
   roomSubscriptionPrefix: 'SUB#',
   /** The sockets one account holds, kept within its bound by a conditional write. */
   accountSockets: (account: string): ItemKey => ({ pk: `ACCOUNT#${account}`, sk: 'LIVE' }),
+  /** The invites one account received, kept within its bound by the invite's own transaction. */
+  accountInvites: (account: string): ItemKey => ({ pk: `ACCOUNT#${account}`, sk: 'INVITES' }),
   /** How far the one-time pass over the table's older items (`name`: the release's migration) got. */
   upgradeMarker: (name: string): ItemKey => ({ pk: 'UPGRADE', sk: `MIGRATION#${name}` }),
   /** A request made with an `Idempotency-Key`, by account and the key's hash. */

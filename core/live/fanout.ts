@@ -6,6 +6,7 @@ import { roomOf } from '../rooms/room-item';
 import type { ConnectionSender } from './connection-sender';
 import { subscriptionEndReasons, type ServerFrame } from './messages';
 import type { LiveSubscriptions, Subscription } from './subscription-store';
+import { isLargeSession } from '../rooms/session-model';
 
 /** What one record of the table's stream says of a room item. */
 export type RoomRecord =
@@ -129,7 +130,10 @@ export class Fanout {
     await this.eachLimited(subscribers, async (sub) => {
       // A document that does not parse removes nobody: the reads that meet it report it.
       const member = doc?.members[sub.account];
-      const removed = doc !== undefined && !sub.admin && !(member && isLiveMember(member, room, now));
+      // A large session's item holds no members: its taps carry counts, and its followers are
+      // judged at subscribe only (docs/sessions.md "Large sessions").
+      const judged = doc !== undefined && !isLargeSession(room.constants);
+      const removed = judged && !sub.admin && !(member && isLiveMember(member, room, now));
       if (removed) return this.end(sub, 'removed', changeNumber);
       return this.tap(sub, changeNumber, changes, now);
     });

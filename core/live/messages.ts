@@ -67,6 +67,18 @@ const unsubscribedFrameSchema = z.strictObject({ type: z.literal('unsubscribed')
 
 const pongFrameSchema = z.strictObject({ type: z.literal('pong') });
 
+/**
+ * The account was invited to a session (`POST /v1/rooms/{roomId}/invites`): sent on each of
+ * its open sockets, whether or not they subscribe to that room. Joining it before `expiresAt`
+ * accepts; `DELETE /v1/rooms/{roomId}/members/me` declines.
+ */
+const inviteFrameSchema = z.strictObject({
+  type: z.literal('invite'),
+  roomId: z.string(),
+  invitedBy: z.string(),
+  expiresAt: z.iso.datetime(),
+});
+
 const liveErrorCodes = ['BAD_FRAME', 'FORBIDDEN', 'NOT_FOUND', 'TOO_MANY_SUBSCRIPTIONS', 'UNAVAILABLE'] as const;
 
 const errorFrameSchema = z.strictObject({
@@ -83,5 +95,6 @@ export const serverFrameSchema = z.discriminatedUnion('type', [
   unsubscribedFrameSchema,
   pongFrameSchema,
   errorFrameSchema,
+  inviteFrameSchema,
 ]);
 export type ServerFrame = z.infer<typeof serverFrameSchema>;

@@ -40,6 +40,11 @@ export interface LiveSubscriptions {
   endSubscription(roomId: string, connectionId: string): Promise<void>;
   /** Everything of a gone connection: its subscriptions, its item, its place in its account's bound. What it had, if anything. */
   forgetConnection(connectionId: string): Promise<ForgottenConnection | undefined>;
+  /**
+   * The connection ids of the account's sockets that may still be open (its `LIVE` item, less
+   * those past the longest life): where a frame for the account itself goes (an invite).
+   */
+  socketsOf(account: string): Promise<string[]>;
 }
 
 /** A socket the platform accepted: whose it is, and the rooms it subscribes to. */
@@ -327,6 +332,15 @@ export class DynamoLiveSubscriptions implements LiveConnections {
     );
     await this.removeEntry(keys.accountSockets(connection.account), 'conns', connectionId);
     return connection;
+  }
+
+  async socketsOf(account: string): Promise<string[]> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.accountSockets(account), ConsistentRead: true }),
+    );
+    const conns = Item ? accountSocketsSchema.parse(Item).conns : {};
+    const stale = new Set(liveSocketsAfterPrune(conns, this.now().getTime()).stale);
+    return Object.keys(conns).filter((id) => !stale.has(id));
   }
 
   async otherSocketsWatch(account: string, roomId: string, connectionId: string): Promise<boolean> {

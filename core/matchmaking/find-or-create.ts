@@ -3,13 +3,16 @@ import { RoomNotFoundError } from '../rooms/errors';
 import { RoomFullError, RoomNotJoinableError } from '../rooms/join-errors';
 import type { Room } from '../rooms/model';
 import type { Reservation } from '../rooms/member';
+import type { PartyReservation } from '../rooms/join';
 import { matchesCriteria } from './bucket';
-import type { FillingRoomStore } from './store';
+import type { FillingRoomStore, OpenRoom } from './store';
 import { ProtocolMismatchError } from '../versions/errors';
 
 export interface MatchResult {
   readonly room: Room;
   readonly reservation?: Reservation;
+  /** Every member's, the caller's first: only for a party's matchmaking. */
+  readonly reservations?: readonly PartyReservation[];
   readonly spawning: boolean;
   readonly created: boolean;
 }
@@ -34,6 +37,8 @@ export interface FindOrCreateDependencies {
   readonly deployment?: string;
   /** The refusal is the answer: tell the room's server (core/versions/notice.ts). */
   readonly refused?: (room: Room, error: ProtocolMismatchError) => Promise<void>;
+  /** The slots the caller needs, its party's and its own. @default 1 */
+  readonly slots?: number;
 }
 
 /**
@@ -65,6 +70,7 @@ export async function findOrCreate(
   criteria: Readonly<Record<string, unknown>>,
   deps: FindOrCreateDependencies,
 ): Promise<MatchResult> {
+  if ((deps.slots ?? 1) > 1) return findOrCreateForParty(bucket, criteria, deps.slots!, deps);
   let waits = 0;
   for (let round = 0; round < maxRounds; round++) {
     const pointer = await deps.pointers.get(bucket);
@@ -101,20 +107,72 @@ export async function findOrCreate(
 }
 
 /**
+ * Find-or-create for a party of `slots` players: it goes only where it fits whole, into the
+ * FULLEST room that does (best fit keeps rooms dense when parties of several sizes share a
+ * bucket), else it moves the pointer and creates a room with the whole party in it:
+ *
+ *   pointer room (read) + the bucket's rooms with ≥ slots free (the index's counts)
+ *     → fullest first: join ─ ok ──────────────────► done
+ *                           └─ does not fit / closed → the next one
+ *     → none: move pointer → new id (one racer wins) → the winner creates it with its party
+ */
+async function findOrCreateForParty(
+  bucket: string,
+  criteria: Readonly<Record<string, unknown>>,
+  slots: number,
+  deps: FindOrCreateDependencies,
+): Promise<MatchResult> {
+  let waits = 0;
+  for (let round = 0; round < maxRounds; round++) {
+    const pointer = await deps.pointers.get(bucket);
+    if (!pointer) {
+      const roomId = deps.newRoomId();
+      if (await deps.pointers.move(bucket, roomId, undefined, deps.now())) return deps.create(roomId);
+      await deps.sleep(jitteredBackoffMs(waits++, racerBackoff));
+      continue;
+    }
+    const [room, open] = await Promise.all([
+      deps.findRoom(pointer.roomId),
+      deps.pointers.roomsWithRoomFor(bucket, slots),
+    ]);
+    if (!room && deps.now().getTime() - Date.parse(pointer.since) < abandonedPointerMs) {
+      await deps.sleep(jitteredBackoffMs(waits++, racerBackoff));
+      continue;
+    }
+    for (const candidate of fullestFirst(room && matchesCriteria(room.settings, criteria) ? room : undefined, open)) {
+      if (candidate.maxPlayers - candidate.players < slots) continue;
+      const joined = await tryJoin(candidate.roomId === room?.roomId ? room : candidate.roomId, deps);
+      if (joined) return joined;
+    }
+    const next = deps.newRoomId();
+    if (await deps.pointers.move(bucket, next, pointer.roomId, deps.now())) return deps.create(next);
+    await deps.sleep(jitteredBackoffMs(waits++, racerBackoff));
+  }
+  throw new RoomFullError(bucket);
+}
+
+/** The pointer room (as read) and the index's open rooms, once each, the fullest first (then the oldest). */
+function fullestFirst(pointerRoom: Room | undefined, open: readonly OpenRoom[]): OpenRoom[] {
+  const rooms = new Map<string, OpenRoom>(open.map((room) => [room.roomId, room]));
+  if (pointerRoom) rooms.set(pointerRoom.roomId, pointerRoom);
+  return [...rooms.values()].sort((a, b) => a.maxPlayers - a.players - (b.maxPlayers - b.players));
+}
+
+/**
  * Joins the room, or answers undefined when it filled, closed, vanished, stopped matching the
  * criteria, or turned out to run a build of an earlier deployment meanwhile.
  */
-async function tryJoin(room: Room, deps: FindOrCreateDependencies): Promise<MatchResult | undefined> {
+async function tryJoin(room: Room | string, deps: FindOrCreateDependencies): Promise<MatchResult | undefined> {
   try {
-    return await deps.join(room.roomId);
+    return await deps.join(typeof room === 'string' ? room : room.roomId);
   } catch (error) {
     if (error instanceof RoomFullError || error instanceof RoomNotJoinableError || error instanceof RoomNotFoundError) {
       return undefined;
     }
     if (error instanceof ProtocolMismatchError) {
       // The room as the refusal found it: the pointer's read may predate its `inited` or a replacement.
-      const found = error.room ?? room;
-      if (found.deployment === undefined || found.deployment !== deps.deployment) return undefined;
+      const found = error.room ?? (typeof room === 'string' ? undefined : room);
+      if (found?.deployment === undefined || found.deployment !== deps.deployment) return undefined;
       await deps.refused?.(found, error);
     }
     throw error;

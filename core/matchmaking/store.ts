@@ -2,6 +2,13 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../infra/keys';
 
+/** A bucket room with free slots as the bucket's index shows it (gsi1 projects these fields). */
+export interface OpenRoom {
+  readonly roomId: string;
+  readonly players: number;
+  readonly maxPlayers: number;
+}
+
 export interface FillingPointer {
   readonly roomId: string;
   readonly since: string;
@@ -58,5 +65,31 @@ export class FillingRoomStore {
       }),
     );
     return Items.slice(0, limit).map((item) => String(item.roomId));
+  }
+
+  /**
+   * Live rooms of the bucket (spawning or ready) with at least `slots` free, as the index shows
+   * them (eventually consistent: the claim's condition decides). The index projects `players`
+   * and `maxPlayers`, so a party's matchmaking reads no room to know whether it fits.
+   */
+  async roomsWithRoomFor(bucket: string, slots: number, limit = 10): Promise<OpenRoom[]> {
+    const { Items = [] } = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :bucket',
+        FilterExpression: '#state IN (:spawning, :ready) AND players < maxPlayers',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':bucket': `OPEN#${bucket}`, ':spawning': 'spawning', ':ready': 'ready' },
+        Limit: limit * 5,
+      }),
+    );
+    return Items.map((item) => ({
+      roomId: String(item.roomId),
+      players: Number(item.players),
+      maxPlayers: Number(item.maxPlayers),
+    }))
+      .filter((room) => room.maxPlayers - room.players >= slots)
+      .slice(0, limit);
   }
 }

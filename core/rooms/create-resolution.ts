@@ -1,6 +1,12 @@
 import { RequestInvalidError, type FieldIssue } from '../errors';
 import type { GameServerConfiguration } from '../gameservers/configuration';
-import { sessionCustomLimits, type SessionConstants, type SessionProperties } from './session-model';
+import {
+  isLargeSession,
+  maxSessionMembers,
+  sessionCustomLimits,
+  type SessionConstants,
+  type SessionProperties,
+} from './session-model';
 import { templateConfiguration, type ConfigurationReader } from '../templates/put-template';
 import {
   assertTemplateFitsConfiguration,
@@ -33,6 +39,24 @@ export interface ResolvedSession {
 
 function invalid(field: string, message: string, sentence: string): RequestInvalidError {
   return new RequestInvalidError(sentence, [{ field, message }]);
+}
+
+/**
+ * A session of more than 100 members keeps its members as items of their own, which only a
+ * template with the capability `large` asks for: any other session is one item, whose budget
+ * holds at most 100 members (core/rooms/item-budget.ts).
+ */
+export function assertSessionSizeAllowed(
+  maxMembers: number,
+  constants: Pick<SessionConstants, 'capabilities'> | undefined,
+  field: string,
+): void {
+  if (maxMembers <= maxSessionMembers || isLargeSession(constants)) return;
+  throw invalid(
+    field,
+    `must be at most ${maxSessionMembers} without a template with "capabilities": ["large"]`,
+    `A room of ${maxMembers} members needs a template with "capabilities": ["large"]; without one a room holds at most ${maxSessionMembers}. Create the room from such a template (PUT /v1/admin/templates/{template}, then POST /v1/rooms with "template").`,
+  );
 }
 
 /**
@@ -103,6 +127,7 @@ export function resolveCreateSession(
   } else {
     // configurationRefOf demanded gameId and version, so the configuration is there.
     base = defaultTemplateConstants(configuration as GameServerConfiguration, request.maxPlayers);
+    assertSessionSizeAllowed(base.maxMembers, base, 'body.maxPlayers');
   }
   return {
     template: template?.name ?? null,

@@ -15,10 +15,12 @@ import { roomBoundsOf, sidecarBoundsOf } from './cost-bounds';
 import { RequestInvalidError } from '../errors';
 import { generateRegistrationKey, hashRegistrationKey } from './registration-keys';
 import type { NewMember, Reservation } from './member';
+import type { PartyMember, PartyReservation } from './join';
 import type { Room, RoomHost, RoomSettings } from './model';
 import { RoomAlreadyExistsError } from './errors';
 import type { HandOver, RoomStore, SessionRead } from './room-store';
-import { defaultConstants, type SessionConstants, type SessionProperties } from './session-model';
+import { defaultConstants, isLargeSession, type SessionConstants, type SessionProperties } from './session-model';
+import { assertSessionSizeAllowed } from './create-resolution';
 import { storedHashOfKey } from './document';
 import { deploymentOf } from '../gameservers/deployment';
 import { mismatchError, sameBuild } from '../versions/errors';
@@ -52,6 +54,11 @@ export interface CreateRoomCommand {
     readonly constants: SessionConstants;
     readonly properties: SessionProperties;
   };
+  /**
+   * The creator's party (matchmaking's create): every member reserved in the create's own
+   * write, beside the creator. Such a create always starts its own server (no warm pool).
+   */
+  readonly party?: readonly PartyMember[];
 }
 
 export interface CreateRoomDependencies {
@@ -126,10 +133,17 @@ export type CreateRoomResult =
       readonly state: 'Ready';
       readonly room: Room;
       readonly reservation: Reservation;
+      /** Every member's, the creator's first: only for a create with a party. */
+      readonly reservations?: readonly PartyReservation[];
       /** The session document as the create's own write returned it (a warm create): no read needed. */
       readonly document?: SessionDocument;
     }
-  | { readonly state: 'Spawning'; readonly room: Room; readonly reservation: Reservation };
+  | {
+      readonly state: 'Spawning';
+      readonly room: Room;
+      readonly reservation: Reservation;
+      readonly reservations?: readonly PartyReservation[];
+    };
 
 /** Grace past the spawn deadline before the platform, not the sidecar, declares the spawn dead. */
 const spawnDeadlineGraceMs = 2_000;
@@ -149,7 +163,10 @@ const spawnDeadlineGraceMs = 2_000;
 export async function createRoom(command: CreateRoomCommand, deps: CreateRoomDependencies): Promise<CreateRoomResult> {
   const maxPlayers = checkedMaxPlayers(command, deps.configuration);
   refuseUndeclaredBuild(deps.configuration, command.protocol, command.account, deps.now());
-  if (deps.warmPool && !command.bucket && keepsWarmPool(deps.configuration)) {
+  // A standby server is handed to one creator alone: a party's create starts its own. A large
+  // session's members are items of their own, which a standby room's item never made.
+  const pooled = !command.party && !isLargeSession(command.session?.constants);
+  if (deps.warmPool && !command.bucket && pooled && keepsWarmPool(deps.configuration)) {
     const warm = await createFromPool(command, maxPlayers, deps.warmPool, deps);
     if (warm) return warm;
   }
@@ -164,6 +181,8 @@ function checkedMaxPlayers(command: CreateRoomCommand, configuration: GameServer
       { field: 'body.maxPlayers', message: `must be at most ${configuration.maxPlayers}` },
     ]);
   }
+  // Without a session (matchmaking's create) the room takes the configuration's default constants.
+  assertSessionSizeAllowed(maxPlayers, command.session?.constants, 'body.maxPlayers');
   // Settings travel to the game server in RunTask's overrides, capped at 8,192 characters.
   assertRoomSettingsFitTask(command.settings);
   return maxPlayers;
@@ -177,21 +196,26 @@ async function createCold(
 ): Promise<CreateRoomResult> {
   const created = deps.now();
   const roomId = deps.newRoomId();
-  const key = generateRegistrationKey();
+  const seats = [{ account: command.account, scopes: command.scopes }, ...(command.party ?? [])].map((seat) => ({
+    ...seat,
+    key: generateRegistrationKey(),
+  }));
+  const key = seats[0]!.key;
   // The slot is taken before anything exists: a create over a cap, or with no host, leaves nothing behind.
   const { region, host } = await takeServerSlot(roomId, command, deps, created);
   const room = coldRoom(roomId, region, command, maxPlayers, deps, created);
   // Pending: the creator's reservation expires reservationTimeoutS after the room became
-  // ready (`inited`), not after the spawn deadline (core/rooms/document.ts).
-  const member: NewMember = {
-    account: command.account,
-    keyHash: hashRegistrationKey(key),
-    scopes: command.scopes,
+  // ready (`inited`), not after the spawn deadline (core/rooms/document.ts). Its party shares
+  // its build and its clock.
+  const members: NewMember[] = seats.map((seat) => ({
+    account: seat.account,
+    keyHash: hashRegistrationKey(seat.key),
+    scopes: seat.scopes,
     createdAt: created.toISOString(),
     ...creatorBuild(command, deps.configuration),
-  };
+  }));
   try {
-    await deps.rooms.createWithMember(room, member);
+    await deps.rooms.createWithMember(room, command.party ? members : members[0]);
   } catch (error) {
     // A room of that id exists already (matchmaking's creators race for one bucket room): the
     // slot is that room's, taken by its creator, not this call's to give back.
@@ -201,8 +225,11 @@ async function createCold(
   const placement = await startServer(room, host, deps);
   await deps.rooms.recordPlacement(roomId, placement, deps.now());
   const current = await waitWhileSpawning(roomId, deps);
-  await refuseOtherBuild(current, command, key, deps);
-  return coldAnswer(current, room, key, placement.ports, deps);
+  await refuseOtherBuild(current, command, seats, deps);
+  const answer = coldAnswer(current, room, key, placement.ports, deps);
+  if (!command.party) return answer;
+  const reservations = seats.map((seat) => ({ ...answer.reservation, account: seat.account, key: seat.key }));
+  return { ...answer, reservations };
 }
 
 /** The creator's build as its member keeps it, when it sent one and the configuration checks. */
@@ -217,15 +244,19 @@ function creatorBuild(command: CreateRoomCommand, configuration: GameServerConfi
 async function refuseOtherBuild(
   current: Room,
   command: CreateRoomCommand,
-  key: string,
+  seats: readonly { readonly account: string; readonly key: string }[],
   deps: CreateRoomDependencies,
 ): Promise<void> {
   const client = command.protocol;
   if (!client || current.state !== 'ready' || current.protocolCheck === false) return;
   if (sameBuild(client.hash, current.protocol)) return;
-  await deps.rooms
-    .undoClaim(current.roomId, { account: command.account, keyHash: storedHashOfKey(key), reissued: false }, deps.now())
-    .catch(() => undefined);
+  await Promise.all(
+    seats.map(({ account, key }) =>
+      deps.rooms
+        .undoClaim(current.roomId, { account, keyHash: storedHashOfKey(key), reissued: false }, deps.now())
+        .catch(() => undefined),
+    ),
+  );
   const error = await mismatchError(current.roomId, client, current.protocol!, deps.versions?.components);
   const refusal = { account: command.account, client, error };
   if (deps.versions) await tellServerOfMismatch(current, refusal, { deliver: deps.versions.deliver, now: deps.now });
@@ -251,7 +282,7 @@ function coldRoom(
     state: 'spawning',
     settings: command.settings,
     maxPlayers,
-    players: 1,
+    players: 1 + (command.party?.length ?? 0),
     changeNumber: 1,
     createdAt: created.toISOString(),
     updatedAt: created.toISOString(),

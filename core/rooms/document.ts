@@ -71,6 +71,12 @@ export interface StoredMember {
    * reservation answered before the server reported its own hash is checked there).
    */
   readonly v?: string;
+  /**
+   * The account that invited this member (`POST /v1/rooms/{roomId}/invites`): its reservation
+   * was made for it, with a fixed expiry `e`. An `inviteOnly` session admits exactly the
+   * members that carry it (core/rooms/room-conditions.ts `joinabilityAdmits`).
+   */
+  readonly i?: string;
 }
 
 export interface SessionDocument {
@@ -380,6 +386,7 @@ export function memberOf(raw: unknown, account: string): StoredMember {
   if (m.u !== undefined && typeof m.u !== 'string') throw new SessionDocumentCorruptError('member u');
   if (m.k !== undefined && typeof m.k !== 'string') throw new SessionDocumentCorruptError('member k');
   if (m.v !== undefined && typeof m.v !== 'string') throw new SessionDocumentCorruptError('member v');
+  if (m.i !== undefined && typeof m.i !== 'string') throw new SessionDocumentCorruptError('member i');
   const e = optionalNumber(m.e, 'e');
   const p = optionalNumber(m.p, 'p');
   const a = optionalNumber(m.a, 'a');
@@ -399,5 +406,6 @@ export function memberOf(raw: unknown, account: string): StoredMember {
     ...(n === undefined ? {} : { n }),
     ...(d === undefined ? {} : { d }),
     ...(m.v === undefined ? {} : { v: m.v }),
+    ...(m.i === undefined ? {} : { i: m.i }),
   };
 }

@@ -4,16 +4,24 @@ import {
   DeleteCommand,
   GetCommand,
   PutCommand,
+  TransactWriteCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { asDependencyUnavailable, isConditionFailure, retryOnContention } from '../infra/dependency-errors';
-import { keys } from '../infra/keys';
+import {
+  asDependencyUnavailable,
+  classifyDependencyError,
+  conditionFailedAt,
+  isConditionFailure,
+  retryOnContention,
+} from '../infra/dependency-errors';
+import { keys, type ItemKey } from '../infra/keys';
 import { isItemTooLarge, SessionDocumentFullError } from './session-errors';
 import { compileWrite, type Change, type Condition, type Item } from './room-expression';
-import type { ItemWriteResult, RoomItems, RoomStore } from './room-store';
+import type { ItemWrite, ItemWriteResult, RoomItems, RoomStore, TransactOutcome } from './room-store';
 import { Rooms, type RoomsOptions } from './rooms';
+import { DynamoLargeMemberItems } from './large-member-store';
 
 /** Attempts at creating a room while DynamoDB throttles. */
 const createAttempts = 5;
@@ -77,6 +85,38 @@ export class DynamoRoomItems implements RoomItems {
     }
   }
 
+  async transact(
+    roomId: string,
+    condition: Condition,
+    change: Change,
+    alongside: readonly ItemWrite[],
+  ): Promise<TransactOutcome> {
+    const update = (Key: ItemKey, condition: Condition, change: Change) => {
+      const { UpdateExpression, ...compiled } = compileWrite(condition, change);
+      if (UpdateExpression === undefined) throw new Error(`A transaction's update of ${Key.pk} changes nothing.`);
+      return { Update: { TableName: this.tableName, Key, UpdateExpression, ...compiled } };
+    };
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            update(keys.room(roomId), condition, change),
+            ...alongside.map((other) => update(other.key, other.condition, other.change)),
+          ],
+        }),
+      );
+      return { state: 'Written' };
+    } catch (error) {
+      const refused = refusedAt(error, alongside.length + 1);
+      if (refused !== undefined) return { state: 'Refused', at: refused === 0 ? 'room' : refused - 1 };
+      if (isItemTooLarge(error)) throw new SessionDocumentFullError(roomId, { cause: error });
+      const kind = classifyDependencyError(error)?.kind;
+      if (kind === 'contention' || kind === 'throttled' || kind === 'timeout')
+        return { state: 'Contention', cause: error };
+      throw error;
+    }
+  }
+
   async delete(roomId: string, condition: Condition): Promise<boolean> {
     try {
       await this.db.send(
@@ -88,6 +128,12 @@ export class DynamoRoomItems implements RoomItems {
       throw error;
     }
   }
+}
+
+/** The index of the first item whose condition cancelled a transaction of `count` items, if one did. */
+function refusedAt(error: unknown, count: number): number | undefined {
+  for (let index = 0; index < count; index++) if (conditionFailedAt(error, index)) return index;
+  return undefined;
 }
 
 /** The item a refused condition returned (`ALL_OLD`), if any. */
@@ -102,5 +148,8 @@ export function dynamoRoomStore(
   tableName: string,
   options: RoomsOptions & { sleep?: (ms: number) => Promise<void> } = {},
 ): RoomStore {
-  return new Rooms(new DynamoRoomItems(db, tableName, options.sleep), options);
+  return new Rooms(new DynamoRoomItems(db, tableName, options.sleep), {
+    largeMembers: new DynamoLargeMemberItems(db, tableName),
+    ...options,
+  });
 }

@@ -8,6 +8,8 @@ import { readableBy } from './room-response';
 import type { SessionRead } from './room-store';
 import { SessionMembersOnlyError } from './session-errors';
 import { endIfOver } from './session-end';
+import { LargeSessionUnsupportedError } from './session-errors';
+import { isLargeSession } from './session-model';
 
 /** A claim refused because the room changed under it is judged again this often on the item as it stood. */
 const maxClaimAttempts = 4;
@@ -27,6 +29,8 @@ export async function claimHost(
   deps: SessionDependencies,
 ): Promise<SessionRead> {
   let read = await deps.sessions.read(command.roomId);
+  if (read && isLargeSession(read.room.constants))
+    throw new LargeSessionUnsupportedError(command.roomId, 'a host claim');
   for (let attempt = 0; attempt < maxClaimAttempts; attempt++) {
     const now = deps.now();
     if (!read || !isLive(read.room.state) || (await endIfOver(read, now, deps))) {

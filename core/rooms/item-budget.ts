@@ -18,7 +18,11 @@ import { maxSessionMembers } from './session-model';
  * PATCH schema) and its confirmation (`u`, `a`, `b`; `b` repeats neither scopes nor
  * properties). The join checks the member it writes (`memberBudgetIssue`), so the only write
  * that adds a member cannot exceed its share; the unit tests pin that the worst case of every
- * part fits (test/unit/core/rooms/item-budget.test.ts).
+ * part fits (test/unit/core/rooms/item-budget.test.ts). Only a `large` session holds more than
+ * `maxSessionMembers`, and it keeps them as items of their own (core/rooms/large-members.ts):
+ * every create refuses a room of more without it (core/rooms/create-resolution.ts
+ * `assertSessionSizeAllowed`), a standby room takes no joins, and a standby is never handed to
+ * a large session.
  */
 export const roomItemBudget = {
   /** DynamoDB's limit is 409,600 B; the rest is headroom for its own accounting. */

@@ -8,9 +8,9 @@ import {
 } from './document';
 import { memberAsRead, roomConditions as is } from './room-conditions';
 import { roomOf } from './room-item';
-import { allOf, holds, type Condition } from './room-expression';
+import { allOf, holds, type AttributePath, type Condition } from './room-expression';
 import type { StoredProtocol } from '../versions/protocol';
-import type { ClaimFailure, ClaimSpec, RoomWrite } from './room-store';
+import type { ClaimFailure, ClaimMember, ClaimSpec, HeldSlot, RoomWrite } from './room-store';
 
 /**
  * The join as ONE conditional write on the session document, and what its failure means.
@@ -22,41 +22,106 @@ import type { ClaimFailure, ClaimSpec, RoomWrite } from './room-store';
  * What every join needs of the room: live, heard from (if a cutoff is given), open to joins,
  * of the client's build (if it sent one to check), its settings still the criteria (if any).
  */
-function joinable(spec: ClaimSpec): Condition[] {
+export function joinable(
+  spec: Pick<ClaimSpec, 'heartbeatSince' | 'protocol' | 'criteria'> & {
+    readonly members: readonly { readonly account: string }[];
+  },
+  now: number,
+): Condition[] {
   const since = spec.heartbeatSince;
   const criteria = spec.criteria ?? {};
   return [
     is.roomIsLive,
     ...(since === undefined ? [] : [is.serverHeardFrom(since)]),
-    is.joinabilityOpen,
+    is.joinabilityAdmits(
+      spec.members.map((seat) => seat.account),
+      now,
+    ),
     ...(spec.protocol === undefined ? [] : [is.protocolAccepts(spec.protocol)]),
     ...(Object.keys(criteria).length === 0 ? [] : [is.settingsMatch(criteria)]),
   ];
 }
 
+type SetEntry = readonly [AttributePath, unknown];
+
 /** The member as the claim writes it: holding the new key, with the build it joined with. */
-const claimedMember = (spec: ClaimSpec): StoredMember => ({
-  ...spec.member,
-  k: spec.keyHash,
-  ...(spec.protocol === undefined ? {} : { v: spec.protocol }),
+const claimedMember = (seat: ClaimMember, protocol: string | undefined): StoredMember => ({
+  ...seat.member,
+  k: seat.keyHash,
+  ...(protocol === undefined ? {} : { v: protocol }),
 });
 
 /** Echoed so a write answering only what it updated (`UPDATED_NEW`) returns them without a read. */
 const claimEcho = [['state'], ['settings']] as const;
 
+/** The members the claim adds: every one but those holding a live slot already (`held`). */
+const newcomers = (spec: ClaimSpec): readonly ClaimMember[] =>
+  spec.members.filter((seat) => spec.held?.[seat.account] === undefined);
+
 /**
- * The claim: add the member holding its key and one more player; the state and the settings
- * are echoed.
+ * A held member keeps its slot while it is as read (same state clock and key, not expired):
+ * its key is replaced and it takes the build this join sent (none sent: none), as a re-key does
+ * (core/rooms/member-writes.ts `reissueKeyWrite`).
+ */
+function heldWrites(
+  spec: ClaimSpec,
+  now: number,
+): { conditions: Condition[]; set: SetEntry[]; remove: AttributePath[] } {
+  const conditions: Condition[] = [];
+  const set: SetEntry[] = [];
+  const remove: AttributePath[] = [];
+  for (const seat of spec.members) {
+    const held = spec.held?.[seat.account];
+    if (!held) continue;
+    const path = (field: string) => ['members', seat.account, field] as const;
+    conditions.push(
+      is.memberUnchanged(seat.account, held.member.t),
+      is.memberNotExpired(seat.account, now),
+      held.keyHash === undefined ? is.memberHoldsNoKey(seat.account) : is.keyMatches(seat.account, held.keyHash),
+    );
+    set.push([path('k'), seat.keyHash]);
+    if (spec.protocol === undefined) remove.push(path('v'));
+    else set.push([path('v'), spec.protocol]);
+    remove.push(path('u'));
+  }
+  return { conditions, set, remove };
+}
+
+/** Room for `slots` more players, `freed` of the stored ones removed by the same write. */
+function roomFor(spec: ClaimSpec, slots: number, freed: number): Condition[] {
+  if (slots === 0) return [];
+  // One slot with nothing freed: the solo join's condition, judged against the item's own cap.
+  if (slots === 1 && freed === 0) return [is.hasFreeSlot];
+  if (spec.maxPlayers === undefined) throw new Error('a claim of several slots needs the room’s maxPlayers');
+  return [is.playersBelow(spec.maxPlayers - slots + 1 + freed)];
+}
+
+/**
+ * The claim: add every newcomer holding its key and that many players, re-key the held ones
+ * (a party's members already in the room keep their slots); the state and the settings are
+ * echoed. All of them or none: one conditional write.
  *
- *   IF memberAbsent AND hasFreeSlot AND roomIsLive AND serverHeardFrom AND joinabilityOpen
- *      AND protocolAccepts AND settingsMatch
+ *   IF each newcomer memberAbsent AND each held member as read
+ *      AND room for the newcomers (hasFreeSlot | playersBelow(maxPlayers − newcomers + 1))
+ *      AND roomIsLive AND serverHeardFrom AND joinabilityAdmits AND protocolAccepts AND settingsMatch
  */
 export function claimWrite(spec: ClaimSpec, now: Date): RoomWrite {
+  const joining = newcomers(spec);
+  const held = heldWrites(spec, now.getTime());
   return {
-    condition: allOf(is.memberAbsent(spec.account), is.hasFreeSlot, ...joinable(spec)),
+    condition: allOf(
+      ...joining.map((seat) => is.memberAbsent(seat.account)),
+      ...held.conditions,
+      ...roomFor(spec, joining.length, 0),
+      ...joinable(spec, now.getTime()),
+    ),
     change: {
-      set: [[['members', spec.account], claimedMember(spec)]],
-      add: [[['players'], 1]],
+      set: [
+        ...joining.map((seat) => [['members', seat.account], claimedMember(seat, spec.protocol)] as SetEntry),
+        ...held.set,
+      ],
+      ...(joining.length === 0 ? {} : { add: [[['players'], joining.length]] }),
+      ...(held.remove.length === 0 ? {} : { remove: held.remove }),
       echo: claimEcho,
     },
     now,
@@ -68,32 +133,44 @@ export const maxReclaimPerWrite = 32;
 
 /**
  * Reclaim and claim in one write: remove exactly these expired members (each still as it
- * was seen: same key, same state clock) and add the joiner. The joiner's own expired entry,
+ * was seen: same key, same state clock) and add the newcomers. A newcomer's own expired entry,
  * if any, is overwritten rather than removed.
  *
- *   IF each expired member as read AND (joiner absent | joiner unchanged)
- *      AND playersBelow(maxPlayers + removed) AND roomIsLive AND serverHeardFrom AND joinabilityOpen
- *      AND protocolAccepts AND settingsMatch
+ *   IF each expired member as read AND each newcomer (absent | unchanged) AND each held member as read
+ *      AND playersBelow(maxPlayers − newcomers + 1 + removed) AND roomIsLive AND serverHeardFrom
+ *      AND joinabilityAdmits AND protocolAccepts AND settingsMatch
  */
 export function reclaimAndClaimWrite(
   spec: ClaimSpec & { expired: readonly DocMember[]; maxPlayers: number },
   now: Date,
 ): RoomWrite {
-  const own = spec.expired.find((x) => x.account === spec.account);
-  const others = spec.expired.filter((x) => x.account !== spec.account).slice(0, maxReclaimPerWrite);
-  const removed = others.length + (own ? 1 : 0);
+  const party = new Set(spec.members.map((seat) => seat.account));
+  const joining = newcomers(spec);
+  const own = new Map(
+    spec.expired.filter((x) => party.has(x.account) && !spec.held?.[x.account]).map((x) => [x.account, x]),
+  );
+  const others = spec.expired.filter((x) => !party.has(x.account)).slice(0, maxReclaimPerWrite);
+  const removed = others.length + own.size;
+  const held = heldWrites(spec, now.getTime());
   return {
     condition: allOf(
       ...others.map(memberAsRead),
       // Overwritten with the new key: its old key goes with it.
-      own ? is.memberUnchanged(spec.account, own.member.t) : is.memberAbsent(spec.account),
-      is.playersBelow(spec.maxPlayers + removed),
-      ...joinable(spec),
+      ...joining.map((seat) => {
+        const mine = own.get(seat.account);
+        return mine ? is.memberUnchanged(seat.account, mine.member.t) : is.memberAbsent(seat.account);
+      }),
+      ...held.conditions,
+      is.playersBelow(spec.maxPlayers - joining.length + 1 + removed),
+      ...joinable(spec, now.getTime()),
     ),
     change: {
-      set: [[['members', spec.account], claimedMember(spec)]],
-      add: [[['players'], 1 - removed]],
-      remove: others.map((x) => ['members', x.account]),
+      set: [
+        ...joining.map((seat) => [['members', seat.account], claimedMember(seat, spec.protocol)] as SetEntry),
+        ...held.set,
+      ],
+      add: [[['players'], joining.length - removed]],
+      remove: [...others.map((x) => ['members', x.account]), ...held.remove],
       echo: claimEcho,
     },
     now,
@@ -102,19 +179,22 @@ export function reclaimAndClaimWrite(
 
 /**
  * Why a claim failed, from the item as it stood, in this order: the room is gone, ended,
- * closed or silent (NOT_JOINABLE whatever the client's build: nothing to tell its server); the
- * account holds a live slot already (it keeps that slot, re-keyed, rather than taking a second
- * one elsewhere); the room is of another build, or its settings stopped matching (what the room
- * IS: no retry, reclaim or other slot changes it); then the slots.
+ * closed or silent (NOT_JOINABLE whatever the client's build: nothing to tell its server); a
+ * solo joiner holds a live slot already (it keeps that slot, re-keyed, rather than taking a
+ * second one elsewhere), or a party's members holding live slots are not the claim's `held`
+ * (claimed again with them re-keyed); the room is of another build, or its settings stopped
+ * matching (what the room IS: no retry, reclaim or other slot changes it); then the slots:
+ * Full only when the whole party does not fit even with every expired member removed.
  */
 export function classifyClaimFailure(
   old: Record<string, unknown> | undefined,
-  spec: Pick<ClaimSpec, 'account' | 'heartbeatSince' | 'protocol' | 'criteria'>,
+  spec: Pick<ClaimSpec, 'members' | 'held' | 'heartbeatSince' | 'protocol' | 'criteria'>,
   now: number,
 ): ClaimFailure {
   if (!old) return { state: 'NotFound' };
   const state = String(old.state);
-  const closed = notJoinable(old, state, spec.heartbeatSince);
+  const accounts = spec.members.map((seat) => seat.account);
+  const closed = notJoinable(old, state, spec.heartbeatSince, holds(is.joinabilityAdmits(accounts, now), old));
   if (closed) return closed;
   const doc = documentOf(old);
   const room = {
@@ -124,23 +204,56 @@ export function classifyClaimFailure(
     constants: old.constants as RoomClock['constants'],
     reservationTimeoutS: Number(old.reservationTimeoutS),
   };
-  const mine = doc.members[spec.account];
-  if (mine && isLiveMember(mine, room, now)) {
-    return { state: 'AlreadyMember', member: mine, ...(mine.k === undefined ? {} : { keyHash: mine.k }) };
+  const live = liveSlots(spec.members, doc, room, now);
+  if (spec.members.length === 1 && spec.held === undefined) {
+    const mine = live[spec.members[0]!.account];
+    if (mine) return { state: 'AlreadyMember', ...mine };
+  } else if (!sameSlots(live, spec.held ?? {})) {
+    return { state: 'Replan', held: live };
   }
   const mismatch = buildMismatch(old, spec.protocol);
   if (mismatch) return mismatch;
   if (spec.criteria && !holds(is.settingsMatch(spec.criteria), old)) return { state: 'NotMatching' };
   const expired = expiredMembers(doc, room, now);
+  const joining = spec.members.filter((seat) => live[seat.account] === undefined);
+  // A newcomer's own expired entry is replaced; other expired members make room.
+  const ownExpired = joining.some((seat) => doc.members[seat.account] !== undefined);
   const players = Number(old.players);
   const maxPlayers = Number(old.maxPlayers);
-  if (mine || players >= maxPlayers) {
-    // The joiner's own expired entry is replaced; other expired members make room.
-    if (expired.length > 0 && players - expired.length < maxPlayers) return { state: 'Reclaim', expired };
-    if (mine) return { state: 'Reclaim', expired };
+  if (ownExpired || players + joining.length > maxPlayers) {
+    if (expired.length > 0 && players - expired.length + joining.length <= maxPlayers) {
+      return { state: 'Reclaim', expired };
+    }
     return { state: 'Full' };
   }
   return { state: 'Retry' };
+}
+
+/** The claim's accounts that hold a live slot in the document, as they stand. */
+function liveSlots(
+  members: readonly { readonly account: string }[],
+  doc: ReturnType<typeof documentOf>,
+  room: RoomClock,
+  now: number,
+): Record<string, HeldSlot> {
+  const live: Record<string, HeldSlot> = {};
+  for (const { account } of members) {
+    const member = doc.members[account];
+    if (member && isLiveMember(member, room, now))
+      live[account] = { member, ...(member.k === undefined ? {} : { keyHash: member.k }) };
+  }
+  return live;
+}
+
+/** Whether two sets of held slots are the same accounts, each at the same state clock and key. */
+function sameSlots(a: Readonly<Record<string, HeldSlot>>, b: Readonly<Record<string, HeldSlot>>): boolean {
+  const accounts = Object.keys(a);
+  if (accounts.length !== Object.keys(b).length) return false;
+  return accounts.every((account) => {
+    const x = a[account]!;
+    const y = b[account];
+    return y !== undefined && x.member.t === y.member.t && x.keyHash === y.keyHash;
+  });
 }
 
 /** The room takes no joins at all: ended, closed to joins, or its server silent since the cutoff. */
@@ -148,10 +261,12 @@ function notJoinable(
   old: Record<string, unknown>,
   state: string,
   heartbeatSince: string | undefined,
+  admitted: boolean,
 ): ClaimFailure | undefined {
   if (state !== 'spawning' && state !== 'ready') return { state: 'NotJoinable', reason: `the room is ${state}` };
-  const joinability = (old.properties as { joinability?: unknown } | undefined)?.joinability;
-  if (joinability !== undefined && joinability !== 'open') {
+  // `inviteOnly` admits the invited (`joinabilityAdmits`): their held reservation is re-keyed.
+  if (!admitted) {
+    const joinability = (old.properties as { joinability?: unknown } | undefined)?.joinability;
     return { state: 'NotJoinable', reason: `its joinability is ${String(joinability)}` };
   }
   if (

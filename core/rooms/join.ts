@@ -8,9 +8,11 @@ import { playerAddress, unknownHost } from '../gameservers/server-address';
 import type { Reservation } from './member';
 import { expiryOf, newMemberNumber, newReservation, storedHashOfKey, type StoredMember } from './document';
 import { constantsOf } from './session-model';
-import type { ClaimResult, SessionRead, RoomStore } from './room-store';
+import { joinWritesFor } from './large-members';
+import type { ClaimResult, ClaimSpec, HeldSlot, SessionRead, RoomStore } from './room-store';
 import { RoomNotFoundError } from './errors';
-import { RoomFullError, RoomNotJoinableError } from './join-errors';
+import { PartyMemberRefusedError, RoomFullError, RoomNotJoinableError } from './join-errors';
+import { AbuseRateLimitedError, AccountBannedError } from '../abuse/errors';
 import { causeOfSilence, type HeartbeatPipeline } from './heartbeat-evidence';
 import { heartbeatCutoff, heartbeatDefaults } from './liveness';
 import { isLive, type Room } from './model';
@@ -30,10 +32,22 @@ export interface JoinRoomCommand {
   readonly protocol?: Protocol;
   /** Matchmaking's criteria: the claim joins only while the room's settings still hold them. */
   readonly criteria?: Readonly<Record<string, unknown>>;
+  /**
+   * The other members of the caller's party, each proven by the caller (lambdas/http/party.ts):
+   * all of them are seated with the caller by one write, or none. They share the caller's build.
+   */
+  readonly party?: readonly PartyMember[];
+}
+
+/** A party member the caller brings: its account, and the scopes its member entry carries. */
+export interface PartyMember {
+  readonly account: string;
+  readonly scopes: readonly string[];
 }
 
 export interface JoinRoomDependencies {
-  readonly sessions: Pick<RoomStore, 'read' | 'claim' | 'reclaimAndClaim' | 'reissueKey' | 'undoClaim'>;
+  readonly sessions: Pick<RoomStore, 'read' | 'claim' | 'reclaimAndClaim' | 'reissueKey' | 'undoClaim'> &
+    Partial<Pick<RoomStore, 'large'>>;
   /**
    * The process's cache (Platform's): a settled room's constants (`roomConstants`), so a join
    * needs no read, and the shared read of a room not settled yet (`unsettledRoom`).
@@ -62,6 +76,11 @@ export interface JoinRoomDependencies {
    */
   readonly accountChecks?: AccountChecks;
   /**
+   * A party member's account checks, run as the caller's are (beside the claim). A refusal
+   * undoes the whole party's claim and names the member (`PartyMemberRefusedError`).
+   */
+  readonly partyChecks?: (account: string) => AccountChecks;
+  /**
    * How a refused build is explained (the server's components, read on that failure only) and
    * told to the room's game server. Absent: the refusal names no components and tells nobody.
    */
@@ -75,19 +94,29 @@ export interface JoinRoomDependencies {
 export interface JoinRoomResult {
   readonly room: Room;
   readonly reservation: Reservation;
+  /** Every member's reservation, the caller's first: only for a join that brought a party. */
+  readonly reservations?: readonly PartyReservation[];
   /** The room was still spawning when the answer was due (202). */
   readonly spawning: boolean;
 }
 
-/** What the claim wrote, so it can be answered, or undone. */
-interface ClaimedSlot {
+export type PartyReservation = Reservation & { readonly account: string };
+
+/** What the claim wrote for one account, so it can be answered, or undone. */
+interface ClaimedSeat {
+  readonly account: string;
   readonly key: string;
-  readonly room: Room;
   readonly member: StoredMember;
   readonly keyHash: string;
   /** The slot was the account's already: only its key and build changed (`member` as it was before). */
   readonly reissued: boolean;
   readonly previousKeyHash?: string;
+}
+
+/** What the claim wrote: the room as it answered, and every seat, the caller's first. */
+interface ClaimedSlots {
+  readonly room: Room;
+  readonly seats: readonly ClaimedSeat[];
 }
 
 const backoff = (attempt: number) => jitteredBackoffMs(attempt, joinContentionBackoff, cryptoRandom);
@@ -114,17 +143,23 @@ const backoff = (attempt: number) => jitteredBackoffMs(attempt, joinContentionBa
  * the log can admit again, so an account that keeps hammering is refused before it claims.
  */
 export async function joinRoom(command: JoinRoomCommand, deps: JoinRoomDependencies): Promise<JoinRoomResult> {
-  const checks = deps.accountChecks;
-  if (!checks) return answer(await claimSlot(command, deps), command, deps);
-  await checks.known();
+  const checks = accountChecksOf(command, deps);
+  if (checks.length === 0) return answer(await claimSlots(command, deps), command, deps);
+  await Promise.all(
+    checks.map(({ account, run }) => run.known().catch((error: unknown) => refusal(error, account, command))),
+  );
   // Settled into a result, so an early refusal never goes unhandled while the claim runs.
-  const verdict: Promise<unknown> = patiently(checks.decide, deps).then(
+  const verdict: Promise<unknown> = Promise.all(
+    checks.map(({ account, run }) =>
+      patiently(run.decide, deps).catch((error: unknown) => refusal(error, account, command)),
+    ),
+  ).then(
     () => undefined,
     (error: unknown) => error ?? new Error('refused'),
   );
-  let claimed: ClaimedSlot;
+  let claimed: ClaimedSlots;
   try {
-    claimed = await claimSlot(command, deps);
+    claimed = await claimSlots(command, deps);
   } catch (error) {
     throw (await verdict) ?? error;
   }
@@ -136,21 +171,47 @@ export async function joinRoom(command: JoinRoomCommand, deps: JoinRoomDependenc
   return answer(claimed, command, deps);
 }
 
-/** Undoes exactly this claim. A failed undo leaves a reservation whose key nobody was given: it expires by itself. */
-async function undo(command: JoinRoomCommand, claimed: ClaimedSlot, deps: JoinRoomDependencies): Promise<void> {
-  await deps.sessions
-    .undoClaim(
-      command.roomId,
-      {
-        account: command.account,
-        keyHash: claimed.keyHash,
-        reissued: claimed.reissued,
-        ...(claimed.previousKeyHash === undefined ? {} : { previousKeyHash: claimed.previousKeyHash }),
-        ...(claimed.reissued && claimed.member.v !== undefined ? { previousBuild: claimed.member.v } : {}),
-      },
-      deps.now(),
-    )
-    .catch(() => undefined);
+/** Whose account checks run beside the claim: the caller's, and each party member's. */
+function accountChecksOf(
+  command: JoinRoomCommand,
+  deps: JoinRoomDependencies,
+): { readonly account: string; readonly run: AccountChecks }[] {
+  const caller = deps.accountChecks ? [{ account: command.account, run: deps.accountChecks }] : [];
+  const partyChecks = deps.partyChecks;
+  if (!partyChecks) return caller;
+  return [...caller, ...(command.party ?? []).map(({ account }) => ({ account, run: partyChecks(account) }))];
+}
+
+/** A party member's refusal names the member; the caller's own is answered as it is. */
+function refusal(error: unknown, account: string, command: JoinRoomCommand): never {
+  if (account !== command.account && (error instanceof AccountBannedError || error instanceof AbuseRateLimitedError)) {
+    throw new PartyMemberRefusedError(account, error);
+  }
+  throw error;
+}
+
+/**
+ * Undoes exactly this claim, every seat of it (each member by its key). A failed undo leaves a
+ * reservation whose key nobody was given: it expires by itself.
+ */
+async function undo(command: JoinRoomCommand, claimed: ClaimedSlots, deps: JoinRoomDependencies): Promise<void> {
+  await Promise.all(
+    claimed.seats.map((seat) =>
+      joinWritesFor(claimed.room, deps.sessions)
+        .undoClaim(
+          command.roomId,
+          {
+            account: seat.account,
+            keyHash: seat.keyHash,
+            reissued: seat.reissued,
+            ...(seat.previousKeyHash === undefined ? {} : { previousKeyHash: seat.previousKeyHash }),
+            ...(seat.reissued && seat.member.v !== undefined ? { previousBuild: seat.member.v } : {}),
+          },
+          deps.now(),
+        )
+        .catch(() => undefined),
+    ),
+  );
 }
 
 /** Whether a room's cached copy holds everything a join's answer needs, for good. */
@@ -177,7 +238,25 @@ async function roomToClaim(roomId: string, deps: JoinRoomDependencies): Promise<
   return read.room;
 }
 
-async function claimSlot(command: JoinRoomCommand, deps: JoinRoomDependencies): Promise<ClaimedSlot> {
+/** The seats a claim asks for: each account's fresh key and member number, drawn once. */
+interface Seat {
+  readonly account: string;
+  readonly scopes: readonly string[];
+  readonly key: string;
+  readonly keyHash: string;
+  readonly memberNumber: number;
+}
+
+function seatsOf(command: JoinRoomCommand): Seat[] {
+  const accounts = [{ account: command.account, scopes: command.scopes }, ...(command.party ?? [])];
+  return accounts.map(({ account, scopes }) => {
+    const key = generateRegistrationKey();
+    // Drawn once: a retried claim writes the member number the answer was built with.
+    return { account, scopes, key, keyHash: storedHashOfKey(key), memberNumber: newMemberNumber() };
+  });
+}
+
+async function claimSlots(command: JoinRoomCommand, deps: JoinRoomDependencies): Promise<ClaimedSlots> {
   const room = await roomToClaim(command.roomId, deps);
   const constants = constantsOf(room);
   // Visibility (the template's, fixed) and joinability (the members', changeable) both refuse
@@ -188,53 +267,46 @@ async function claimSlot(command: JoinRoomCommand, deps: JoinRoomDependencies): 
       `its visibility is ${constants.visibility} (only an open session takes joins, whatever its joinability)`,
     );
   }
-  const key = generateRegistrationKey();
-  const keyHash = storedHashOfKey(key);
-  // Drawn once: a retried claim writes the member number the answer was built with.
-  const memberNumber = newMemberNumber();
-  const spec = (now: Date) => ({
-    account: command.account,
-    keyHash,
-    member: newReservation(room, now.getTime(), constants.timeouts, command.scopes, memberNumber),
+  const seats = seatsOf(command);
+  let held: Readonly<Record<string, HeldSlot>> | undefined;
+  const spec = (now: Date): ClaimSpec => ({
+    members: seats.map((seat) => ({
+      account: seat.account,
+      keyHash: seat.keyHash,
+      member: newReservation(room, now.getTime(), constants.timeouts, seat.scopes, seat.memberNumber),
+    })),
+    ...(held === undefined ? {} : { held }),
+    ...(seats.length === 1 ? {} : { maxPlayers: room.maxPlayers }),
     heartbeatSince: heartbeatCutoff(now, deps.heartbeatTimeoutS),
     ...(command.protocol === undefined ? {} : { protocol: command.protocol.hash }),
     ...(command.criteria === undefined ? {} : { criteria: command.criteria }),
   });
   let now = deps.now();
-  let outcome: ClaimResult = await deps.sessions.claim(room.roomId, spec(now), now.getTime());
+  let outcome: ClaimResult = await joinWritesFor(room, deps.sessions).claim(room.roomId, spec(now), now.getTime());
   for (let attempt = 0; ; attempt++) {
     switch (outcome.state) {
       case 'Claimed':
-        return {
-          key,
-          keyHash,
-          reissued: false,
-          member: spec(now).member,
-          room: {
-            ...room,
-            state: outcome.roomState,
-            players: outcome.players,
-            changeNumber: outcome.changeNumber,
-            ...(outcome.settings === undefined ? {} : { settings: outcome.settings }),
-          },
-        };
-      case 'NotFound':
-        throw new RoomNotFoundError(room.roomId);
-      case 'NotJoinable':
-        throw new RoomNotJoinableError(room.roomId, outcome.reason);
-      case 'NotMatching':
-        throw new RoomNotJoinableError(room.roomId, 'its settings no longer match the criteria');
-      case 'Mismatch':
-        throw await refuseBuild(outcome.room, command, outcome.server, deps);
-      case 'Silent':
-        throw await silenceError(room.roomId, deps);
-      case 'Full':
-        throw new RoomFullError(room.roomId);
+        return { room: claimedRoom(room, outcome), seats: claimedSeats(seats, spec(now), held) };
       case 'AlreadyMember': {
+        const [seat] = seats as [Seat];
         // Our own claim, applied although its answer was lost (a timeout): the slot is ours.
-        if (outcome.keyHash === keyHash) return { key, keyHash, reissued: false, member: outcome.member, room };
-        const rekeyed = await rekey(room, command, outcome, { key, keyHash }, now, deps);
-        if (rekeyed) return rekeyed;
+        if (outcome.keyHash === seat.keyHash) {
+          return { room, seats: [{ ...seat, reissued: false, member: outcome.member }] };
+        }
+        const rekeyed = await rekey(room, command, outcome, seat, now, deps);
+        if (rekeyed) return { room, seats: [rekeyed] };
+        break;
+      }
+      case 'Replan': {
+        const live = outcome.held;
+        // Our own party claim, applied although its answer was lost: every seat is ours.
+        if (seats.every((seat) => live[seat.account]?.keyHash === seat.keyHash)) {
+          return {
+            room,
+            seats: seats.map((seat) => ({ ...seat, reissued: false, member: live[seat.account]!.member })),
+          };
+        }
+        held = live;
         break;
       }
       case 'Reclaim':
@@ -250,10 +322,64 @@ async function claimSlot(command: JoinRoomCommand, deps: JoinRoomDependencies): 
       case 'Contention':
         await deps.sleep(backoff(attempt));
         break;
+      default:
+        throw await claimRefusal(outcome, room, command, deps);
     }
     pastDeadline(deps, room.roomId);
     now = deps.now();
-    outcome = await deps.sessions.claim(room.roomId, spec(now), now.getTime());
+    outcome = await joinWritesFor(room, deps.sessions).claim(room.roomId, spec(now), now.getTime());
+  }
+}
+
+/** The room as the claim's write answered it (only what it updated, echoed). */
+function claimedRoom(room: Room, outcome: Extract<ClaimResult, { state: 'Claimed' }>): Room {
+  return {
+    ...room,
+    state: outcome.roomState,
+    players: outcome.players,
+    changeNumber: outcome.changeNumber,
+    ...(outcome.settings === undefined ? {} : { settings: outcome.settings }),
+  };
+}
+
+/** What the applied claim wrote for each seat: a held one kept its member, re-keyed. */
+function claimedSeats(
+  seats: readonly Seat[],
+  spec: ClaimSpec,
+  held: Readonly<Record<string, HeldSlot>> | undefined,
+): ClaimedSeat[] {
+  return seats.map((seat, i) => {
+    const kept = held?.[seat.account];
+    if (!kept) return { ...seat, reissued: false, member: spec.members[i]!.member };
+    return {
+      ...seat,
+      reissued: true,
+      member: kept.member,
+      ...(kept.keyHash === undefined ? {} : { previousKeyHash: kept.keyHash }),
+    };
+  });
+}
+
+/** The error a claim's final refusal answers with. */
+async function claimRefusal(
+  outcome: Extract<ClaimResult, { state: 'NotFound' | 'NotJoinable' | 'NotMatching' | 'Mismatch' | 'Silent' | 'Full' }>,
+  room: Room,
+  command: JoinRoomCommand,
+  deps: JoinRoomDependencies,
+): Promise<Error> {
+  switch (outcome.state) {
+    case 'NotFound':
+      return new RoomNotFoundError(room.roomId);
+    case 'NotJoinable':
+      return new RoomNotJoinableError(room.roomId, outcome.reason);
+    case 'NotMatching':
+      return new RoomNotJoinableError(room.roomId, 'its settings no longer match the criteria');
+    case 'Mismatch':
+      return refuseBuild(outcome.room, command, outcome.server, deps);
+    case 'Silent':
+      return silenceError(room.roomId, deps);
+    case 'Full':
+      return new RoomFullError(room.roomId);
   }
 }
 
@@ -266,11 +392,11 @@ async function rekey(
   room: Room,
   command: JoinRoomCommand,
   held: Extract<ClaimResult, { state: 'AlreadyMember' }>,
-  fresh: { readonly key: string; readonly keyHash: string },
+  fresh: Seat,
   now: Date,
   deps: JoinRoomDependencies,
-): Promise<ClaimedSlot | undefined> {
-  const reissued = await deps.sessions.reissueKey(room.roomId, {
+): Promise<ClaimedSeat | undefined> {
+  const reissued = await joinWritesFor(room, deps.sessions).reissueKey(room.roomId, {
     account: command.account,
     member: held.member,
     newKeyHash: fresh.keyHash,
@@ -284,7 +410,6 @@ async function rekey(
     ...fresh,
     reissued: true,
     member: held.member,
-    room,
     ...(held.keyHash === undefined ? {} : { previousKeyHash: held.keyHash }),
   };
 }
@@ -383,7 +508,7 @@ async function refuseBuild(
 }
 
 async function answer(
-  claimed: ClaimedSlot,
+  claimed: ClaimedSlots,
   command: JoinRoomCommand,
   deps: JoinRoomDependencies,
 ): Promise<JoinRoomResult> {
@@ -406,27 +531,33 @@ async function answer(
   }
   if (isSettled(current)) deps.cache.remember('roomConstants', current.roomId, current);
   if (!isLive(current.state)) throw new RoomNotJoinableError(current.roomId, `the room is ${current.state}`);
-  const placement = current.placement;
-  const expiry =
-    expiryOf(claimed.member, current) ??
-    // Still spawning: the latest it can expire. A member with no timeout: a reservation's length from now.
-    (current.state === 'spawning' && claimed.member.p !== undefined
-      ? Date.parse(current.spawnDeadline) + claimed.member.p
-      : deps.now().getTime() + current.reservationTimeoutS * 1000);
+  const reservations = claimed.seats.map((seat) => ({ account: seat.account, ...reservationOf(seat, current, deps) }));
   return {
     room: current,
     spawning: current.state === 'spawning',
-    reservation: {
-      key: claimed.key,
-      // A peer-hosted session has no server: its reservations name no host or ports.
-      ...(current.hosting === 'peerHosted'
-        ? {}
-        : {
-            host: (current.state === 'ready' ? playerAddress(current) : undefined) ?? unknownHost,
-            ports: placement?.ports ?? [],
-          }),
-      expiresAt: new Date(expiry).toISOString(),
-    },
+    reservation: reservationOf(claimed.seats[0]!, current, deps),
+    ...(command.party === undefined ? {} : { reservations }),
+  };
+}
+
+function reservationOf(seat: ClaimedSeat, current: Room, deps: JoinRoomDependencies): Reservation {
+  const placement = current.placement;
+  const expiry =
+    expiryOf(seat.member, current) ??
+    // Still spawning: the latest it can expire. A member with no timeout: a reservation's length from now.
+    (current.state === 'spawning' && seat.member.p !== undefined
+      ? Date.parse(current.spawnDeadline) + seat.member.p
+      : deps.now().getTime() + current.reservationTimeoutS * 1000);
+  return {
+    key: seat.key,
+    // A peer-hosted session has no server: its reservations name no host or ports.
+    ...(current.hosting === 'peerHosted'
+      ? {}
+      : {
+          host: (current.state === 'ready' ? playerAddress(current) : undefined) ?? unknownHost,
+          ports: placement?.ports ?? [],
+        }),
+    expiresAt: new Date(expiry).toISOString(),
   };
 }
 

@@ -15,7 +15,7 @@ import type { Member } from './member';
 import type { Room } from './model';
 import { memberAsRead, roomConditions as is } from './room-conditions';
 import { allOf, type Change, type Condition } from './room-expression';
-import type { ConfirmResult, RoomWrite, SessionRead } from './room-store';
+import type { ConfirmResult, ReissueChange, RoomWrite, SessionRead } from './room-store';
 
 /**
  * The writes that change a room's members, other than the join's claim
@@ -34,14 +34,8 @@ const memberPath = (account: string, ...field: string[]) => ['members', account,
  * (`v`, none sent: removed): `joined` judges the client holding the new key, whatever an
  * earlier join of the account sent.
  */
-export function reissueKeyWrite(change: {
-  account: string;
-  member: StoredMember;
-  oldKeyHash?: string;
-  newKeyHash: string;
-  protocol?: string;
-  now: number;
-}): RoomWrite {
+
+export function reissueKeyWrite(change: ReissueChange): RoomWrite {
   const { account, protocol } = change;
   return {
     condition: allOf(

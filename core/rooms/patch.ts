@@ -12,7 +12,7 @@ import { writerEpoch } from './host';
 import type { RoomStore, RoomWrite, SessionRead } from './room-store';
 
 export interface SessionDependencies {
-  readonly sessions: { read(roomId: string): Promise<SessionRead | undefined> };
+  readonly sessions: { read(roomId: string, account?: string): Promise<SessionRead | undefined> };
   /** The session's writes go through the room aggregate's one store. */
   readonly rooms: Pick<RoomStore, 'writeSession' | 'endSession'>;
   readonly now: () => Date;
@@ -28,7 +28,8 @@ export interface SessionDependencies {
  * @throws RoomNotFoundError
  */
 export async function readSessionAs(roomId: string, account: string, deps: SessionDependencies): Promise<SessionRead> {
-  const read = await deps.sessions.read(roomId);
+  // A large session's read holds the caller's own member, and only it.
+  const read = await deps.sessions.read(roomId, account);
   const now = deps.now();
   // A read writes nothing: a session over by now is gone to it; a write or the sweeper ends it.
   if (!read || sessionOverAt(read.room, read.doc, now) || !readableBy(read.room, read.doc, account, now)) {

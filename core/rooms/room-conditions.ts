@@ -1,5 +1,8 @@
 import { absent, allOf, anyOf, equals, exists, oneOf, type Condition } from './room-expression';
 
+/** Anyone may join: no joinability stored (rooms made before sessions), or `open`. */
+const joinabilityOpen = anyOf(absent('properties', 'joinability'), equals(['properties', 'joinability'], 'open'));
+
 /**
  * Every condition a write to a room item may hold, by name, each defined once. The DynamoDB
  * store compiles them into its ConditionExpression; the in-memory store evaluates the same
@@ -64,8 +67,23 @@ export const roomConditions = {
       path: ['lastHeartbeatAt'],
       to: { value: since },
     }),
-  /** Anyone may join: no joinability stored (rooms made before sessions), or `open`. */
-  joinabilityOpen: anyOf(absent('properties', 'joinability'), equals(['properties', 'joinability'], 'open')),
+  joinabilityOpen,
+  /**
+   * The session takes these accounts' join: anyone while `open`; while `inviteOnly`, only if
+   * every one of them holds an invited member (`i`) whose fixed expiry lies after `now` (epoch
+   * ms), so an invite that ran out admits nobody even while its entry is still stored.
+   */
+  joinabilityAdmits: (accounts: readonly string[], now: number): Condition =>
+    anyOf(
+      joinabilityOpen,
+      allOf(
+        equals(['properties', 'joinability'], 'inviteOnly'),
+        ...accounts.flatMap((account): Condition[] => [
+          exists('members', account, 'i'),
+          { kind: 'compare', op: '>', path: ['members', account, 'e'], to: { value: now } },
+        ]),
+      ),
+    ),
   /** Whether the room stores a `properties` map (rooms made before sessions do not). */
   propertiesStored: exists('properties'),
   propertiesAbsent: absent('properties'),

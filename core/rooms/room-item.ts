@@ -13,16 +13,27 @@ import { hostOf, storedHost, type Room, type StoredHost } from './model';
 export const endedRoomTtlS = 86_400;
 
 /**
- * The members map of a new room: its creator's reservation, if it has a creator. Its scopes
+ * The members map of a new room: its creator's reservation, if it has a creator, and its
+ * party's when the creator brought one (matchmaking's create). Their scopes
  * are kept as a join keeps them (`storedScopes`: within the room's `serverScopes`), so the
  * room must say what those are.
  */
 export function firstMembers(
   room: Pick<Room, 'state' | 'constants' | 'maxPlayers' | 'reservationTimeoutS' | 'serverScopes'>,
-  member?: NewMember,
+  member?: NewMember | readonly NewMember[],
 ): Record<string, StoredMember> {
   const members: Record<string, StoredMember> = {};
-  if (!member) return members;
+  for (const each of member === undefined ? [] : Array.isArray(member) ? member : [member as NewMember]) {
+    members[each.account] = firstMember(room, each);
+  }
+  return members;
+}
+
+/** One first member: a pending reservation, or one with a fixed expiry. */
+function firstMember(
+  room: Pick<Room, 'state' | 'constants' | 'maxPlayers' | 'reservationTimeoutS' | 'serverScopes'>,
+  member: NewMember,
+): StoredMember {
   const created = Date.parse(member.createdAt);
   const reservation: StoredMember =
     member.expiresAt === undefined
@@ -32,12 +43,11 @@ export function firstMembers(
           ...newReservation({ ...room, state: 'ready' }, created, constantsOf(room).timeouts, member.scopes),
           e: Date.parse(member.expiresAt),
         };
-  members[member.account] = {
+  return {
     ...reservation,
     k: storedKeyHash(member.keyHash),
     ...(member.v === undefined ? {} : { v: member.v }),
   };
-  return members;
 }
 
 /**

@@ -1,12 +1,13 @@
 import { playerAddress } from '../gameservers/server-address';
 import { toRoomView, type ListedRoom, type Room, type RoomView } from './model';
-import { isLiveMember, memberAt, memberStateOf, type SessionDocument } from './document';
+import { isLiveMember, memberAt, memberStateOf, type SessionDocument, type StoredMember } from './document';
 import { formatETag } from './if-match';
 import type { Hosting } from './member-transitions';
 import { hostView, type HostView } from './host';
 import {
   constantsOf,
   hostRulesOf,
+  isLargeSession,
   type MemberState,
   type SessionConstants,
   type SessionProperties,
@@ -17,15 +18,19 @@ export interface SessionRoomView extends RoomView {
   readonly template: string | null;
   readonly constants: SessionConstants;
   readonly properties: SessionProperties;
-  readonly members?: readonly {
-    readonly account: string;
-    readonly state: MemberState;
-    readonly properties: { readonly custom: Record<string, unknown> };
-  }[];
+  readonly members?: readonly MemberEntry[];
+  /** A large session: the caller's own entry (its document never holds the list). */
+  readonly member?: MemberEntry;
   /** Where the game server takes players: for live members of a ready room (its address is known then). */
   readonly server?: { readonly host: string; readonly ports: readonly number[] };
   /** The room's arbiter (core/rooms/host.ts `hostView`); absent on rooms stored without one. */
   readonly host?: HostView;
+}
+
+interface MemberEntry {
+  readonly account: string;
+  readonly state: MemberState;
+  readonly properties: { readonly custom: Record<string, unknown> };
 }
 
 /** The constants as a session shows them: the arbiter's rules resolved (rooms made before them: the defaults). */
@@ -65,7 +70,8 @@ export function sessionRoomView(room: Room, doc: SessionDocument, now: Date, acc
   const at = now.getTime();
   const live = Object.entries(doc.members).filter(([, member]) => isLiveMember(member, room, at));
   const isMember = live.some(([holder]) => holder === account);
-  const showMembers = constants.visibility === 'open' || isMember;
+  const large = isLargeSession(constants);
+  const showMembers = !large && (constants.visibility === 'open' || isMember);
   // A ready room always has an address (core/gameservers/server-address.ts): a member polling
   // after a 202 finds here what its reservation said was `pending`.
   const host = room.state === 'ready' ? playerAddress(room) : undefined;
@@ -73,7 +79,8 @@ export function sessionRoomView(room: Room, doc: SessionDocument, now: Date, acc
   return {
     ...toRoomView(room),
     // The stored count less the members whose time ran out: `players` counts the live members only.
-    players: Math.max(0, room.players - (Object.keys(doc.members).length - live.length)),
+    // A large session's count is as stored: an expired reservation counts until a write removes it.
+    players: large ? room.players : Math.max(0, room.players - (Object.keys(doc.members).length - live.length)),
     template: room.template ?? null,
     constants: { ...constants, ...hostRulesOf(constants) },
     properties: propertiesOf(room),
@@ -81,18 +88,21 @@ export function sessionRoomView(room: Room, doc: SessionDocument, now: Date, acc
       ? {
           members: live
             .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-            .map(([holder, member]) => ({
-              account: holder,
-              // A member without a socket for `disconnectedMs` shows inactive, written or not.
-              state: memberStateOf(memberAt(member, room, at).s),
-              properties: { custom: member.q ?? {} },
-            })),
+            .map(([holder, member]) => entryOf(holder, member, room, at)),
         }
       : {}),
+    ...(large && isMember ? { member: entryOf(account, doc.members[account]!, room, at) } : {}),
     ...(isMember && host && room.placement ? { server: { host, ports: room.placement.ports } } : {}),
     ...(arbiter === undefined ? {} : { host: arbiter }),
   };
 }
+
+/** A member as the view lists it: a member without a socket for `disconnectedMs` shows inactive, written or not. */
+const entryOf = (account: string, member: StoredMember, room: Room, at: number): MemberEntry => ({
+  account,
+  state: memberStateOf(memberAt(member, room, at).s),
+  properties: { custom: member.q ?? {} },
+});
 
 /**
  * The view of a room whose document is not at hand (a 202 still spawning, a listing): the

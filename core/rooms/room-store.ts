@@ -1,8 +1,9 @@
 import type { ChangeNumbers } from './change-kinds';
-import type { DocMember, SessionDocument, StoredMember } from './document';
+import type { DocMember, RoomClock, SessionDocument, StoredMember } from './document';
 import type { Member, NewMember } from './member';
 import type { Placement, Room, RoomFailureReason, RoomHost, RoomSettings } from './model';
 import type { Change, Condition, Item } from './room-expression';
+import type { ItemKey } from '../infra/keys';
 import type { StoredProtocol } from '../versions/protocol';
 
 /** The arbiter's saved state as the room's item holds it (core/rooms/saved-state.ts). */
@@ -37,11 +38,42 @@ export interface SessionRead {
   readonly changedAt?: ChangeNumbers;
 }
 
-/** A join's claim (core/rooms/join-conditions.ts builds its write). */
-export interface ClaimSpec {
+/** A member joining again: its fresh key and the build it joins with (core/rooms/member-writes.ts `reissueKeyWrite`). */
+export interface ReissueChange {
+  readonly account: string;
+  readonly member: StoredMember;
+  readonly oldKeyHash?: string;
+  readonly newKeyHash: string;
+  /** The build (set hash) this join sent; absent: none. */
+  readonly protocol?: string;
+  readonly now: number;
+}
+
+/** One account a claim seats: the hash of the key it is given, and the member it is written as. */
+export interface ClaimMember {
   readonly account: string;
   readonly keyHash: string;
   readonly member: StoredMember;
+}
+
+/** A party member holding a live slot already, as read: it keeps the slot, re-keyed by the claim's write. */
+export interface HeldSlot {
+  readonly member: StoredMember;
+  /** The key hash it holds (absent: it holds none). */
+  readonly keyHash?: string;
+}
+
+/** A join's claim (core/rooms/join-conditions.ts builds its write): every member or none. */
+export interface ClaimSpec {
+  /** Who the claim seats, the caller first; a solo join is the list of one. */
+  readonly members: readonly ClaimMember[];
+  /**
+   * Party members found holding live slots (never a solo join's: it re-keys with `reissueKey`),
+   * by account: re-keyed in the claim's write while each is still as read.
+   */
+  readonly held?: Readonly<Record<string, HeldSlot>>;
+  /** The room's player cap: a claim of several slots needs it (`players` + slots ≤ it). */
+  readonly maxPlayers?: number;
   /** A ready room must have been heard from at or after this instant (ISO); undefined: not checked. */
   readonly heartbeatSince?: string;
   /**
@@ -77,6 +109,11 @@ export type ClaimFailure =
   /** Ready, but its server has not been heard from since the claim's heartbeat cutoff. */
   | { readonly state: 'Silent' }
   | { readonly state: 'AlreadyMember'; readonly member: StoredMember; readonly keyHash?: string }
+  /**
+   * A party's members holding live slots now differ from the claim's `held`: claim again with
+   * these held (each re-keyed in that write). Never answered to a solo join (`AlreadyMember`).
+   */
+  | { readonly state: 'Replan'; readonly held: Readonly<Record<string, HeldSlot>> }
   /** No free slot, but these members' time ran out: remove them and claim in one write. */
   | { readonly state: 'Reclaim'; readonly expired: DocMember[] }
   | { readonly state: 'Full' }
@@ -181,11 +218,12 @@ type RoomIndex = 'gsi1' | 'gsi2' | 'gsi3';
  */
 export interface RoomStore {
   /**
-   * Writes a new room, with its creator's reservation in it, in one conditional put.
+   * Writes a new room, with its creator's reservation in it (and its party's, the creator's
+   * first, when the creator brought one), in one conditional put.
    *
    * @throws RoomAlreadyExistsError, SessionDocumentFullError, SessionMemberTooLargeError
    */
-  createWithMember(room: Room, member?: NewMember): Promise<void>;
+  createWithMember(room: Room, member?: NewMember | readonly NewMember[]): Promise<void>;
   /** Strongly consistent. @throws RoomNotFoundError */
   get(roomId: string): Promise<Room>;
   find(roomId: string): Promise<Room | undefined>;
@@ -233,8 +271,13 @@ export interface RoomStore {
 
   // --- members (the session document) ---------------------------------------------------
 
-  /** One strongly consistent read of the room and its whole document. */
-  read(roomId: string): Promise<SessionRead | undefined>;
+  /**
+   * One strongly consistent read of the room and its whole document. A large session's
+   * document holds no members: with `account`, it holds that account's own (one more GetItem).
+   */
+  read(roomId: string, account?: string): Promise<SessionRead | undefined>;
+  /** A large session's members, each its own item (core/rooms/large-members.ts). */
+  readonly large: LargeSessionStore;
   listMembers(roomId: string): Promise<Member[]>;
   findMember(roomId: string, account: string): Promise<Member | undefined>;
   /**
@@ -255,17 +298,7 @@ export interface RoomStore {
    * A member joining again keeps its slot with a fresh key, and the build it joins with
    * (core/rooms/member-writes.ts). `Mismatch`: the room's server is of another build.
    */
-  reissueKey(
-    roomId: string,
-    change: {
-      account: string;
-      member: StoredMember;
-      oldKeyHash?: string;
-      newKeyHash: string;
-      protocol?: string;
-      now: number;
-    },
-  ): Promise<ReissueResult>;
+  reissueKey(roomId: string, change: ReissueChange): Promise<ReissueResult>;
   /** Undoes a claim the account checks refused after it was written; anything that changed since wins. */
   undoClaim(
     roomId: string,
@@ -288,6 +321,13 @@ export interface RoomStore {
   leave(roomId: string, keyHashHex: string, requestId: string, now: Date): Promise<LeaveResult>;
   /** The player's own cancel or leave (`DELETE …/members/me`): only ever their own slot. */
   leaveAsPlayer(roomId: string, account: string, now: Date): Promise<boolean>;
+  /**
+   * A write of the room (with what every write adds) and of other items (`alongside`: the
+   * invited accounts' invites items, core/invites/invite-store.ts) in ONE transaction, all or
+   * none: the room store stays the one writer of room items, the other items' owner builds
+   * their part.
+   */
+  transactWrite(roomId: string, write: RoomWrite, alongside: readonly ItemWrite[]): Promise<TransactOutcome>;
 
   // --- the warm pool ----------------------------------------------------------------------
 
@@ -354,4 +394,57 @@ export interface RoomItems {
    */
   update(roomId: string, condition: Condition, change: Change, answer?: 'all' | 'updated'): Promise<ItemWriteResult>;
   delete(roomId: string, condition: Condition): Promise<boolean>;
+  /**
+   * The room's conditional update and the `alongside` items' in ONE transaction: all or none.
+   * A refusal says whose condition failed, not the items as they stood.
+   */
+  transact(
+    roomId: string,
+    condition: Condition,
+    change: Change,
+    alongside: readonly ItemWrite[],
+  ): Promise<TransactOutcome>;
+}
+
+/**
+ * A conditional update of another item of the table, written in the same transaction as a
+ * room's (`RoomStore.transactWrite`): its key, condition and change as data, so the table and
+ * the in-memory store judge it alike (core/rooms/room-expression.ts).
+ */
+export interface ItemWrite {
+  readonly key: ItemKey;
+  readonly condition: Condition;
+  readonly change: Change;
+}
+
+/** Outcome of a room write made in one transaction with other items. */
+export type TransactOutcome =
+  | { readonly state: 'Written' }
+  /** A condition refused it: the room's (`'room'`), or that of `alongside[at]`. Nothing was written. */
+  | { readonly state: 'Refused'; readonly at: 'room' | number }
+  /** Another transaction held one of the items, or DynamoDB throttled or timed out: nothing was written. */
+  | { readonly state: 'Contention'; readonly cause: unknown };
+
+/** A claim into a large room: the join's claim, and the room's size and clock (the join has the room). */
+export type LargeClaim = Omit<ClaimSpec, 'maxPlayers'> & {
+  readonly maxPlayers: number;
+  readonly room: RoomClock & { readonly spawnDeadline?: string };
+};
+
+/** What the join and the members listing use of a large session (`RoomStore.large`). */
+export interface LargeSessionStore {
+  claim(roomId: string, claim: LargeClaim, now: number): Promise<ClaimResult>;
+  reissueKey(roomId: string, change: ReissueChange): Promise<ReissueResult>;
+  undoClaim(
+    roomId: string,
+    undo: { account: string; keyHash: string; previousKeyHash?: string; previousBuild?: string; reissued: boolean },
+    now: Date,
+  ): Promise<void>;
+  /** One page of live members in account order; `after`: the last account of the page before. */
+  page(
+    roomId: string,
+    room: RoomClock,
+    now: number,
+    after?: string,
+  ): Promise<{ members: { account: string; member: StoredMember }[]; last?: string }>;
 }

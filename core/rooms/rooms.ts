@@ -26,6 +26,8 @@ import {
 } from './join-conditions';
 import { RoomAlreadyExistsError, RoomNotFoundError } from './errors';
 import type { Member, NewMember } from './member';
+import { LargeMembers, type LargeMemberItems } from './large-members';
+import { isLargeSession } from './session-model';
 import {
   abandonWrite,
   confirmation,
@@ -68,15 +70,20 @@ import type {
   RoomListing,
   RoomStore,
   RoomWrite,
+  ItemWrite,
+  TransactOutcome,
   SessionRead,
   SessionWriteResult,
   TransitionResult,
   SocketHeard,
+  LargeSessionStore,
 } from './room-store';
 
 export interface RoomsOptions {
   /** How long an ended room stays readable before TTL collects it (`ENDED_ROOM_RETENTION_S`). */
   readonly endedRetentionS?: number;
+  /** Where large sessions' member items are kept (core/rooms/large-members.ts); absent: no large sessions. */
+  readonly largeMembers?: LargeMemberItems;
 }
 
 const readOf = (item: Item): SessionRead => {
@@ -103,12 +110,27 @@ const everything: SocketHeard = { host: true, returning: true };
 
 export class Rooms implements RoomStore {
   private readonly endedRetentionS: number;
+  private readonly largeMembers?: LargeMembers;
 
   constructor(
     private readonly items: RoomItems,
     options: RoomsOptions = {},
   ) {
     this.endedRetentionS = options.endedRetentionS ?? endedRoomTtlS;
+    if (options.largeMembers) {
+      this.largeMembers = new LargeMembers(options.largeMembers, (write) => completeWrite(write, this.endedRetentionS));
+    }
+  }
+
+  /** The large-session half (core/rooms/large-members.ts): every write of it still passes `completeWrite`. */
+  get large(): LargeSessionStore {
+    if (!this.largeMembers) throw new Error('this room store keeps no large sessions');
+    return this.largeMembers;
+  }
+
+  /** The large-session half when `room` is a large session. */
+  private largeOf(room: Pick<Room, 'constants'>): LargeMembers | undefined {
+    return isLargeSession(room.constants) ? (this.large as LargeMembers) : undefined;
   }
 
   /**
@@ -116,11 +138,12 @@ export class Rooms implements RoomStore {
    * A put that timed out may have been applied, and the retry then finds the room it wrote
    * itself: that is this creation succeeding, not a clash.
    */
-  async createWithMember(room: Room, member?: NewMember): Promise<void> {
+  async createWithMember(room: Room, member?: NewMember | readonly NewMember[]): Promise<void> {
     const members = firstMembers(room, member);
     const item = { ...roomItem(room, members), [changeNumbersAttribute]: allChangedAt(room.changeNumber) };
     checkNewRoomBudget(room.roomId, item, members);
-    const existing = await this.items.putNew(item);
+    const large = this.largeOf(room);
+    const existing = large ? await large.createRoom(item, room) : await this.items.putNew(item);
     if (existing && !isSameCreation(existing, room)) throw new RoomAlreadyExistsError(room.roomId);
   }
 
@@ -239,9 +262,18 @@ export class Rooms implements RoomStore {
     return this.items.delete(roomId, is.unchangedSince(changeNumber));
   }
 
-  async read(roomId: string): Promise<SessionRead | undefined> {
+  /**
+   * `account`: a large session's read then also holds that account's own member (one more
+   * GetItem), and only it: its document never holds the list.
+   */
+  async read(roomId: string, account?: string): Promise<SessionRead | undefined> {
     const item = await this.items.get(roomId);
-    return item ? readOf(item) : undefined;
+    if (!item) return undefined;
+    const read = readOf(item);
+    const large = account === undefined ? undefined : this.largeOf(read.room);
+    if (!large) return read;
+    const own = await large.member(roomId, account!);
+    return own ? { ...read, doc: { ...read.doc, members: { [account!]: own } } } : read;
   }
 
   async listMembers(roomId: string): Promise<Member[]> {
@@ -267,9 +299,11 @@ export class Rooms implements RoomStore {
   }
 
   private async claimWith(roomId: string, write: RoomWrite, spec: ClaimSpec, now: number): Promise<ClaimResult> {
-    // The one write that adds a member: it may take no more than its share of the item.
-    const issue = memberBudgetIssue(spec.account, { ...spec.member, k: spec.keyHash });
-    if (issue !== undefined) throw new SessionMemberTooLargeError(roomId, issue);
+    // The one write that adds members: each may take no more than its share of the item.
+    for (const seat of spec.members) {
+      const issue = memberBudgetIssue(seat.account, { ...seat.member, k: seat.keyHash });
+      if (issue !== undefined) throw new SessionMemberTooLargeError(roomId, issue);
+    }
     let result: ItemWriteResult;
     try {
       result = await this.write(roomId, write, 'updated');
@@ -309,6 +343,8 @@ export class Rooms implements RoomStore {
   async reclaimExpired(roomId: string, now: Date, read?: SessionRead): Promise<number> {
     const current = read ?? (await this.read(roomId));
     if (!current) return 0;
+    const large = this.largeOf(current.room);
+    if (large) return large.reclaimExpired(roomId, current.room, now);
     const expired = expiredMembers(current.doc, current.room, now.getTime());
     let freed = 0;
     for (let i = 0; i < expired.length; i += maxReclaimPerWrite) {
@@ -320,6 +356,8 @@ export class Rooms implements RoomStore {
   }
 
   async confirm(read: SessionRead, keyHashHex: string, requestId: string, now: Date): Promise<ConfirmResult> {
+    const large = this.largeOf(read.room);
+    if (large) return large.confirm(read, keyHashHex, requestId, now);
     const hash = storedKeyHash(keyHashHex);
     const judged = confirmation(read, hash, requestId, now);
     if ('answer' in judged) return this.refuseConfirmation(read, judged.answer, hash, now);
@@ -357,6 +395,8 @@ export class Rooms implements RoomStore {
     for (let attempt = 0; attempt < leaveAttempts; attempt++) {
       const read = await this.read(roomId);
       if (!read) return { state: 'Rejected' };
+      const large = this.largeOf(read.room);
+      if (large) return large.leave(roomId, keyHashHex, requestId, now);
       const tomb = read.doc.gone[hash];
       if (tomb !== undefined) return tombstoneRequest(tomb) === requestId ? { state: 'Left' } : { state: 'Rejected' };
       // No member holds the key: it was never this room's, its member left by other means, or
@@ -380,6 +420,8 @@ export class Rooms implements RoomStore {
   async leaveAsPlayer(roomId: string, account: string, now: Date): Promise<boolean> {
     for (let attempt = 0; attempt < leaveAttempts; attempt++) {
       const read = await this.read(roomId);
+      const large = read && this.largeOf(read.room);
+      if (large) return large.leaveAsPlayer(roomId, account, now);
       const member = read?.doc.members[account];
       if (!read || !member) return false;
       // No tombstone: it would answer nothing differently. A later `left` or `joined` with the
@@ -429,6 +471,16 @@ export class Rooms implements RoomStore {
   }
 
   /** The one write path of a room item. */
+  async transactWrite(roomId: string, write: RoomWrite, alongside: readonly ItemWrite[]): Promise<TransactOutcome> {
+    const { condition, change } = completeWrite(write, this.endedRetentionS);
+    try {
+      return await this.items.transact(roomId, condition, change, alongside);
+    } catch (error) {
+      if (!isMissingMapError(error) || !(await this.recordChangeNumbers(roomId))) throw error;
+      return this.items.transact(roomId, condition, change, alongside);
+    }
+  }
+
   private async write(roomId: string, write: RoomWrite, answer?: 'updated'): Promise<ItemWriteResult> {
     const { condition, change } = completeWrite(write, this.endedRetentionS);
     try {

@@ -5,6 +5,8 @@ import { roomStates } from './model';
 import { sessionConstantsCustomSchema, sessionPropertiesCustomSchema } from './custom-schema';
 import { templateNameSchema } from '../templates/template-schema';
 import { protocolSchema } from '../versions/protocol';
+import { maxPartyEntries } from '../auth/party-proof';
+import { maxLargeSessionMembers, maxSessionMembers } from './session-model';
 
 /** Room ids are ours (UUIDs), but any short URL-safe id is accepted on read so a bad one is a 404, not a 400. */
 export const roomIdSchema = z
@@ -81,7 +83,15 @@ export const createRoomRequestSchema = z
     gameId: gameIdSchema.optional().describe("Required without template; with one, omitted or the template's."),
     version: gameVersionSchema.optional().describe("Required without template; with one, omitted or the template's."),
     settings: roomSettingsSchema.default({}),
-    maxPlayers: z.number().int().min(1).max(100).optional(),
+    maxPlayers: z
+      .number()
+      .int()
+      .min(1)
+      .max(maxLargeSessionMembers)
+      .optional()
+      .describe(
+        `At most ${maxSessionMembers}, or the template's maxMembers (up to ${maxLargeSessionMembers} with the capability large).`,
+      ),
     region: regionSchema.optional(),
     latencies: z.record(regionSchema, z.number().min(0).max(60_000)).optional(),
     regionFallback: z
@@ -113,6 +123,20 @@ export const createRoomRequestSchema = z
   })
   .meta({ id: 'CreateRoomRequest' });
 
+/**
+ * A join's party: one token per OTHER member, each that member's own access token or a party
+ * token it minted for the caller (core/auth/party-proof.ts). All are seated, or none.
+ */
+export const partySchema = z
+  .array(z.string().min(1).max(8192))
+  .max(maxPartyEntries)
+  .optional()
+  .describe(
+    "The other members of the caller's party, one token each: the member's access token, or a party token it " +
+      'minted for the caller (POST /v1/me/party-tokens). All join the same room or none; the answer lists every ' +
+      "member's reservation, the caller's first.",
+  );
+
 export const matchmakingRequestSchema = z
   .strictObject({
     gameId: gameIdSchema,
@@ -131,5 +155,6 @@ export const matchmakingRequestSchema = z
       "The client build's network components (docs/versions.md): only rooms whose game server is of the same build " +
         '(or reported none) are joined. Absent: no check.',
     ),
+    party: partySchema,
   })
   .meta({ id: 'MatchmakingRequest' });

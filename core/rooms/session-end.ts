@@ -1,7 +1,7 @@
 import { expiryOf, liveCount, sessionExpired, type SessionDocument } from './document';
 import type { Room } from './model';
 import type { RoomStore, SessionRead } from './room-store';
-import { constantsOf } from './session-model';
+import { constantsOf, isLargeSession } from './session-model';
 
 /**
  * When a session ends because it stayed empty, decided here and nowhere else. Like member
@@ -23,6 +23,9 @@ export function emptySinceOf(
   /** null: a session that never lost a member was never empty. */
   baseline: number | null = Date.parse(room.readyAt ?? room.createdAt),
 ): number | undefined {
+  // A large session's document holds no members: its count says whether anyone holds a slot
+  // (a reservation that expired still counts until a join or its holder removes it).
+  if (isLargeSession(room.constants)) return room.players > 0 ? undefined : (room.emptySince ?? baseline ?? undefined);
   if (liveCount(doc, room, now.getTime()) > 0) return undefined;
   const departures = Object.values(doc.members).map((member) => expiryOf(member, room) ?? 0);
   const candidates = [...(room.emptySince === undefined ? [] : [room.emptySince]), ...departures];

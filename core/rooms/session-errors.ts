@@ -79,3 +79,19 @@ export function isItemTooLarge(error: unknown): boolean {
     /item size.*exceeded the maximum allowed size/i.test(error.message)
   );
 }
+
+/**
+ * A write a large session does not take (core/rooms/large-members.ts): anything that would
+ * need its whole member list in one item, or an arbiter. 409: the same request to a session
+ * of another template could succeed.
+ */
+export class LargeSessionUnsupportedError extends PlatformError {
+  override readonly name = 'LargeSessionUnsupportedError';
+  readonly code = 'CONFLICT';
+  constructor(roomId: string, what: string) {
+    super(
+      `Room ${roomId} is a large session: ${what} is not in large sessions (they keep counts, each member its own item, and have no arbiter).`,
+      { details: { roomId, reason: 'large-session' } },
+    );
+  }
+}

@@ -42,6 +42,20 @@ export interface SessionConstants {
   readonly migrateHost?: boolean;
   /** How long the arbiter may be silent before it counts as lost. Absent: `hostRuleDefaults`. */
   readonly hostTimeoutMs?: number;
+  /** What the session can do beyond the default (`large`: up to 1,000 members, as their own items). */
+  readonly capabilities?: readonly SessionCapability[];
+}
+
+export const sessionCapabilities = ['large'] as const;
+type SessionCapability = (typeof sessionCapabilities)[number];
+
+/**
+ * Whether a session keeps its members as their own items and only counts on the room's item
+ * (core/rooms/large-members.ts): the one item could not hold 1,000 members within DynamoDB's
+ * 400 KB, and every join would rewrite all of them.
+ */
+export function isLargeSession(constants: Pick<SessionConstants, 'capabilities'> | undefined): boolean {
+  return constants?.capabilities?.includes('large') === true;
 }
 
 /** The arbiter's rules as a session's constants fix them (docs/api.md "Live sessions"). */
@@ -95,6 +109,9 @@ export const sessionCustomLimits = {
 
 /** The most members a session holds (docs/api.md: maxMembers 1–100). */
 export const maxSessionMembers = 100;
+
+/** The most members a `large` session holds: its members are items of their own. */
+export const maxLargeSessionMembers = 1_000;
 
 /** Shorter names the session document's rules use. */
 export type Joinability = SessionJoinability;

@@ -1,6 +1,8 @@
 import { DependencyUnavailableError } from '../errors';
 import { RoomNotFoundError } from './errors';
 import type { RoomStore, RoomWrite, SessionRead } from './room-store';
+import { LargeSessionUnsupportedError } from './session-errors';
+import { isLargeSession } from './session-model';
 
 /** Writes refused because the room changed under them, judged again this often on the item as it stood. */
 const maxWriteAttempts = 8;
@@ -28,6 +30,9 @@ export async function writeSessionUntilSettled(
   judge: (read: SessionRead, now: Date) => Promise<WriteStep>,
 ): Promise<SessionRead> {
   let read = await deps.sessions.read(roomId);
+  // Member and arbiter writes judge the whole document; a large session's holds no members.
+  if (read && isLargeSession(read.room.constants))
+    throw new LargeSessionUnsupportedError(roomId, 'changing a member or the session through its document');
   for (let attempt = 0; attempt < maxWriteAttempts; attempt++) {
     if (!read) throw new RoomNotFoundError(roomId);
     const step = await judge(read, deps.now());

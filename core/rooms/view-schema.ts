@@ -4,9 +4,10 @@ import { memberPropertiesCustomSchema, sessionPropertiesCustomSchema } from './c
 import { SessionConstantsImmutableError } from './session-errors';
 import {
   hostTimeoutBounds,
-  maxSessionMembers,
+  maxLargeSessionMembers,
   memberSettableStates,
   memberStates,
+  sessionCapabilities,
   sessionJoinabilities,
   sessionVisibilities,
 } from './session-model';
@@ -16,7 +17,7 @@ const timeoutViewSchema = z.number().int().min(0).nullable();
 /** Constants as a session holds them: every timeout resolved (null = never, 0 = at once). */
 const sessionConstantsViewSchema = z
   .object({
-    maxMembers: z.number().int().min(1).max(maxSessionMembers),
+    maxMembers: z.number().int().min(1).max(maxLargeSessionMembers),
     visibility: z.enum(sessionVisibilities),
     timeouts: z.object({
       reservedMs: timeoutViewSchema,
@@ -42,6 +43,10 @@ const sessionConstantsViewSchema = z
       .min(hostTimeoutBounds.minMs)
       .max(hostTimeoutBounds.maxMs)
       .describe('How long the arbiter may be silent before it counts as lost.'),
+    capabilities: z
+      .array(z.enum(sessionCapabilities))
+      .optional()
+      .describe('large: counts on the room, members as their own items; the view shows `member`, never `members`.'),
   })
   .meta({ id: 'SessionConstants' });
 
@@ -96,6 +101,9 @@ export const sessionRoomViewSchema = roomViewSchema
     constants: sessionConstantsViewSchema,
     properties: sessionPropertiesViewSchema,
     members: z.array(sessionMemberViewSchema).optional(),
+    member: sessionMemberViewSchema
+      .optional()
+      .describe("A large session (capabilities large): the caller's own member entry, if it is one. Never the list."),
     server: z
       .object({ host: z.string(), ports: z.array(z.number().int()) })
       .optional()

@@ -1,7 +1,14 @@
 import * as z from 'zod';
 import { gameIdSchema, gameVersionSchema } from '../gameservers/schema';
 import { sessionConstantsCustomSchema } from '../rooms/custom-schema';
-import { hostRuleDefaults, hostTimeoutBounds, maxSessionMembers, sessionVisibilities } from '../rooms/session-model';
+import {
+  hostRuleDefaults,
+  hostTimeoutBounds,
+  maxLargeSessionMembers,
+  maxSessionMembers,
+  sessionCapabilities,
+  sessionVisibilities,
+} from '../rooms/session-model';
 
 /** Template names travel in URL paths: short and URL-safe. */
 export const templateNameSchema = z
@@ -42,7 +49,12 @@ const templateTimeoutsSchema = z
 
 const templateConstantsSchema = z
   .strictObject({
-    maxMembers: z.number().int().min(1).max(maxSessionMembers),
+    maxMembers: z
+      .number()
+      .int()
+      .min(1)
+      .max(maxLargeSessionMembers)
+      .describe(`At most ${maxSessionMembers}; up to ${maxLargeSessionMembers} with the capability large.`),
     visibility: z.enum(sessionVisibilities),
     timeouts: templateTimeoutsSchema.default({}),
     custom: sessionConstantsCustomSchema.default({}),
@@ -61,8 +73,46 @@ const templateConstantsSchema = z
       .describe(
         `How long a peer-hosted session's arbiter may be silent (no write, no socket ping) before it counts as lost. Omitted: ${hostRuleDefaults.hostTimeoutMs}.`,
       ),
+    capabilities: z
+      .array(z.enum(sessionCapabilities))
+      .max(sessionCapabilities.length)
+      .refine((list) => new Set(list).size === list.length, 'must not repeat a capability')
+      .optional()
+      .describe(
+        `large: up to ${maxLargeSessionMembers} members, each its own item; the room shows counts and the caller's own member, not the member list, and has no arbiter (docs/sessions.md "Large sessions").`,
+      ),
+  })
+  .superRefine((constants, ctx) => {
+    for (const issue of largeSessionIssues(constants)) ctx.addIssue({ code: 'custom', ...issue });
   })
   .meta({ id: 'SessionTemplateConstants' });
+
+/**
+ * What a template's constants may not combine: more than 100 members without `large`; an
+ * arbiter with it (an election, and host migration, need the whole member list, which a large
+ * session never reads).
+ */
+function largeSessionIssues(constants: {
+  readonly maxMembers: number;
+  readonly capabilities?: readonly string[] | undefined;
+  readonly migrateHost?: boolean | undefined;
+  readonly hostTimeoutMs?: number | undefined;
+}): { path: string[]; message: string }[] {
+  if (!constants.capabilities?.includes('large')) {
+    return constants.maxMembers > maxSessionMembers
+      ? [
+          {
+            path: ['maxMembers'],
+            message: `must be at most ${maxSessionMembers} (up to ${maxLargeSessionMembers} with "capabilities": ["large"])`,
+          },
+        ]
+      : [];
+  }
+  const why = 'a large session has no arbiter: electing one needs the whole member list, which it never reads';
+  return (['migrateHost', 'hostTimeoutMs'] as const)
+    .filter((name) => constants[name] !== undefined)
+    .map((name) => ({ path: [name], message: `cannot be set with the capability large (${why})` }));
+}
 
 /**
  * `PUT /v1/admin/templates/{template}` (docs/api.md, "Session documents"). `gameId` and `version`

@@ -128,6 +128,7 @@ export function constantsFromTemplate(
     visibility: template.constants.visibility,
     timeouts,
     custom: template.constants.custom,
+    ...(template.constants.capabilities?.length ? { capabilities: template.constants.capabilities } : {}),
     // A dedicated room's server is its arbiter whatever the template says; a peer-hosted session has one only when asked.
     ...(peerHosted && !asksForArbiter(template.constants) ? {} : hostRulesOf(template.constants)),
   };

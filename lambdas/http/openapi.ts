@@ -30,6 +30,7 @@ import { devTokenRequestSchema } from './dev/tokens';
 import { gameVersionParamsSchema } from './admin/games/params';
 import { banAccountParamsSchema } from './admin/bans/params';
 import { joinRoomRequestSchema } from './rooms/join';
+import { partyTokenRequestSchema } from './me/party-tokens';
 import { hostParamsSchema } from './admin/hosts/params';
 import { regionParamsSchema } from './admin/regions/params';
 import {
@@ -41,7 +42,9 @@ import {
   regionBodySchema,
 } from '../../core/placement/fleet-model';
 import { listRoomsQuerySchema } from './rooms/list';
+import { inviteRequestSchema, myInvitesSchema } from '../../core/invites/schema';
 import { routes, type RouteId } from './routes';
+import { membersPageSchema, membersQuerySchema } from './rooms/members';
 
 const errorSchema = z
   .strictObject({
@@ -138,7 +141,14 @@ const roomSchema = sessionRoomViewSchema
   .meta({ id: 'Room' });
 const idempotencyHeader = z.object({ 'idempotency-key': idempotencyKeyHeaderSchema });
 const roomAndReservation = z
-  .object({ room: roomSchema, reservation: sessionReservationSchema })
+  .object({
+    room: roomSchema,
+    reservation: sessionReservationSchema,
+    reservations: z
+      .array(sessionReservationSchema.extend({ account: z.string() }))
+      .optional()
+      .describe("Only for a join with a party: every member's reservation, the caller's first."),
+  })
   .meta({ id: 'RoomWithReservation' });
 /** A stored configuration (core/gameservers/configuration.ts): the body as validated, and what the platform adds. */
 const storedConfigurationSchema = z
@@ -255,6 +265,21 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
       ),
     },
   },
+  createPartyToken: {
+    summary: "Let a leader bring the caller into its join's party: a 5-minute token only that leader may use",
+    requestBody: { content: { 'application/json': { schema: partyTokenRequestSchema } } },
+    responses: {
+      '201': {
+        description: "The party token: the leader lists it in a join's party.",
+        content: {
+          'application/json': {
+            schema: z.object({ partyToken: z.string(), expiresAt: z.string() }).meta({ id: 'PartyTokenResponse' }),
+          },
+        },
+      },
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED'),
+    },
+  },
   matchmakingJoin: {
     summary: 'Find an open room matching every criteria key, else create one (rooms are packed densely)',
     requestParams: { header: idempotencyHeader },
@@ -327,6 +352,14 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
       ),
     },
   },
+  listRoomMembers: {
+    summary: "Page a session's live members (admin; 100 a page, a large session's from its member items)",
+    requestParams: { path: roomIdParams, query: membersQuerySchema },
+    responses: {
+      '200': json(membersPageSchema, 'A page of members, in account order.'),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
+    },
+  },
   leaveRoom: {
     summary: "Cancel the caller's reservation or leave the room",
     requestParams: { path: roomIdParams },
@@ -340,6 +373,33 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
       '200': roomJson(roomView, 'Removed; the change number is bumped.'),
       ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'BANNED', 'NOT_FOUND', 'STALE_EPOCH', 'UNAVAILABLE'),
     },
+  },
+  inviteToRoom: {
+    summary:
+      'Invite accounts: each gets a reserved slot until the template’s reservedMs, an entry in GET /v1/me/invites and an invite frame on its live sockets',
+    description:
+      'A live member invites; where the session has a member arbiter, only the arbiter. All or none: one transaction. An account holds at most 20 live invites.',
+    requestParams: { path: roomIdParams },
+    requestBody: { content: { 'application/json': { schema: inviteRequestSchema } } },
+    responses: {
+      '201': roomJson(roomView, 'The invited accounts hold reserved slots.'),
+      ...errors(
+        'BAD_REQUEST',
+        'UNAUTHORIZED',
+        'FORBIDDEN',
+        'BANNED',
+        'NOT_FOUND',
+        'ROOM_FULL',
+        'NOT_JOINABLE',
+        'CONFLICT',
+        'RATE_LIMITED',
+        'UNAVAILABLE',
+      ),
+    },
+  },
+  listMyInvites: {
+    summary: "The caller's invites whose expiry lies ahead (accepted ones stay until they expire)",
+    responses: { '200': json(myInvitesSchema, 'Live invites, soonest to expire first.'), ...errors('UNAUTHORIZED') },
   },
   claimHost: {
     summary:

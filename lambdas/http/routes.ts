@@ -67,6 +67,15 @@ export const routes = [
     needs: ['signTokens', 'sendCommands'],
   },
   {
+    id: 'createPartyToken',
+    method: 'POST',
+    path: '/v1/me/party-tokens',
+    entry: 'lambdas/http/me/party-tokens.ts',
+    auth: 'jwt',
+    // A party token is signed with the platform's key, as joined-player tokens are.
+    needs: ['signTokens'],
+  },
+  {
     id: 'matchmakingJoin',
     method: 'POST',
     path: '/v1/matchmaking/join',
@@ -100,6 +109,14 @@ export const routes = [
     auth: 'jwt',
   },
   {
+    id: 'listRoomMembers',
+    method: 'GET',
+    path: '/v1/rooms/{roomId}/members',
+    entry: 'lambdas/http/rooms/members.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
     // After leaveRoom: the local gateway matches in this order, so `…/members/me` stays a leave.
     id: 'removeMember',
     method: 'DELETE',
@@ -109,6 +126,16 @@ export const routes = [
     // An arbiter's write to a session that stayed empty ends it and stops its server.
     needs: ['stopServers'],
   },
+  {
+    id: 'inviteToRoom',
+    method: 'POST',
+    path: '/v1/rooms/{roomId}/invites',
+    entry: 'lambdas/http/rooms/invite.ts',
+    auth: 'jwt',
+    // Each invited account hears of it on its open live sockets (core/invites/notify.ts).
+    needs: ['postToSockets'],
+  },
+  { id: 'listMyInvites', method: 'GET', path: '/v1/me/invites', entry: 'lambdas/http/me/invites.ts', auth: 'jwt' },
   {
     id: 'claimHost',
     method: 'POST',

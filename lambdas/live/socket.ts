@@ -119,7 +119,7 @@ async function subscribe(
 ): Promise<ServerFrame[]> {
   const { roomId } = frame;
   const caller = { account: connection.account, admin: connection.admin };
-  const first = await deps.rooms.read(roomId);
+  const first = await deps.rooms.read(roomId, caller.account);
   const access = subscribeAccess(first, caller, deps.now());
   if (access !== 'member' && access !== 'admin') return [refusal(access, roomId)];
   const options = { since: first?.room.changeNumber ?? 0, minTapIntervalMs: frame.minTapIntervalMs ?? 0 };
@@ -128,7 +128,7 @@ async function subscribe(
     return [error('TOO_MANY_SUBSCRIPTIONS', 'A socket follows a bounded number of rooms; unsubscribe first.', roomId)];
   }
   if (result === 'no-connection') return [error('UNAVAILABLE', 'The socket is closing; connect again.', roomId)];
-  const read = await deps.rooms.read(roomId);
+  const read = await deps.rooms.read(roomId, caller.account);
   const after = subscribeAccess(read, caller, deps.now());
   if (!read || (after !== 'member' && after !== 'admin')) {
     await deps.live.endSubscription(roomId, connection.connectionId);

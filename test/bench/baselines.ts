@@ -155,9 +155,13 @@ async function documentFill(
         const r = current;
         const now = Date.now();
         const spec = {
-          account: `bench-fill-${account++}`,
-          keyHash: 'k'.repeat(String(creatorKey ?? '').length || 22),
-          member: { ...member, t: now } as unknown as StoredMember,
+          members: [
+            {
+              account: `bench-fill-${account++}`,
+              keyHash: 'k'.repeat(String(creatorKey ?? '').length || 22),
+              member: { ...member, t: now } as unknown as StoredMember,
+            },
+          ],
           heartbeatSince: new Date(now - 60_000).toISOString(),
         };
         const claimed = await store.claim(ids[r] as string, spec, now).catch(() => undefined);

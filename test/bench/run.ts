@@ -13,8 +13,10 @@ import { benchCreateToReady, summarizeCreateToReady } from './scenarios/create-t
 import { benchBridge, summarizeBridge } from './scenarios/bridge';
 import { benchDiscovery, summarizeDiscovery } from './scenarios/discovery';
 import { benchFootprint, summarizeFootprint } from './scenarios/footprint';
+import { benchGroups, summarizeGroups, type GroupsOptions } from './scenarios/groups';
 import { benchHotRoom, summarizeHotRoom } from './scenarios/hot-room';
 import { benchJoinLatency, summarizeJoinLatency } from './scenarios/join-latency';
+import { benchLarge, summarizeLarge, type LargeOptions } from './scenarios/large';
 import { benchLive, summarizeLive, type LiveOptions } from './scenarios/live';
 import { benchPeer, summarizePeer, type OurFigures, type PeerOptions } from './scenarios/peer';
 import { benchRequests, summarizeRequests } from './scenarios/requests';
@@ -24,7 +26,7 @@ import { warmUp, type WarmupResult } from './warmup';
 
 /**
  * `npm run bench [-- [--quick] [--publish] [scenario…]]`: the named scenarios (all by
- * default: requests, join, hot-room, bridge, live, footprint, discovery, stampede, create, peer),
+ * default: requests, join, hot-room, bridge, live, footprint, discovery, stampede, groups, large, create, peer),
  * each reported against a baseline measured in the same run; `requests` first, the DynamoDB
  * requests and capacity units of each operation. Results go to stdout, progress to
  * stderr, and the report to bench/results/latest.{json,md} (`--publish`: bench/reports/<date>/).
@@ -38,6 +40,8 @@ const scenarioNames = [
   'footprint',
   'discovery',
   'stampede',
+  'groups',
+  'large',
   'create',
   'peer',
 ] as const;
@@ -51,6 +55,8 @@ const onThePlatform: readonly ScenarioName[] = [
   'footprint',
   'discovery',
   'stampede',
+  'groups',
+  'large',
 ];
 type ScenarioName = (typeof scenarioNames)[number];
 
@@ -76,6 +82,8 @@ interface Plan {
   };
   readonly peer: PeerOptions;
   readonly discovery: { readonly small: number; readonly large: number; readonly samples: number };
+  readonly groups: GroupsOptions;
+  readonly large: LargeOptions;
 }
 
 function plan(args: readonly string[]): Plan {
@@ -119,6 +127,11 @@ function plan(args: readonly string[]): Plan {
       large: fromEnv('BENCH_DISCOVERY_ROOMS', quick ? 10_000 : 100_000),
       samples: quick ? 100 : 300,
     },
+    groups: {
+      race: { rounds: quick ? 10 : 50, parties: 10, partySize: 3, solos: 20 },
+      matchmaking: { players: 300, roomSize: 10, largestParty: 5 },
+    },
+    large: { samples: fromEnv('BENCH_LARGE_JOINS', quick ? 60 : 200) },
   };
 }
 
@@ -158,6 +171,8 @@ async function onThePlatformScenarios(chosen: Plan, report: Report): Promise<Pla
     if (chosen.scenarios.has('discovery')) report(await benchDiscovery(platform, chosen.discovery), summarizeDiscovery);
     if (chosen.scenarios.has('stampede'))
       stampede = report(await benchStampede(platform, baselines, chosen.stampede), summarizeStampede);
+    if (chosen.scenarios.has('groups')) report(await benchGroups(platform, chosen.groups), summarizeGroups);
+    if (chosen.scenarios.has('large')) report(await benchLarge(platform, chosen.large), summarizeLarge);
     const ours: OurFigures = {
       ...(Object.keys(hotRoomJoinsPerSecond).length > 0 ? { hotRoomJoinsPerSecond } : {}),
       ...(joinP50Ms === undefined ? {} : { joinP50Ms }),

@@ -37,6 +37,8 @@ const usesOf: Record<FunctionNeed, RegExp> = {
   sendCommands: /\.deliverCommand\b/,
   // A create that may take a warm-pool server: `assign` out and its answer back.
   takeStandby: /\bwarmPool:\s*\w+\.warmPool\b/,
+  // A frame to a live socket: only through a ConnectionSender's send().
+  postToSockets: /\bsender\.send\(/,
 };
 
 /** A need another one includes: `spawn` binds the fleet for stopping too. */
@@ -142,6 +144,10 @@ describe('needs derived from the code', () => {
       expect(needsShownBy(entry).get('sendCommands')).toBe('lambdas/http/rooms/create-dependencies.ts');
     expect(needsShownBy('lambdas/http/rooms/create.ts').get('takeStandby')).toBe('lambdas/http/rooms/create.ts');
     expect(needsShownBy('lambdas/http/matchmaking/join.ts').has('takeStandby')).toBe(false);
+    // Invites are told on the invited accounts' sockets; the taps are sent by the stream's consumer.
+    expect(needsShownBy('lambdas/http/rooms/invite.ts').get('postToSockets')).toBe('core/invites/notify.ts');
+    expect(needsShownBy('lambdas/stream/room-taps.ts').get('postToSockets')).toBe('core/live/fanout.ts');
+    expect(needsShownBy('lambdas/http/rooms/join.ts').has('postToSockets')).toBe(false);
   });
 
   it.each(deployed.map((d) => [d.name, d] as const))('%s declares every need its code shows', (_name, d) => {
@@ -191,6 +197,12 @@ describe('grants and environment of every function that can spawn, stop servers 
     if (shown.has('sendCommands')) {
       expect(actions).toEqual(expect.arrayContaining(['sqs:SendMessage', 'sqs:GetQueueUrl']));
       expect(config.replyQueuePrefix).toMatch(/reply-$/);
+    }
+    if (shown.has('postToSockets')) {
+      expect(actions).toContain('execute-api:ManageConnections');
+      expect(config.liveEndpoint).toBeDefined();
+    } else {
+      expect(actions).not.toContain('execute-api:ManageConnections');
     }
     if (shown.has('sidecarCredentials')) {
       expect(actions).toContain('sts:AssumeRole');

@@ -7,6 +7,7 @@ import {
   roomTapStream,
 } from '../../cdk/lib/constructs/live-api';
 import { alarmThresholds } from '../../cdk/lib/constructs/operations';
+import { deployableRoutes } from '../../cdk/lib/constructs/player-api';
 import { addRoomkeeper } from '../../cdk/lib/roomkeeper-app';
 import type { RoomkeeperStack } from '../../cdk/lib/roomkeeper-stack';
 import { parseConfig } from '../../core/infra/config';
@@ -181,8 +182,13 @@ describe('posting to sockets', () => {
     },
   );
 
-  it('no other function may manage connections', () => {
-    const live = new Set([stack.live.socket, stack.live.taps].map((fn) => idOf(fn.role)));
+  it('no other function may manage connections than those that post to sockets', () => {
+    // Routes that post frames (an invite to the invited account's sockets) declare the need.
+    const posting = deployableRoutes()
+      .filter((route) => route.needs?.includes('postToSockets'))
+      .map((route) => stack.routeFunctions.get(route.id)!);
+    expect(posting.length).toBeGreaterThan(0);
+    const live = new Set([stack.live.socket, stack.live.taps, ...posting].map((fn) => idOf(fn.role)));
     const owners = Object.entries(template.findResources('AWS::IAM::Policy'))
       .filter(([, p]) => JSON.stringify(p.Properties.PolicyDocument).includes('execute-api:ManageConnections'))
       .flatMap(([, p]) => (p.Properties.Roles as Json[]).map((r) => r.Ref as string));
@@ -194,14 +200,20 @@ describe('alarms', () => {
   const alarmNames = () =>
     Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties.AlarmName as string);
 
-  it('both functions have the alarms every function has, and the stream has its own', () => {
+  it('both functions share the live sessions’ function alarms, and the stream has its own', () => {
     expect(alarmNames()).toEqual(
       expect.arrayContaining(
-        ['LiveSocket', 'RoomTaps'].flatMap((fn) =>
-          ['Errors', 'Throttles', 'Duration'].map((kind) => `${stack.namePrefix}-Function-${fn}-${kind}`),
-        ),
+        ['Errors', 'Throttles', 'Duration'].map((kind) => `${stack.namePrefix}-Functions-Live-1-${kind}`),
       ),
     );
+    for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
+      if (!(alarm.Properties.AlarmName as string).includes('-Functions-Live-')) continue;
+      const watched = (alarm.Properties.Metrics as Json[])
+        .filter((m) => m.MetricStat)
+        .map((m) => m.MetricStat.Metric.Dimensions[0].Value.Ref as string);
+      expect(watched.sort()).toEqual([stack.live.socket, stack.live.taps].map((fn) => logicalId(stack, fn)).sort());
+      expect(alarm.Properties.AlarmDescription).toMatch(/LiveSocket.*RoomTaps/);
+    }
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: `${stack.namePrefix}-Live-TapFailures`,
       MetricName: 'ApproximateNumberOfMessagesVisible',

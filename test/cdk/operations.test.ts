@@ -7,13 +7,20 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import { Construct } from 'constructs';
-import { alarmGroups, alarmThresholds, maxAlarmsPerWidget, Operations } from '../../cdk/lib/constructs/operations';
+import {
+  alarmGroups,
+  alarmThresholds,
+  maxAlarmsPerWidget,
+  maxMetricsPerAlarm,
+  Operations,
+} from '../../cdk/lib/constructs/operations';
 import { ProjectFunction } from '../../cdk/lib/constructs/project-function';
 import {
   signingKeyEntry,
   signingKeyResourceType,
   signingKeyServiceTimeout,
 } from '../../cdk/lib/constructs/token-signing-key';
+import { pathInStack } from '../../cdk/lib/constructs/stack-part';
 import { addRoomkeeper } from '../../cdk/lib/roomkeeper-app';
 import type { RoomkeeperStack } from '../../cdk/lib/roomkeeper-stack';
 import { spawnMetrics, versionMetrics } from '../../core/infra/metrics';
@@ -145,6 +152,22 @@ function alarmOn(metricName: string, dimensions: Json = {}, named = ''): Json {
   return found[0]!;
 }
 
+/** The expression a metric-math alarm watches (its one query that returns data). */
+function watchedExpression(alarm: Json): string {
+  const watched = (alarm.Metrics as Json[]).filter((m) => m.ReturnData !== false);
+  expect(watched).toHaveLength(1);
+  return watched[0]!.Expression as string;
+}
+
+/** The id, in a metric-math alarm, of the query for `metricName` of the function with logical id `functionId`. */
+function queryId(alarm: Json, metricName: string, functionId: string): string {
+  const query = (alarm.Metrics as Json[]).find(
+    (m) => m.MetricStat?.Metric.MetricName === metricName && m.MetricStat.Metric.Dimensions[0].Value.Ref === functionId,
+  );
+  expect(query).toBeDefined();
+  return query!.Id as string;
+}
+
 /** The synthesized dashboard body, its tokens rendered as `${LogicalId.Arn}`-style placeholders, parsed. */
 function dashboardBody(): { body: string; widgets: Json[] } {
   const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
@@ -225,24 +248,56 @@ describe('alarms (point 9)', () => {
     }
   });
 
-  it('every Lambda function of the template: errors, throttles, and p99 duration against 80 % of its timeout', () => {
-    const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions).length).toBeGreaterThan(10);
-    for (const [id, fn] of Object.entries(functions)) {
+  it('every Lambda function is in one Errors, one Throttles and one Duration alarm of its stack part, named in its description', () => {
+    const functions = Operations.functionsOf(stack);
+    expect(functions.length).toBeGreaterThan(10);
+    expect(functions.map((fn) => logicalId(stack, fn)).sort()).toEqual(
+      Object.keys(template.findResources('AWS::Lambda::Function')).sort(),
+    );
+    for (const fn of functions) {
+      const id = logicalId(stack, fn);
       const dims = { FunctionName: { Ref: id } };
-      expect(alarmOn('Errors', dims, '-Function-')).toMatchObject({
-        Namespace: 'AWS/Lambda',
-        Statistic: 'Sum',
-        Threshold: alarmThresholds.functionErrors,
+      const label = pathInStack(fn).join('-');
+      const errors = alarmOn('Errors', dims, '-Functions-');
+      expect(errors).toMatchObject({ Threshold: alarmThresholds.functionErrors, EvaluationPeriods: 1 });
+      expect(watchedExpression(errors)).toContain(`FILL(${queryId(errors, 'Errors', id)}, 0)`);
+      expect(errors.AlarmDescription).toContain(label);
+      const throttles = alarmOn('Throttles', dims, '-Functions-');
+      expect(throttles).toMatchObject({ Threshold: alarmThresholds.functionThrottles });
+      expect(watchedExpression(throttles)).toContain(`FILL(${queryId(throttles, 'Throttles', id)}, 0)`);
+      expect(throttles.AlarmDescription).toContain(label);
+      // p99 divided by this function's own timeout, against a share of it.
+      const duration = alarmOn('Duration', dims, '-Functions-');
+      const timeoutMs = (template.toJSON().Resources[id].Properties.Timeout as number) * 1000;
+      expect(duration).toMatchObject({
+        Threshold: alarmThresholds.durationShareOfTimeout,
+        EvaluationPeriods: 3,
+        DatapointsToAlarm: 2,
       });
-      expect(alarmOn('Throttles', dims)).toMatchObject({ Namespace: 'AWS/Lambda', Threshold: 1 });
-      const timeoutMs = (fn.Properties.Timeout as number) * 1000;
-      expect(alarmOn('Duration', dims)).toMatchObject({
-        Namespace: 'AWS/Lambda',
-        ExtendedStatistic: 'p99',
-        Threshold: Math.round(timeoutMs * 0.8),
-      });
+      expect(watchedExpression(duration)).toContain(`FILL(${queryId(duration, 'Duration', id)}, 0) / ${timeoutMs}`);
+      expect(duration.Metrics).toContainEqual(
+        expect.objectContaining({ MetricStat: expect.objectContaining({ Stat: 'p99', Period: 300 }) }),
+      );
+      expect(duration.AlarmDescription).toContain(label);
     }
+  });
+
+  it('function alarms: at most 10 metrics each (CloudWatch’s limit for metric math), one run per 10 functions of a part', () => {
+    const functionAlarms = alarms.filter((a) => (a.AlarmName as string).includes('-Functions-'));
+    for (const alarm of functionAlarms) {
+      const stats = (alarm.Metrics as Json[]).filter((m) => m.MetricStat);
+      expect(stats.length).toBeGreaterThanOrEqual(1);
+      expect(stats.length).toBeLessThanOrEqual(maxMetricsPerAlarm);
+      expect((alarm.Metrics as Json[]).filter((m) => m.ReturnData !== false)).toHaveLength(1);
+      expect((alarm.AlarmDescription as string).length).toBeLessThanOrEqual(1024);
+    }
+    const routes = functionAlarms.filter((a) => (a.AlarmName as string).includes('-Functions-Routes-'));
+    expect(routes).toHaveLength(3 * Math.ceil(stack.routeFunctions.size / maxMetricsPerAlarm));
+    const watched = routes
+      .filter((a) => (a.AlarmName as string).endsWith('-Errors'))
+      .flatMap((a) => (a.Metrics as Json[]).filter((m) => m.MetricStat))
+      .map((m) => m.MetricStat.Metric.Dimensions[0].Value.Ref as string);
+    expect(watched.sort()).toEqual([...stack.routeFunctions.values()].map((fn) => logicalId(stack, fn)).sort());
   });
 
   it('API: 5xx and p95 latency', () => {
@@ -333,11 +388,9 @@ describe('alarms (point 9)', () => {
 
   it('the dashboard shows every alarm and the API, spawn, Fargate, Lambda, table and queue metrics', () => {
     const { body, widgets } = dashboardBody();
-    // Every group has its widget; a group over the per-widget bound (the API routes) is split.
+    // Every group has its widget.
     const titles = widgets.filter((w) => w.type === 'alarm').map((w) => w.properties.title);
-    expect([...new Set(titles.map((title: string) => title.replace(/ \(\d+ of \d+\)$/, '')))]).toEqual(
-      alarmGroups.map((group) => `Alarms: ${group}`),
-    );
+    expect(titles).toEqual(alarmGroups.map((group) => `Alarms: ${group}`));
     for (const metric of [
       '5xx',
       'Latency',
@@ -365,7 +418,6 @@ describe('alarms (point 9)', () => {
       expect(widget.properties.alarms.length).toBeLessThanOrEqual(maxAlarmsPerWidget);
     }
     const stackAlarms = Object.keys(template.findResources('AWS::CloudWatch::Alarm')).map((id) => `\${${id}.Arn}`);
-    expect(stackAlarms.length).toBeGreaterThan(maxAlarmsPerWidget);
     expect([...listed].sort()).toEqual([...stackAlarms].sort());
   });
 
@@ -378,8 +430,8 @@ describe('alarms (point 9)', () => {
     expect(graphs.reduce((sum, w) => sum + metricsOf(w), 0)).toBeLessThanOrEqual(2_500);
   });
 
-  it('a group of more than 100 alarms is split over widgets of at most 100', () => {
-    const scratch = new Stack(newApp(), 'ManyAlarms');
+  it('functions added cost no alarm until a run of 10 is full: 25 functions, 3 runs (10, 10, 5) of 3 alarms', () => {
+    const scratch = new Stack(newApp(), 'ManyFunctions');
     const operations = new Operations(scratch, 'Operations', {
       namePrefix: 'many',
       api: new HttpApi(scratch, 'Api'),
@@ -389,19 +441,24 @@ describe('alarms (point 9)', () => {
       queues: [],
       cluster: new ecs.Cluster(scratch, 'Cluster'),
       functions: Array.from(
-        { length: 40 },
+        { length: 25 },
         (_, i) => new ProjectFunction(new Construct(scratch, `Fn${i}`), 'Function', { entry: signingKeyEntry }),
       ),
     });
-    const body = render(
-      scratch.resolve((operations.dashboard.node.defaultChild as cloudwatch.CfnDashboard).dashboardBody),
+    const functionAlarms = operations.alarms
+      .map((alarm) => scratch.resolve((alarm.node.defaultChild as cloudwatch.CfnAlarm)._toCloudFormation()) as Json)
+      .map((cfn) => Object.values(cfn.Resources as Json)[0].Properties as Json)
+      .filter((alarm) => (alarm.AlarmName as string).startsWith('many-Functions-'));
+    expect(functionAlarms.map((a) => [a.AlarmName, (a.Metrics as Json[]).filter((m) => m.MetricStat).length])).toEqual(
+      [1, 2, 3].flatMap((run) =>
+        ['Errors', 'Throttles', 'Duration'].map((kind) => [`many-Functions-Platform-${run}-${kind}`, run < 3 ? 10 : 5]),
+      ),
     );
-    const alarmWidgets = (JSON.parse(body) as { widgets: Json[] }).widgets.filter((w) => w.type === 'alarm');
-    const platformWidgets = alarmWidgets.filter((w) => (w.properties.title as string).startsWith('Alarms: Platform'));
-    expect(platformWidgets.map((w) => [w.properties.title, w.properties.alarms.length])).toEqual([
-      ['Alarms: Platform (1 of 2)', 100],
-      ['Alarms: Platform (2 of 2)', 40 * 3 + 7 - 100],
-    ]);
+    // The last run names its five functions, and only them.
+    const last = functionAlarms.find((a) => a.AlarmName === 'many-Functions-Platform-3-Errors')!;
+    expect(last.AlarmDescription).toBe(
+      `Unhandled errors or timeouts (Errors summed) of ${[20, 21, 22, 23, 24].map((i) => `Fn${i}-Function`).join(', ')}.`,
+    );
   });
 
   it('with -c alarmEmail and -c monthlyBudgetUsd: an email subscription and a monthly cost budget on the topic', () => {

@@ -71,3 +71,27 @@ it('puts players with other criteria into other rooms', async () => {
   });
   expect(third.body.room.roomId).toBe(first.body.room.roomId);
 }, 60_000);
+
+it('seats a party whole: a new room when the filling one has too few slots, else the fullest that fits', async () => {
+  const join = async (account: string, party?: string[]) =>
+    call('POST', '/v1/matchmaking/join', {
+      token: await tokenFor(account),
+      body: { gameId: 'pack', version: '1', criteria: { mode: 'squad' }, ...(party ? { party } : {}) },
+    });
+  const partyToken = async (account: string, leader: string) =>
+    (await call('POST', '/v1/me/party-tokens', { token: await tokenFor(account), body: { leader } })).body
+      .partyToken as string;
+  const first = (await join('sq-0')).body.room.roomId as string;
+  for (let i = 1; i < 6; i++) expect((await join(`sq-${i}`)).body.room.roomId).toBe(first);
+  // 2 slots left: a party of 3 gets a room of its own, every member reserved by the create.
+  const three = await join('sq-lead', [await partyToken('sq-bob', 'sq-lead'), await tokenFor('sq-carol')]);
+  expect([200, 202]).toContain(three.status);
+  expect(three.body.room.roomId).not.toBe(first);
+  expect(three.body.reservations.map((r: { account: string }) => r.account)).toEqual(['sq-lead', 'sq-bob', 'sq-carol']);
+  // A party of 2 fits both: it fills the fuller one.
+  const two = await join('sq-duo', [await partyToken('sq-pal', 'sq-duo')]);
+  expect(two.body.room.roomId).toBe(first);
+  const token = await tokenFor('sq-0');
+  expect((await call('GET', `/v1/rooms/${first}`, { token })).body.room.players).toBe(8);
+  expect((await call('GET', `/v1/rooms/${three.body.room.roomId}`, { token })).body.room.players).toBe(3);
+}, 90_000);

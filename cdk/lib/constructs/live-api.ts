@@ -31,8 +31,8 @@ export const roomTapsEntry = 'lambdas/stream/room-taps.ts';
  * (core/infra/function-needs.ts; test/cdk/function-needs.test.ts derives it from the code).
  */
 export const liveFunctionNeeds: Readonly<Record<'socket' | 'taps', readonly FunctionNeed[]>> = {
-  socket: [],
-  taps: [],
+  socket: ['postToSockets'],
+  taps: ['postToSockets'],
 };
 
 /** The routes besides `$connect`, `$disconnect` and `$default`, selected by a frame's `action`. */
@@ -140,7 +140,16 @@ export class LiveApi extends StackPart {
     bindNeeds(this.taps, liveFunctionNeeds.taps, platform);
     this.tapFailures = this.newTapFailureQueue(props.namePrefix);
     this.taps.function.addEventSource(newRoomStreamSource(platform, this.tapFailures));
-    for (const fn of [this.socket, this.taps]) this.mayPostToConnections(fn);
+    this.bindLiveNeeds(this.socket, liveFunctionNeeds.socket);
+    this.bindLiveNeeds(this.taps, liveFunctionNeeds.taps);
+  }
+
+  /**
+   * What the stack binds for a function's `postToSockets` need (core/infra/function-needs.ts)
+   * once this API exists: the live functions' own, and the HTTP routes' that declare it.
+   */
+  bindLiveNeeds(fn: ProjectFunction, needs: readonly FunctionNeed[]): void {
+    if (needs.includes('postToSockets')) this.mayPostToConnections(fn);
   }
 
   private newWebSocketApi(namePrefix: string): WebSocketApi {

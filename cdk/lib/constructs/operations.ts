@@ -63,7 +63,7 @@ export const alarmThresholds = {
   liveIntegrationErrors: 5,
 } as const;
 
-/** The dashboard's alarm-status widgets, one per group (more if a group outgrows one), in this order. */
+/** The dashboard's alarm-status widgets, one per group, in this order. */
 export const alarmGroups = ['API routes', 'Queues and consumers', 'Schedules', 'Live sessions', 'Platform'] as const;
 export type AlarmGroup = (typeof alarmGroups)[number];
 
@@ -73,13 +73,21 @@ export type AlarmGroup = (typeof alarmGroups)[number];
  */
 export const maxAlarmsPerWidget = 100;
 
+/**
+ * CloudWatch's most metrics in one metric-math alarm, a hard limit ("Alarms based on metric math
+ * expressions can reference a maximum of 10 metrics",
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarm-limits.html): the
+ * functions' alarms each watch a run of at most this many functions.
+ */
+export const maxMetricsPerAlarm = 10;
+
 export interface OperationsProps {
   readonly namePrefix: string;
   readonly api: HttpApi;
   readonly table: dynamodb.ITableV2;
   readonly queues: readonly ProjectQueue[];
   readonly cluster: ecs.ICluster;
-  /** Every function of the stack, each with its own alarms. */
+  /** Every function of the stack, each watched by its stack part's function alarms. */
   readonly functions: readonly ProjectFunction[];
   /** The WebSocket API and the stream consumer: their own alarms beside their functions'. */
   readonly live?: LiveApi;
@@ -244,41 +252,58 @@ export class Operations extends Construct {
     ];
   }
 
-  /** Each function's errors, throttles and p99 duration against its timeout. */
+  /**
+   * The functions' errors, throttles and p99 duration against their timeouts: three metric-math
+   * alarms for each run of at most `maxMetricsPerAlarm` functions of one stack part, not three
+   * per function, so a route added costs no alarm until it starts a new run (CloudFormation takes
+   * at most 500 resources in a stack). The dashboard keeps each function's own graphs.
+   */
   private watchFunctions(functions: readonly ProjectFunction[]): FunctionMetrics {
+    for (const group of alarmGroups) {
+      const members = functions.filter((fn) => functionGroup(fn) === group);
+      chunked(members, maxMetricsPerAlarm).forEach((run, i) => this.watchFunctionRun(group, i + 1, run));
+    }
     const metrics: FunctionMetrics = { errors: [], throttles: [], durations: [] };
     for (const fn of functions) {
       const name = functionLabel(fn);
-      const group = functionGroup(fn);
+      if (functionGroup(fn) === 'Schedules') this.watchSchedule(fn, name);
       const f = fn.function;
-      const timeoutMs = (f.timeout ?? Duration.seconds(3)).toMilliseconds();
-      const fnErrors = f.metricErrors({ period: fiveMinutes, statistic: 'Sum' });
-      const fnThrottles = f.metricThrottles({ period: fiveMinutes, statistic: 'Sum' });
-      const fnDuration = f.metricDuration({ period: fiveMinutes, statistic: 'p99' });
-      this.alarm(`Function-${name}-Errors`, fnErrors, {
-        group,
-        threshold: alarmThresholds.functionErrors,
-        description: `${name}: unhandled errors or timeouts.`,
-      });
-      this.alarm(`Function-${name}-Throttles`, fnThrottles, {
-        group,
-        threshold: alarmThresholds.functionThrottles,
-        description: `${name}: invocations throttled (account or reserved concurrency).`,
-      });
-      this.alarm(`Function-${name}-Duration`, fnDuration, {
-        group,
-        threshold: Math.round(timeoutMs * alarmThresholds.durationShareOfTimeout),
-        evaluationPeriods: 3,
-        datapointsToAlarm: 2,
-        description: `${name}: p99 duration above ${alarmThresholds.durationShareOfTimeout * 100} % of its ${timeoutMs / 1000} s timeout.`,
-      });
-      if (group === 'Schedules') this.watchSchedule(fn, name);
-      // Labelled on the dashboard only: a labelled metric would turn each alarm into metric math.
-      metrics.errors.push(fnErrors.with({ label: name }));
-      metrics.throttles.push(fnThrottles.with({ label: name }));
-      metrics.durations.push(fnDuration.with({ label: name }));
+      metrics.errors.push(f.metricErrors({ period: fiveMinutes, statistic: 'Sum', label: name }));
+      metrics.throttles.push(f.metricThrottles({ period: fiveMinutes, statistic: 'Sum', label: name }));
+      metrics.durations.push(f.metricDuration({ period: fiveMinutes, statistic: 'p99', label: name }));
     }
     return metrics;
+  }
+
+  /**
+   * One run of a group's functions (`Functions-Routes-2-…`): their Errors summed, their
+   * Throttles summed, and the largest of their p99 durations each divided by its own timeout.
+   * Each description names the functions, and the dashboard's graphs show which one it was.
+   */
+  private watchFunctionRun(group: AlarmGroup, n: number, run: readonly ProjectFunction[]): void {
+    const id = `Functions-${functionGroupIds[group]}-${n}`;
+    const names = run.map(functionLabel).join(', ');
+    const errors = sumOf(run, 'e', (f) => f.metricErrors({ period: fiveMinutes, statistic: 'Sum' }));
+    this.alarm(`${id}-Errors`, errors, {
+      group,
+      threshold: alarmThresholds.functionErrors,
+      description: `Unhandled errors or timeouts (Errors summed) of ${names}.`,
+    });
+    const throttles = sumOf(run, 't', (f) => f.metricThrottles({ period: fiveMinutes, statistic: 'Sum' }));
+    this.alarm(`${id}-Throttles`, throttles, {
+      group,
+      threshold: alarmThresholds.functionThrottles,
+      description: `Invocations throttled (account or reserved concurrency; Throttles summed) of ${names}.`,
+    });
+    this.alarm(`${id}-Duration`, durationShare(run), {
+      group,
+      threshold: alarmThresholds.durationShareOfTimeout,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      description:
+        `p99 duration above ${alarmThresholds.durationShareOfTimeout * 100} % of the function's own timeout, ` +
+        `in any of ${run.map((fn) => `${functionLabel(fn)} (${timeoutMsOf(fn) / 1000} s)`).join(', ')}.`,
+    });
   }
 
   /**
@@ -396,26 +421,21 @@ export class Operations extends Construct {
   }
 
   /**
-   * One alarm-status widget per group, a group of more than `maxAlarmsPerWidget` alarms split
-   * over several: a large group takes the dashboard's width, the small ones share a row. The
-   * alarms in ALARM come first.
+   * One alarm-status widget per group, those in ALARM first: a large group takes the
+   * dashboard's width, the small ones share a row. A group holds far fewer than
+   * `maxAlarmsPerWidget` alarms (functions are alarmed by runs of ten, not one by one);
+   * test/cdk/operations.test.ts checks the bound on the synthesized body.
    */
   private alarmWidgets(): cloudwatch.IWidget[] {
-    return alarmGroups.flatMap((group) => {
-      const runs = chunked(
-        this.alarms.filter((alarm) => this.alarmGroup.get(alarm) === group),
-        maxAlarmsPerWidget,
-      );
-      return runs.map(
-        (alarms, i) =>
-          new cloudwatch.AlarmStatusWidget({
-            title: runs.length > 1 ? `Alarms: ${group} (${i + 1} of ${runs.length})` : `Alarms: ${group}`,
-            alarms,
-            sortBy: cloudwatch.AlarmStatusWidgetSortBy.STATE_UPDATED_TIMESTAMP,
-            width: alarms.length > 30 ? 24 : 8,
-            height: 6,
-          }),
-      );
+    return alarmGroups.map((group) => {
+      const alarms = this.alarms.filter((alarm) => this.alarmGroup.get(alarm) === group);
+      return new cloudwatch.AlarmStatusWidget({
+        title: `Alarms: ${group}`,
+        alarms,
+        sortBy: cloudwatch.AlarmStatusWidgetSortBy.STATE_UPDATED_TIMESTAMP,
+        width: alarms.length > 30 ? 24 : 8,
+        height: 6,
+      });
     });
   }
 
@@ -538,6 +558,44 @@ interface AlarmOptions {
 /** `Route-createRoom`, `Consumer-controllerRequests`, `RoomSweeper`, `TokenSigningKey-Provisioner`. */
 function functionLabel(fn: ProjectFunction): string {
   return pathInStack(fn).join('-');
+}
+
+/** The group's part of its function alarms' names: `Functions-Routes-1-Errors`. */
+const functionGroupIds: Record<AlarmGroup, string> = {
+  'API routes': 'Routes',
+  'Queues and consumers': 'Consumers',
+  Schedules: 'Schedules',
+  'Live sessions': 'Live',
+  Platform: 'Platform',
+};
+
+function timeoutMsOf(fn: ProjectFunction): number {
+  return (fn.function.timeout ?? Duration.seconds(3)).toMilliseconds();
+}
+
+/** Every function's metric, missing points as 0 (a function without invocations publishes none), summed. */
+function sumOf(
+  run: readonly ProjectFunction[],
+  prefix: string,
+  metric: (f: ProjectFunction['function']) => cloudwatch.Metric,
+): cloudwatch.MathExpression {
+  return new cloudwatch.MathExpression({
+    expression: run.map((_, i) => `FILL(${prefix}${i}, 0)`).join(' + '),
+    usingMetrics: Object.fromEntries(run.map((fn, i) => [`${prefix}${i}`, metric(fn.function)])),
+    period: fiveMinutes,
+  });
+}
+
+/** The largest p99 duration of the run as a share of that function's own timeout (1 = timing out). */
+function durationShare(run: readonly ProjectFunction[]): cloudwatch.MathExpression {
+  const shares = run.map((fn, i) => `FILL(d${i}, 0) / ${timeoutMsOf(fn)}`);
+  return new cloudwatch.MathExpression({
+    expression: shares.length === 1 ? shares[0]! : `MAX([${shares.join(', ')}])`,
+    usingMetrics: Object.fromEntries(
+      run.map((fn, i) => [`d${i}`, fn.function.metricDuration({ period: fiveMinutes, statistic: 'p99' })]),
+    ),
+    period: fiveMinutes,
+  });
 }
 
 /** The stack part a function belongs to, as its alarms' group; functions outside the parts are the platform's. */

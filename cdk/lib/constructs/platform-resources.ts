@@ -42,4 +42,5 @@ export function bindNeeds(fn: ProjectFunction, needs: readonly FunctionNeed[], p
   if (needs.includes('signTokens')) fn.bindTokenSigningKey(platform.tokenSigningKey);
   if (needs.includes('sendCommands')) fn.bindReplyQueues(replyQueuePrefix, 'send');
   if (needs.includes('takeStandby')) fn.bindReplyQueues(replyQueuePrefix, 'assign');
+  // `postToSockets` needs the live API, built after the functions: LiveApi.bindLiveNeeds binds it.
 }

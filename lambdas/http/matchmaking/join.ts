@@ -3,6 +3,7 @@ import { bucketOf } from '../../../core/matchmaking/bucket';
 import { findOrCreate, type MatchResult } from '../../../core/matchmaking/find-or-create';
 import { placementRequestOf } from '../placement-request';
 import { createRoom } from '../../../core/rooms/create';
+import { assertSessionSizeAllowed } from '../../../core/rooms/create-resolution';
 import { joinRoom, type JoinRoomCommand } from '../../../core/rooms/join';
 import { matchmakingRequestSchema } from '../../../core/rooms/schema';
 import { platform, type Platform } from '../../dependencies';
@@ -13,6 +14,10 @@ import { deploymentOf } from '../../../core/gameservers/deployment';
 import { refuseUndeclaredBuild, tellServerOfMismatch } from '../../../core/versions/notice';
 import { joinAnswerView } from '../rooms/session-view';
 import { roomResponse, spawningHeaders } from '../../../core/rooms/room-response';
+import { verifyParty } from '../../../core/auth/party-proof';
+import { AbuseRateLimitedError, AccountBannedError } from '../../../core/abuse/errors';
+import { PartyMemberRefusedError } from '../../../core/rooms/join-errors';
+import { RequestInvalidError } from '../../../core/errors';
 
 export const handler = httpHandler(
   { auth: {}, body: matchmakingRequestSchema },
@@ -20,10 +25,18 @@ export const handler = httpHandler(
     const p = platform();
     // The room this may create gets these settings; refused before any pointer moves.
     assertRoomSettingsFitTask({ ...body.settings, ...body.criteria });
-    await p.abuse.assertJoinAllowed(principal.account, p.now());
+    const party = body.party && (await verifyParty(body.party, principal.account, p));
+    // Matchmaking claims several rooms' slots in turn: every account is checked once, up front.
+    await Promise.all([
+      p.abuse.assertJoinAllowed(principal.account, p.now()),
+      ...(party ?? []).map((member) => assertMemberAllowed(p, member.account)),
+    ]);
     const started = p.now().getTime();
     const answerBy = new Date(started + p.config.createWaitS * 1000);
     const configuration = await p.gameConfigurations.get(body.gameId, body.version);
+    assertPartyFits(party, configuration.maxPlayers);
+    // Matchmaking makes rooms of the configuration's size without a template: never a large session.
+    assertSessionSizeAllowed(configuration.maxPlayers, undefined, 'body.version');
     // A build the configuration does not start is refused before any pointer moves.
     refuseUndeclaredBuild(configuration, body.protocol, principal.account, p.now());
     // Checked builds fill rooms of their own; with the check off, every build shares one bucket.
@@ -46,6 +59,7 @@ export const handler = httpHandler(
       now: p.now,
       sleep,
       deployment: deploymentOf(configuration),
+      slots: 1 + (party?.length ?? 0),
       refused: (room, error) =>
         tellServerOfMismatch(room, { account: principal.account, client: client!, error }, { ...versions, now: p.now }),
       join: bucketJoin(p, {
@@ -53,6 +67,7 @@ export const handler = httpHandler(
         scopes: principal.scopes,
         criteria: body.criteria,
         ...(client ? { protocol: client } : {}),
+        ...(party ? { party } : {}),
         answerBy,
       }),
       create: async (roomId) => {
@@ -68,6 +83,7 @@ export const handler = httpHandler(
             region,
             bucket,
             ...(body.protocol ? { protocol: body.protocol } : {}),
+            ...(party ? { party } : {}),
           },
           // Filed under the bucket's region: that region or, with no healthy host left, 503.
           createRoomDependencies(p, { configuration, startedMs: started, placement: { region }, roomId }),
@@ -75,6 +91,7 @@ export const handler = httpHandler(
         return {
           room: created.room,
           reservation: created.reservation,
+          ...(created.reservations ? { reservations: created.reservations } : {}),
           spawning: created.state === 'Spawning',
           created: true,
         };
@@ -85,11 +102,33 @@ export const handler = httpHandler(
       {
         room: await joinAnswerView(p, result.room, principal.account),
         ...(result.reservation ? { reservation: result.reservation } : {}),
+        ...(result.reservations ? { reservations: result.reservations } : {}),
       },
       result.spawning ? spawningHeaders(p.config.spawnPollAfterS) : {},
     );
   }),
 );
+
+/** A party member's own join checks (ban, rate limit); a refusal names the member. */
+async function assertMemberAllowed(p: Platform, account: string): Promise<void> {
+  try {
+    await p.abuse.assertJoinAllowed(account, p.now());
+  } catch (error) {
+    if (error instanceof AccountBannedError || error instanceof AbuseRateLimitedError) {
+      throw new PartyMemberRefusedError(account, error);
+    }
+    throw error;
+  }
+}
+
+/** A party bigger than the bucket's rooms would fit no room, and none may be made for it. */
+function assertPartyFits(party: readonly unknown[] | undefined, maxPlayers: number): void {
+  if (!party || party.length < maxPlayers) return;
+  throw new RequestInvalidError(
+    `A party fits this game's rooms of ${maxPlayers} only with at most ${maxPlayers - 1} other members.`,
+    [{ field: 'body.party', message: `must hold at most ${maxPlayers - 1} entries` }],
+  );
+}
 
 /**
  * Joins a room of the bucket. The claim's condition holds the criteria (a room whose settings

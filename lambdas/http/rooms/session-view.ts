@@ -1,6 +1,6 @@
 import { RoomNotFoundError } from '../../../core/rooms/errors';
 import type { Room } from '../../../core/rooms/model';
-import { constantsOf } from '../../../core/rooms/session-model';
+import { constantsOf, isLargeSession } from '../../../core/rooms/session-model';
 import { roomOnlyView, sessionRoomView, type SessionRoomView } from '../../../core/rooms/room-response';
 import { endIfOver } from '../../../core/rooms/session-end';
 import type { Platform } from '../../dependencies';
@@ -28,11 +28,15 @@ export async function memberViewOf(p: Platform, room: Room, account: string): Pr
 /**
  * The room view a join answers with, built from what the claim's one write returned (state,
  * players, change number) and the cached constants: no read after the write, so no `members`
- * (a `GET` of the room is one read and has them). Only a session that can end while empty
- * (`sessionEmptyMs` set) is read again, because the claim cannot see that it had already ended.
+ * (a `GET` of the room is one read and has them). Read again: a session that can end while
+ * empty (`sessionEmptyMs` set), because the claim cannot see that it had already ended; and a
+ * large session, whose claim is a transaction and returns nothing, so only a read after it
+ * knows the count and the change number (one strongly consistent GetItem of the room's item,
+ * which holds no members: 1 RCU).
  */
 export async function joinAnswerView(p: Platform, room: Room, account: string): Promise<SessionRoomView> {
-  if (constantsOf(room).timeouts.sessionEmptyMs === null) return roomOnlyView(room);
+  const constants = constantsOf(room);
+  if (constants.timeouts.sessionEmptyMs === null && !isLargeSession(constants)) return roomOnlyView(room);
   const { members: _members, ...view } = await memberViewOf(p, room, account);
   return view;
 }

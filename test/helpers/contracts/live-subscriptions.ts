@@ -115,6 +115,20 @@ export function liveSubscriptionsContract(make: (now: () => Date) => LiveConnect
     expect(await store.subscribe(second, room, options, clock())).toBe('no-connection');
   });
 
+  it("lists an account's own sockets: not another's, not a forgotten one, not one past its longest life", async () => {
+    const store = make(clock);
+    const account = unique('alice');
+    const first = await connected(store, account);
+    const second = await connected(store, account);
+    await connected(store, unique('bob'));
+    expect((await store.socketsOf(account)).sort()).toEqual([first.connectionId, second.connectionId].sort());
+    await store.forgetConnection(first.connectionId);
+    expect(await store.socketsOf(account)).toEqual([second.connectionId]);
+    at += connectionBounds.maxLifetimeMs;
+    expect(await store.socketsOf(account)).toEqual([]);
+    expect(await store.socketsOf(unique('nobody'))).toEqual([]);
+  });
+
   it('lists no subscription of a connection past its longest life', async () => {
     const store = make(clock);
     const room = unique('room');

@@ -5,8 +5,9 @@ import type { NewMember } from '../../../core/rooms/member';
 import type { Room } from '../../../core/rooms/model';
 import { hashRegistrationKey } from '../../../core/rooms/registration-keys';
 import type { ClaimSpec, HandOver, RoomStore } from '../../../core/rooms/room-store';
-import { storedKeyHash } from '../../../core/rooms/document';
+import { newReservation, storedKeyHash, type StoredMember } from '../../../core/rooms/document';
 import { constantsOf } from '../../../core/rooms/session-model';
+import { largeClaimOf, largeReclaimPerSweep } from '../../../core/rooms/large-members';
 import { roomPropertiesUpdate } from '../../../core/rooms/patch-conditions';
 import { aRoom } from '../factories';
 
@@ -179,6 +180,7 @@ export function roomStoreContract(subject: () => RoomStoreSubject): void {
   presenceContract(subject, room);
   hostContract(subject, room);
   replacementContract(subject, room);
+  describe('a large session (members as their own items)', () => largeSessionContract(subject, room));
 }
 
 /** A dedicated room's server died: one replacement write per epoch, never over a write it did not read. */
@@ -306,9 +308,7 @@ const creator = (account: string, expiresAt: string): NewMember => ({
 
 /** A join's claim of `account`, reserved at `now` for 30 s. */
 const claimOf = (account: string, now: Date): ClaimSpec => ({
-  account,
-  keyHash: keyOf(account).stored,
-  member: { s: 0, t: now.getTime(), e: now.getTime() + 30_000 },
+  members: [{ account, keyHash: keyOf(account).stored, member: { s: 0, t: now.getTime(), e: now.getTime() + 30_000 } }],
 });
 
 function memberContract(subject: () => RoomStoreSubject, room: (overrides?: Partial<Room>) => Room): void {
@@ -678,4 +678,165 @@ function hostContract(subject: () => RoomStoreSubject, room: (overrides?: Partia
     await rooms.noteSocketAlive(made.roomId, 'alice', t(6));
     expect((await stored()).host).toMatchObject({ s: t(4).getTime() });
   });
+}
+
+/**
+ * A `large` session (core/rooms/large-members.ts): the room's item counts `players` and never
+ * holds `members`; each member is its own item, and every write of a member and of the count
+ * is one transaction, so the count and the items always agree.
+ */
+function largeSessionContract(subject: () => RoomStoreSubject, room: (overrides?: Partial<Room>) => Room): void {
+  const t0 = Date.parse('2026-01-01T00:01:00.000Z');
+  const reservedMs = 60_000;
+  const largeRoom = (maxMembers: number): Room =>
+    room({
+      state: 'ready',
+      hosting: 'peerHosted',
+      players: 0,
+      maxPlayers: maxMembers,
+      readyAt: created,
+      constants: {
+        maxMembers,
+        visibility: 'open',
+        timeouts: { reservedMs, readyMs: null, inactiveMs: null, sessionEmptyMs: null },
+        custom: {},
+        capabilities: ['large'],
+      },
+    });
+  const seat = (made: Room, account: string, at: number, key = `${account}-key`) => ({
+    account,
+    keyHash: keyOf(key).stored,
+    member: newReservation(made, at, constantsOf(made).timeouts, []),
+  });
+  const claim = (rooms: RoomStore, made: Room, accounts: readonly string[], at: number) =>
+    rooms.large.claim(
+      made.roomId,
+      largeClaimOf(
+        {
+          members: accounts.map((a) => seat(made, a, at)),
+          ...(accounts.length > 1 ? { maxPlayers: made.maxPlayers } : {}),
+        },
+        made,
+      ),
+      at,
+    );
+  /** A session of `accounts`, each joined at `at`. */
+  async function session(rooms: RoomStore, maxMembers: number, accounts: readonly string[], at = t0): Promise<Room> {
+    const made = largeRoom(maxMembers);
+    await rooms.createWithMember(made);
+    for (const account of accounts) expect(await claim(rooms, made, [account], at)).toMatchObject({ state: 'Claimed' });
+    return made;
+  }
+  const accounts = (n: number, prefix = 'p') =>
+    Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(3, '0')}`);
+  const stored = async (rooms: RoomStore, made: Room, account: string) =>
+    (await rooms.read(made.roomId, account))?.doc.members[account];
+  const players = async (rooms: RoomStore, made: Room) => (await rooms.read(made.roomId))?.room.players;
+
+  it('joins into member items: the room counts them and never holds the list', async () => {
+    const { rooms, item } = subject();
+    const made = await session(rooms, 5, ['alice', 'bob'], t0);
+    const kept = (await item(made.roomId)) ?? {};
+    expect(kept).toMatchObject({ players: 2 });
+    expect(kept).not.toHaveProperty('members');
+    expect((await rooms.read(made.roomId))?.doc.members).toEqual({});
+    expect(await stored(rooms, made, 'bob')).toMatchObject({ s: 0, t: t0, k: keyOf('bob-key').stored });
+    expect(await stored(rooms, made, 'carol')).toBeUndefined();
+  });
+
+  it('refuses a join into a full session with Full, writing nothing', async () => {
+    const { rooms } = subject();
+    const made = await session(rooms, 2, ['alice', 'bob']);
+    expect(await claim(rooms, made, ['carol'], t0 + 1_000)).toEqual({ state: 'Full' });
+    expect(await players(rooms, made)).toBe(2);
+    expect(await stored(rooms, made, 'carol')).toBeUndefined();
+  });
+
+  it('answers a live member joining again AlreadyMember, and re-keys it only while it holds the key read', async () => {
+    const { rooms } = subject();
+    const made = await session(rooms, 5, ['alice']);
+    const again = seat(made, 'alice', t0 + 1_000, 'alice-second-key');
+    const outcome = await rooms.large.claim(made.roomId, largeClaimOf({ members: [again] }, made), t0 + 1_000);
+    expect(outcome).toMatchObject({ state: 'AlreadyMember', keyHash: keyOf('alice-key').stored, member: { t: t0 } });
+    const held = outcome as { member: StoredMember; keyHash: string };
+    const rekey = (oldKeyHash: string) =>
+      rooms.large.reissueKey(made.roomId, {
+        account: 'alice',
+        member: held.member,
+        oldKeyHash,
+        newKeyHash: again.keyHash,
+        now: t0 + 1_000,
+      });
+    expect(await rekey(held.keyHash)).toBe('Reissued');
+    expect(await rekey(held.keyHash)).toBe('Gone');
+    expect(await stored(rooms, made, 'alice')).toMatchObject({ k: again.keyHash, t: t0 });
+    expect(await players(rooms, made)).toBe(1);
+  });
+
+  it('leaves: the member item goes with its count, once', async () => {
+    const { rooms } = subject();
+    const made = await session(rooms, 5, ['alice', 'bob']);
+    expect(await rooms.leaveAsPlayer(made.roomId, 'alice', at('2026-01-01T00:01:05.000Z'))).toBe(true);
+    expect(await rooms.leaveAsPlayer(made.roomId, 'alice', at('2026-01-01T00:01:06.000Z'))).toBe(false);
+    expect(await players(rooms, made)).toBe(1);
+    expect(await stored(rooms, made, 'alice')).toBeUndefined();
+  });
+
+  it('confirms (joined) and removes (left) a member by its key, each once per request', async () => {
+    const { rooms } = subject();
+    const made = await session(rooms, 5, ['alice', 'bob']);
+    const read = (await rooms.read(made.roomId))!;
+    const now = at('2026-01-01T00:01:10.000Z');
+    const hex = keyOf('alice-key').hex;
+    expect(await rooms.confirm(read, hex, 'r-joined', now)).toMatchObject({ state: 'Confirmed' });
+    expect(await rooms.confirm(read, hex, 'r-joined', now)).toMatchObject({ state: 'AlreadyConfirmed' });
+    expect(await rooms.confirm(read, hex, 'r-other', now)).toEqual({ state: 'Rejected', reason: 'used' });
+    expect(await rooms.confirm(read, keyOf('nobody-key').hex, 'r-x', now)).toMatchObject({ state: 'Rejected' });
+    expect(await stored(rooms, made, 'alice')).toMatchObject({ s: 2, u: 'r-joined' });
+
+    expect(await rooms.leave(made.roomId, hex, 'r-left', now)).toEqual({ state: 'Left' });
+    expect(await rooms.leave(made.roomId, hex, 'r-left', now)).toEqual({ state: 'Left' });
+    expect(await rooms.leave(made.roomId, hex, 'r-late', now)).toEqual({ state: 'Rejected' });
+    expect(await players(rooms, made)).toBe(1);
+    expect(await stored(rooms, made, 'alice')).toBeUndefined();
+  });
+
+  it('a join that finds the session full removes the expired reservations in its own transaction', async () => {
+    const { rooms } = subject();
+    const made = await session(rooms, 3, ['alice', 'bob', 'carol'], t0);
+    const late = t0 + reservedMs + 1;
+    expect(await claim(rooms, made, ['dave'], late)).toMatchObject({ state: 'Claimed' });
+    expect(await players(rooms, made)).toBe(1);
+    for (const gone of ['alice', 'bob', 'carol']) expect(await stored(rooms, made, gone)).toBeUndefined();
+    expect(await stored(rooms, made, 'dave')).toMatchObject({ t: late });
+  });
+
+  it('takes a party of 3 into 2 free slots never: Full, and nothing written', async () => {
+    const { rooms, item } = subject();
+    const made = await session(rooms, 5, ['alice', 'bob', 'carol']);
+    const before = await item(made.roomId);
+    expect(await claim(rooms, made, ['dave', 'erin', 'frank'], t0 + 1_000)).toEqual({ state: 'Full' });
+    expect(await item(made.roomId)).toEqual(before);
+    for (const account of ['dave', 'erin', 'frank']) expect(await stored(rooms, made, account)).toBeUndefined();
+    expect(await claim(rooms, made, ['dave', 'erin'], t0 + 1_000)).toMatchObject({ state: 'Claimed' });
+    expect(await players(rooms, made)).toBe(5);
+  });
+
+  it("the sweeper's reclaim removes expired reservations with their count, at most a bounded number a run", async () => {
+    const { rooms } = subject();
+    const lapsing = accounts(largeReclaimPerSweep + 2);
+    const made = largeRoom(lapsing.length + 1);
+    await rooms.createWithMember(made);
+    await Promise.all(lapsing.map((a) => claim(rooms, made, [a], t0)));
+    expect(await claim(rooms, made, ['keeper'], t0 + reservedMs)).toMatchObject({ state: 'Claimed' });
+    const late = new Date(t0 + reservedMs + 1);
+    expect(await rooms.reclaimExpired(made.roomId, late)).toBe(largeReclaimPerSweep);
+    expect(await players(rooms, made)).toBe(3);
+    expect(await rooms.reclaimExpired(made.roomId, late)).toBe(2);
+    expect(await players(rooms, made)).toBe(1);
+    expect(await stored(rooms, made, 'keeper')).toBeDefined();
+    expect((await rooms.large.page(made.roomId, made, late.getTime())).members.map((m) => m.account)).toEqual([
+      'keeper',
+    ]);
+  }, 60_000);
 }

@@ -96,6 +96,12 @@ export class InMemoryLiveSubscriptions implements LiveConnections {
     );
   }
 
+  async socketsOf(account: string): Promise<string[]> {
+    return [...this.connections.values()]
+      .filter((c) => c.account === account && this.unexpired(c))
+      .map((c) => c.connectionId);
+  }
+
   private unexpired(connection: LiveConnection): boolean {
     return connection.connectedAt + connectionBounds.maxLifetimeMs > this.now().getTime();
   }

@@ -294,9 +294,13 @@ describe('a claim with criteria (the room store)', () => {
       }),
     );
     const spec = {
-      account: 'matcher',
-      keyHash: 'AAAAAAAAAAAAAAAAAAAAAA',
-      member: newReservation(room, Date.now(), constantsOf(room).timeouts, []),
+      members: [
+        {
+          account: 'matcher',
+          keyHash: 'AAAAAAAAAAAAAAAAAAAAAA',
+          member: newReservation(room, Date.now(), constantsOf(room).timeouts, []),
+        },
+      ],
       criteria: { mode: 'ranked' },
     };
     expect(await rooms.claim(room.roomId, spec, Date.now())).toEqual({ state: 'NotMatching' });

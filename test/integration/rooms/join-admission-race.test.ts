@@ -58,7 +58,8 @@ function countingSessions() {
   const counted: JoinRoomDependencies['sessions'] = {
     read: (roomId) => sessions.read(roomId),
     claim: (roomId, spec, now) => {
-      claims.set(spec.account, (claims.get(spec.account) ?? 0) + 1);
+      const account = spec.members[0]!.account;
+      claims.set(account, (claims.get(account) ?? 0) + 1);
       return sessions.claim(roomId, spec, now);
     },
     reclaimAndClaim: (roomId, spec, now) => sessions.reclaimAndClaim(roomId, spec, now),

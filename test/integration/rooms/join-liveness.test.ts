@@ -83,9 +83,9 @@ describe('joining a room by its server heartbeat', () => {
     const outcome = await members.claim(
       room.roomId,
       {
-        account: 'bob',
-        keyHash: 'h'.repeat(22),
-        member: { s: 0, t: now.getTime(), e: now.getTime() + 30_000 },
+        members: [
+          { account: 'bob', keyHash: 'h'.repeat(22), member: { s: 0, t: now.getTime(), e: now.getTime() + 30_000 } },
+        ],
         heartbeatSince: new Date(now.getTime() - 10_000).toISOString(),
       },
       now.getTime(),

@@ -24,6 +24,13 @@ const ready = {
   members: { alice: { s: 0, t: 7, k: 'h1' } },
 };
 const failed = { state: 'failed', players: 0, maxPlayers: 2, properties: { joinability: 'open' }, members: {} };
+const inviteOnly = {
+  state: 'ready',
+  players: 1,
+  maxPlayers: 2,
+  properties: { joinability: 'inviteOnly', custom: {} },
+  members: { bob: { s: 0, t: 1, e: 10, i: 'alice' } },
+};
 
 const cases: [string, Condition][] = [
   ['roomIsLive', is.roomIsLive],
@@ -38,6 +45,9 @@ const cases: [string, Condition][] = [
   ['memberAsRead', memberAsRead({ account: 'alice', member: { t: 7 }, keyHash: 'h1' })],
   ['serverHeardFrom', is.serverHeardFrom('2026-01-01T00:00:15.000Z')],
   ['joinabilityOpen', is.joinabilityOpen],
+  ['joinabilityAdmits (invited, live)', is.joinabilityAdmits(['bob'], 5)],
+  ['joinabilityAdmits (invite ran out)', is.joinabilityAdmits(['bob'], 10)],
+  ['joinabilityAdmits (not invited)', is.joinabilityAdmits(['carol'], 5)],
   ['propertiesStored', is.propertiesStored],
 ];
 
@@ -49,7 +59,7 @@ const cases: [string, Condition][] = [
 describe('the named room conditions', () => {
   it('are judged the same by DynamoDB and by the in-memory predicate', async () => {
     const verdicts: Record<string, { table: boolean[]; memory: boolean[] }> = {};
-    for (const fields of [spawning, ready, failed]) {
+    for (const fields of [spawning, ready, failed, inviteOnly]) {
       const roomId = randomUUID();
       const item = { ...keys.room(roomId), roomId, ...fields };
       await platform.db.send(new PutCommand({ TableName: platform.tableName, Item: item }));

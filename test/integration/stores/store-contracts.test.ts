@@ -5,6 +5,7 @@ import { PlatformCache } from '../../../core/infra/platform-cache';
 import { RoomListStore } from '../../../core/rooms/list-store';
 import { LiveRoomStore } from '../../../core/rooms/live-room-store';
 import { DynamoRoomItems, dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
+import { DynamoLargeMemberItems } from '../../../core/rooms/large-member-store';
 import { Rooms } from '../../../core/rooms/rooms';
 import { bansContract } from '../../helpers/contracts/bans';
 import { aConfiguration, gameConfigurationsContract } from '../../helpers/contracts/game-configurations';
@@ -29,7 +30,10 @@ describe('Rooms on DynamoRoomItems', () => {
   roomStoreContract(() => {
     const items = new DynamoRoomItems(platform.db, platform.tableName);
     return {
-      rooms: new Rooms(items, { endedRetentionS: roomStoreContractRetentionS }),
+      rooms: new Rooms(items, {
+        endedRetentionS: roomStoreContractRetentionS,
+        largeMembers: new DynamoLargeMemberItems(platform.db, platform.tableName),
+      }),
       item: (roomId) => items.get(roomId),
       putItem: (item) => items.putNew(item),
     };

@@ -132,6 +132,7 @@ describe('AbuseGuard bans', () => {
     { action: 'create', limit: 10, windowS: 60 },
     { action: 'command', limit: 60, windowS: 60 },
     { action: 'messagePoll', limit: 120, windowS: 60 },
+    { action: 'invite', limit: 30, windowS: 60 },
   ];
 
   it('places a ban built from the request, by the admin, at now, mirrored onto every counted action’s gate', async () => {

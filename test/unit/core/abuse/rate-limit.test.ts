@@ -142,28 +142,31 @@ describe('logTtl', () => {
 describe('configured limits', () => {
   const minimal = { TABLE_NAME: 'rooms', AUTH_ISSUER: 'https://id.example' };
 
-  it('defaults to 20 joins, 10 creations, 60 commands and 120 message polls per account in any 60 s', () => {
+  it('defaults to 20 joins, 10 creations, 60 commands, 120 message polls and 30 invites per account in any 60 s', () => {
     expect(parseConfig(minimal).abuse).toEqual({
       joinsPerMinute: 20,
       createsPerMinute: 10,
       commandsPerMinute: 60,
       messagePollsPerMinute: 120,
+      invitesPerMinute: 30,
     });
   });
 
-  it('reads all four from the environment', () => {
+  it('reads all five from the environment', () => {
     const env = {
       ...minimal,
       JOIN_RATE_LIMIT_PER_MINUTE: '5',
       CREATE_RATE_LIMIT_PER_MINUTE: '2',
       COMMAND_RATE_LIMIT_PER_MINUTE: '3',
       MESSAGE_POLL_RATE_LIMIT_PER_MINUTE: '7',
+      INVITE_RATE_LIMIT_PER_MINUTE: '4',
     };
     expect(parseConfig(env).abuse).toEqual({
       joinsPerMinute: 5,
       createsPerMinute: 2,
       commandsPerMinute: 3,
       messagePollsPerMinute: 7,
+      invitesPerMinute: 4,
     });
   });
 
@@ -175,6 +178,7 @@ describe('configured limits', () => {
     ['COMMAND_RATE_LIMIT_PER_MINUTE', '0'],
     ['MESSAGE_POLL_RATE_LIMIT_PER_MINUTE', '0'],
     ['MESSAGE_POLL_RATE_LIMIT_PER_MINUTE', String(maxRateLimit + 1)],
+    ['INVITE_RATE_LIMIT_PER_MINUTE', '0'],
   ])('fails fast naming %s = %p', (variable, value) => {
     expect(() => parseConfig({ ...minimal, [variable]: value })).toThrow(variable);
   });

@@ -34,7 +34,7 @@ async function setUp() {
   const room = { ...made, constants: constantsOf(made) };
   await rooms.createWithMember(room);
   for (const account of ['alice', 'bob']) {
-    const claim = { account, keyHash: `${account}-key`, member: { s: 2, t: t0 } };
+    const claim = { members: [{ account, keyHash: `${account}-key`, member: { s: 2, t: t0 } }] };
     await rooms.claim(room.roomId, claim, t0);
   }
   const subscriptions = new InMemoryLiveSubscriptions(clock);

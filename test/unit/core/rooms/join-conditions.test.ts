@@ -11,7 +11,8 @@ import { matchmakingRequestSchema, maxCriteria } from '../../../../core/rooms/sc
 
 const t0 = Date.parse('2026-01-01T00:00:00.000Z');
 const member = { s: 0, t: t0, e: t0 + 30_000 };
-const spec = { account: 'alice', keyHash: 'hAlice', member, heartbeatSince: '2026-01-01T00:00:00.000Z' };
+const aliceSeat = [{ account: 'alice', keyHash: 'hAlice', member }];
+const spec = { members: aliceSeat, heartbeatSince: '2026-01-01T00:00:00.000Z' };
 
 const roomItem = (overrides: Record<string, unknown> = {}) => ({
   state: 'ready',
@@ -41,7 +42,7 @@ describe('claimWrite: the join is one conditional write', () => {
         is.hasFreeSlot,
         is.roomIsLive,
         is.serverHeardFrom(spec.heartbeatSince),
-        is.joinabilityOpen,
+        is.joinabilityAdmits(['alice'], now.getTime()),
       ),
     );
     expect(write.now).toBe(now);
@@ -56,7 +57,7 @@ describe('claimWrite: the join is one conditional write', () => {
         is.hasFreeSlot,
         is.roomIsLive,
         is.serverHeardFrom(spec.heartbeatSince),
-        is.joinabilityOpen,
+        is.joinabilityAdmits(['alice'], now.getTime()),
         is.protocolAccepts('aaaaaaaaaaaaaaaa'),
         is.settingsMatch({ mode: 'ranked' }),
       ),
@@ -154,7 +155,7 @@ describe("the join's expression stays within DynamoDB's limits in the worst case
 
 describe('classifyClaimFailure: a build mismatch and unmatched criteria come before the slots', () => {
   const server = { h: 'bbbbbbbbbbbbbbbb', b: '2026-01-01T00:00:00Z' };
-  const checked = { account: 'alice', protocol: 'aaaaaaaaaaaaaaaa' };
+  const checked = { members: aliceSeat, protocol: 'aaaaaaaaaaaaaaaa' };
 
   it('a full room of another build is a Mismatch, naming the server build', () => {
     expect(classifyClaimFailure(roomItem({ protocol: server }), checked, t0)).toEqual({
@@ -171,7 +172,7 @@ describe('classifyClaimFailure: a build mismatch and unmatched criteria come bef
       roomItem({ protocol: server, protocolCheck: false }),
     ])
       expect(classifyClaimFailure(item, checked, t0)).toEqual({ state: 'Full' });
-    expect(classifyClaimFailure(roomItem({ protocol: server }), { account: 'alice' }, t0)).toEqual({ state: 'Full' });
+    expect(classifyClaimFailure(roomItem({ protocol: server }), { members: aliceSeat }, t0)).toEqual({ state: 'Full' });
   });
 
   it('a room that takes no joins at all answers that, whatever its build or settings', () => {
@@ -193,16 +194,16 @@ describe('classifyClaimFailure: a build mismatch and unmatched criteria come bef
   it('an account holding a live slot keeps it (AlreadyMember), whatever the build or settings', () => {
     const alice = { s: 0, t: t0, e: t0 + 60_000, k: 'hA' };
     const item = roomItem({ protocol: server, settings: { mode: 'casual' }, members: { alice }, players: 1 });
-    for (const spec of [checked, { account: 'alice', criteria: { mode: 'ranked' } }])
+    for (const spec of [checked, { members: aliceSeat, criteria: { mode: 'ranked' } }])
       expect(classifyClaimFailure(item, spec, t0)).toEqual({ state: 'AlreadyMember', member: alice, keyHash: 'hA' });
   });
 
   it('settings that no longer hold the criteria: NotMatching', () => {
     const item = roomItem({ settings: { mode: 'casual' }, players: 0 });
-    expect(classifyClaimFailure(item, { account: 'alice', criteria: { mode: 'ranked' } }, t0)).toEqual({
+    expect(classifyClaimFailure(item, { members: aliceSeat, criteria: { mode: 'ranked' } }, t0)).toEqual({
       state: 'NotMatching',
     });
-    expect(classifyClaimFailure(item, { account: 'alice', criteria: { mode: 'casual' } }, t0)).toEqual({
+    expect(classifyClaimFailure(item, { members: aliceSeat, criteria: { mode: 'casual' } }, t0)).toEqual({
       state: 'Retry',
     });
   });
@@ -229,14 +230,14 @@ describe('classifyClaimFailure: ALL_OLD tells the outcomes apart without another
     expect(
       classifyClaimFailure(
         item as Record<string, unknown> | undefined,
-        { account: 'alice', heartbeatSince: spec.heartbeatSince },
+        { members: aliceSeat, heartbeatSince: spec.heartbeatSince },
         now,
       ),
     ).toEqual(expected);
   });
 
   it('a full room with an expired reservation: reclaim exactly that one', () => {
-    expect(classifyClaimFailure(roomItem(), { account: 'alice', heartbeatSince: spec.heartbeatSince }, now)).toEqual({
+    expect(classifyClaimFailure(roomItem(), { members: aliceSeat, heartbeatSince: spec.heartbeatSince }, now)).toEqual({
       state: 'Reclaim',
       expired: [{ account: 'bob', member: { s: 0, t: t0, e: t0 + 1_000, k: 'hBob' }, keyHash: 'hBob' }],
     });
@@ -245,17 +246,19 @@ describe('classifyClaimFailure: ALL_OLD tells the outcomes apart without another
   it("judges a join's reservation by its clock and the room's reservation timeout (no stored expiry)", () => {
     const joinedAt = now - 30_000;
     const members = { bob: { s: 0, t: joinedAt, k: 'hBob' }, carol: { s: 2, t: t0, k: 'hCarol' } };
-    expect(classifyClaimFailure(roomItem({ members }), { account: 'alice' }, now)).toEqual({
+    expect(classifyClaimFailure(roomItem({ members }), { members: aliceSeat }, now)).toEqual({
       state: 'Reclaim',
       expired: [{ account: 'bob', member: members.bob, keyHash: 'hBob' }],
     });
     const fresher = { ...members, bob: { ...members.bob, t: joinedAt + 1 } };
-    expect(classifyClaimFailure(roomItem({ members: fresher }), { account: 'alice' }, now)).toEqual({ state: 'Full' });
+    expect(classifyClaimFailure(roomItem({ members: fresher }), { members: aliceSeat }, now)).toEqual({
+      state: 'Full',
+    });
   });
 
   it('the account already holds a live slot: AlreadyMember with its key', () => {
     const item = roomItem({ members: { alice: { s: 0, t: t0, e: t0 + 60_000, k: 'hA' } }, players: 1 });
-    expect(classifyClaimFailure(item, { account: 'alice' }, now)).toEqual({
+    expect(classifyClaimFailure(item, { members: aliceSeat }, now)).toEqual({
       state: 'AlreadyMember',
       member: { s: 0, t: t0, e: t0 + 60_000, k: 'hA' },
       keyHash: 'hA',
@@ -264,7 +267,7 @@ describe('classifyClaimFailure: ALL_OLD tells the outcomes apart without another
 
   it("the account's own reservation expired: reclaim it (one write gives a fresh slot)", () => {
     const item = roomItem({ members: { alice: { s: 0, t: t0, e: t0 + 1, k: 'hA' } }, players: 1 });
-    expect(classifyClaimFailure(item, { account: 'alice' }, now)).toMatchObject({
+    expect(classifyClaimFailure(item, { members: aliceSeat }, now)).toMatchObject({
       state: 'Reclaim',
       expired: [{ account: 'alice' }],
     });

@@ -10,6 +10,7 @@ import { InMemoryLiveRooms } from '../../../helpers/fakes/live-rooms';
 import { InMemoryRateLimits } from '../../../helpers/fakes/rate-limits';
 import { InMemoryRoomListing } from '../../../helpers/fakes/room-listing';
 import { MemoryRoomItems } from '../../../helpers/fakes/rooms';
+import { MemoryLargeMemberItems } from '../../../helpers/fakes/large-members';
 import { Rooms } from '../../../../core/rooms/rooms';
 import { liveSubscriptionsContract } from '../../../helpers/contracts/live-subscriptions';
 import { InMemoryLiveSubscriptions } from '../../../helpers/fakes/live-subscriptions';
@@ -22,7 +23,10 @@ describe('Rooms on MemoryRoomItems', () => {
   roomStoreContract(() => {
     const items = new MemoryRoomItems();
     return {
-      rooms: new Rooms(items, { endedRetentionS: roomStoreContractRetentionS }),
+      rooms: new Rooms(items, {
+        endedRetentionS: roomStoreContractRetentionS,
+        largeMembers: new MemoryLargeMemberItems(items),
+      }),
       item: (roomId) => items.get(roomId),
       putItem: (item) => items.putNew(item),
     };

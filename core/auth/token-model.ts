@@ -30,7 +30,7 @@ export interface TokenClaims {
  * - A joined player's token: minted at `joined` (`iss` = PLATFORM_TOKEN_ISSUER,
  *   `aud` = roomkeeper:room:<roomId>), handed to the game server for that one room.
  * - A party token: minted for a player at `POST /v1/me/party-tokens` (`iss` =
- *   PLATFORM_TOKEN_ISSUER, `aud` = roomkeeper-party, `ldr` claim), accepted only as an entry of
+ *   PLATFORM_TOKEN_ISSUER, `aud` = roomkeeper:party, `ldr` claim), accepted only as an entry of
  *   that leader's join `party` (core/auth/party-proof.ts).
  *
  * Platform tokens are signed with the platform's own key (Secrets Manager deployed; a key
@@ -52,7 +52,7 @@ export const gameServerAudience = `${platformAudiencePrefix}game-server`;
  * Audience of a party token (`POST /v1/me/party-tokens`): its holder may seat the token's
  * subject with it in a join's `party`, only when the holder is the `ldr` claim's account.
  */
-export const partyAudience = 'roomkeeper-party';
+export const partyAudience = `${platformAudiencePrefix}party`;
 
 /** Long enough to gather a party, short enough that a leaked one is soon worthless. */
 export const partyTokenTtlS = 300;

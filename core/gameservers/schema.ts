@@ -5,7 +5,7 @@ import { privilegedScopes } from '../auth/token-model';
 import { reservedJsonKeys, storableJsonObjectSchema } from '../protocol/storable-json';
 import { configurationOverrideIssue } from './task-overrides';
 import { protocolSchema } from '../versions/protocol';
-import { maxLargeSessionMembers, maxSessionMembers } from '../rooms/session-model';
+import { maxLargeSessionMembers, maxSessionMembers } from '../infra/session-bounds';
 
 export const gameIdSchema = z
   .string()

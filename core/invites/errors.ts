@@ -12,6 +12,21 @@ export class InviterNotArbiterError extends PlatformError {
   }
 }
 
+/**
+ * A peer-hosted session whose template asks for an arbiter takes invites from the arbiter
+ * alone, and none is elected now: 409 `CONFLICT` (one is elected by a member's claim).
+ */
+export class NoInvitingArbiterError extends PlatformError {
+  override readonly name = 'NoInvitingArbiterError';
+  readonly code = 'CONFLICT';
+  constructor(readonly roomId: string) {
+    super(
+      `Room ${roomId} takes invites from its arbiter alone, and none is elected now; invite again once one is (POST /v1/rooms/${roomId}/host).`,
+      { details: { roomId } },
+    );
+  }
+}
+
 /** Only live members invite: anyone else, 403. */
 export class InviterNotMemberError extends PlatformError {
   override readonly name = 'InviterNotMemberError';

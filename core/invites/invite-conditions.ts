@@ -5,8 +5,8 @@ import { isLive } from '../rooms/model';
 import { memberAsRead, roomConditions as is } from '../rooms/room-conditions';
 import { allOf, type AttributePath, type Condition } from '../rooms/room-expression';
 import type { RoomWrite, SessionRead } from '../rooms/room-store';
-import { constantsOf, isLargeSession, type SessionTimeouts } from '../rooms/session-model';
-import { InviterNotArbiterError, InviterNotMemberError, InvitesOffError } from './errors';
+import { asksForArbiter, constantsOf, isLargeSession, type SessionTimeouts } from '../rooms/session-model';
+import { InviterNotArbiterError, InviterNotMemberError, InvitesOffError, NoInvitingArbiterError } from './errors';
 
 /**
  * The room's part of an invite: who may invite, who gets a reserved member, and the one
@@ -41,7 +41,8 @@ export interface InvitePlan {
  *      AND each invitee absent (or its expired entry as read) AND each reclaimed member as read
  *      AND playersBelow(maxPlayers − added + 1 + reclaimed)
  *
- * @throws RoomNotJoinableError, InvitesOffError, InviterNotMemberError, InviterNotArbiterError, RoomFullError
+ * @throws RoomNotJoinableError, InvitesOffError, InviterNotMemberError, InviterNotArbiterError,
+ *   NoInvitingArbiterError, RoomFullError
  */
 export function planInvite(
   read: SessionRead,
@@ -54,9 +55,7 @@ export function planInvite(
   assertInvitable(read);
   const writer = doc.members[inviter];
   if (!writer || !isLiveMember(writer, room, at)) throw new InviterNotMemberError(room.roomId);
-  // A peer-hosted session's member arbiter invites alone; a dedicated room's arbiter is its
-  // server, so there any live member may.
-  const host = room.host?.account;
+  const host = inviterMustBe(read);
   if (host !== undefined && host !== inviter) throw new InviterNotArbiterError(room.roomId, host);
   const live = (account: string) => {
     const member = doc.members[account];
@@ -95,6 +94,22 @@ export function planInvite(
       now,
     },
   };
+}
+
+/**
+ * The one member who may invite, if only one may: a peer-hosted session's member arbiter
+ * invites alone; a dedicated room's arbiter is its server, so there any live member may. A
+ * peer-hosted session whose template asks for an arbiter takes no invite while none is
+ * elected: anyone inviting then would go around the arbiter about to be elected.
+ *
+ * @throws NoInvitingArbiterError
+ */
+function inviterMustBe({ room }: SessionRead): string | undefined {
+  const host = room.host?.account;
+  if (host === undefined && room.hosting === 'peerHosted' && asksForArbiter(constantsOf(room))) {
+    throw new NoInvitingArbiterError(room.roomId);
+  }
+  return host;
 }
 
 /** The room takes invites at all: live, not closed to joins, its members in its document. */

@@ -22,6 +22,7 @@ import type { HandOver, RoomStore, SessionRead } from './room-store';
 import { defaultConstants, isLargeSession, type SessionConstants, type SessionProperties } from './session-model';
 import { assertSessionSizeAllowed } from './create-resolution';
 import { storedHashOfKey } from './document';
+import { joinWritesFor } from './large-members';
 import { deploymentOf } from '../gameservers/deployment';
 import { mismatchError, sameBuild } from '../versions/errors';
 import { recordMismatch, refuseUndeclaredBuild, tellServerOfMismatch, type NoticeDelivery } from '../versions/notice';
@@ -250,13 +251,10 @@ async function refuseOtherBuild(
   const client = command.protocol;
   if (!client || current.state !== 'ready' || current.protocolCheck === false) return;
   if (sameBuild(client.hash, current.protocol)) return;
-  await Promise.all(
-    seats.map(({ account, key }) =>
-      deps.rooms
-        .undoClaim(current.roomId, { account, keyHash: storedHashOfKey(key), reissued: false }, deps.now())
-        .catch(() => undefined),
-    ),
-  );
+  const undos = seats.map(({ account, key }) => ({ account, keyHash: storedHashOfKey(key), reissued: false }));
+  await joinWritesFor(current, deps.rooms)
+    .undoClaims(current.roomId, undos, deps.now())
+    .catch(() => undefined);
   const error = await mismatchError(current.roomId, client, current.protocol!, deps.versions?.components);
   const refusal = { account: command.account, client, error };
   if (deps.versions) await tellServerOfMismatch(current, refusal, { deliver: deps.versions.deliver, now: deps.now });

@@ -23,20 +23,18 @@ import type { ClaimFailure, ClaimMember, ClaimSpec, HeldSlot, RoomWrite } from '
  * of the client's build (if it sent one to check), its settings still the criteria (if any).
  */
 export function joinable(
-  spec: Pick<ClaimSpec, 'heartbeatSince' | 'protocol' | 'criteria'> & {
+  spec: Pick<ClaimSpec, 'heartbeatSince' | 'protocol' | 'criteria' | 'held'> & {
     readonly members: readonly { readonly account: string }[];
   },
   now: number,
 ): Condition[] {
   const since = spec.heartbeatSince;
   const criteria = spec.criteria ?? {};
+  const held = spec.members.filter((seat) => spec.held?.[seat.account] !== undefined).map((seat) => seat.account);
   return [
     is.roomIsLive,
     ...(since === undefined ? [] : [is.serverHeardFrom(since)]),
-    is.joinabilityAdmits(
-      spec.members.map((seat) => seat.account),
-      now,
-    ),
+    is.joinabilityAdmits({ held, addsNewcomer: held.length < spec.members.length }, now),
     ...(spec.protocol === undefined ? [] : [is.protocolAccepts(spec.protocol)]),
     ...(Object.keys(criteria).length === 0 ? [] : [is.settingsMatch(criteria)]),
   ];
@@ -130,6 +128,20 @@ export function claimWrite(spec: ClaimSpec, now: Date): RoomWrite {
 
 /** At most this many expired members are removed by one write (the 4 KB expression limit). */
 export const maxReclaimPerWrite = 32;
+/** A held seat's checks (state clock, expiry, key; an invite's two) cost as much as two removals. */
+const reclaimSlotsPerSeat = 2;
+/** The largest party (core/auth/party-proof.ts `maxPartyEntries`) still removes this many. */
+const minReclaimPerWrite = 2;
+
+/**
+ * The expired members one claim of a party of `partySize` (its leader counted) may remove:
+ * each seat takes its share of the expression's 4 KB and 300 operators (a held one most, an
+ * invited member's checks with it), so each seat beyond the first leaves room for one fewer
+ * removal (test/unit/core/rooms/join-conditions.test.ts compiles the worst case of every size).
+ */
+export function reclaimBatchFor(partySize: number): number {
+  return Math.max(minReclaimPerWrite, maxReclaimPerWrite - reclaimSlotsPerSeat * (Math.max(1, partySize) - 1));
+}
 
 /**
  * Reclaim and claim in one write: remove exactly these expired members (each still as it
@@ -149,7 +161,7 @@ export function reclaimAndClaimWrite(
   const own = new Map(
     spec.expired.filter((x) => party.has(x.account) && !spec.held?.[x.account]).map((x) => [x.account, x]),
   );
-  const others = spec.expired.filter((x) => !party.has(x.account)).slice(0, maxReclaimPerWrite);
+  const others = spec.expired.filter((x) => !party.has(x.account)).slice(0, reclaimBatchFor(spec.members.length));
   const removed = others.length + own.size;
   const held = heldWrites(spec, now.getTime());
   return {
@@ -194,7 +206,9 @@ export function classifyClaimFailure(
   if (!old) return { state: 'NotFound' };
   const state = String(old.state);
   const accounts = spec.members.map((seat) => seat.account);
-  const closed = notJoinable(old, state, spec.heartbeatSince, holds(is.joinabilityAdmits(accounts, now), old));
+  // Every account invited (as held seats, once re-keyed), or the room open.
+  const admitted = holds(is.joinabilityAdmits({ held: accounts, addsNewcomer: false }, now), old);
+  const closed = notJoinable(old, state, spec.heartbeatSince, admitted);
   if (closed) return closed;
   const doc = documentOf(old);
   const room = {
@@ -214,14 +228,33 @@ export function classifyClaimFailure(
   const mismatch = buildMismatch(old, spec.protocol);
   if (mismatch) return mismatch;
   if (spec.criteria && !holds(is.settingsMatch(spec.criteria), old)) return { state: 'NotMatching' };
+  return slotsFailure(old, spec.members, doc, room, live, now);
+}
+
+/**
+ * Full, Reclaim or Retry: Full when the party does not fit even with every expired member ONE
+ * write may remove gone (its newcomers' own expired entries, replaced, and `reclaimBatchFor`
+ * others), so a claim needing more never repeats a write that cannot hold.
+ */
+function slotsFailure(
+  old: Record<string, unknown>,
+  members: ClaimSpec['members'],
+  doc: ReturnType<typeof documentOf>,
+  room: RoomClock,
+  live: Readonly<Record<string, HeldSlot>>,
+  now: number,
+): ClaimFailure {
   const expired = expiredMembers(doc, room, now);
-  const joining = spec.members.filter((seat) => live[seat.account] === undefined);
+  const joining = members.filter((seat) => live[seat.account] === undefined);
+  const party = new Set(members.map((seat) => seat.account));
   // A newcomer's own expired entry is replaced; other expired members make room.
-  const ownExpired = joining.some((seat) => doc.members[seat.account] !== undefined);
+  const own = joining.filter((seat) => doc.members[seat.account] !== undefined).length;
+  const others = expired.filter((x) => !party.has(x.account)).length;
+  const removable = own + Math.min(others, reclaimBatchFor(members.length));
   const players = Number(old.players);
   const maxPlayers = Number(old.maxPlayers);
-  if (ownExpired || players + joining.length > maxPlayers) {
-    if (expired.length > 0 && players - expired.length + joining.length <= maxPlayers) {
+  if (own > 0 || players + joining.length > maxPlayers) {
+    if (expired.length > 0 && players - removable + joining.length <= maxPlayers) {
       return { state: 'Reclaim', expired };
     }
     return { state: 'Full' };

@@ -195,23 +195,16 @@ function refusal(error: unknown, account: string, command: JoinRoomCommand): nev
  * reservation whose key nobody was given: it expires by itself.
  */
 async function undo(command: JoinRoomCommand, claimed: ClaimedSlots, deps: JoinRoomDependencies): Promise<void> {
-  await Promise.all(
-    claimed.seats.map((seat) =>
-      joinWritesFor(claimed.room, deps.sessions)
-        .undoClaim(
-          command.roomId,
-          {
-            account: seat.account,
-            keyHash: seat.keyHash,
-            reissued: seat.reissued,
-            ...(seat.previousKeyHash === undefined ? {} : { previousKeyHash: seat.previousKeyHash }),
-            ...(seat.reissued && seat.member.v !== undefined ? { previousBuild: seat.member.v } : {}),
-          },
-          deps.now(),
-        )
-        .catch(() => undefined),
-    ),
-  );
+  const undos = claimed.seats.map((seat) => ({
+    account: seat.account,
+    keyHash: seat.keyHash,
+    reissued: seat.reissued,
+    ...(seat.previousKeyHash === undefined ? {} : { previousKeyHash: seat.previousKeyHash }),
+    ...(seat.reissued && seat.member.v !== undefined ? { previousBuild: seat.member.v } : {}),
+  }));
+  await joinWritesFor(claimed.room, deps.sessions)
+    .undoClaims(command.roomId, undos, deps.now())
+    .catch(() => undefined);
 }
 
 /** Whether a room's cached copy holds everything a join's answer needs, for good. */
@@ -310,6 +303,8 @@ async function claimSlots(command: JoinRoomCommand, deps: JoinRoomDependencies):
         break;
       }
       case 'Reclaim':
+        // A reclaim that lost a race is tried again after a pause, as a claim is.
+        if (attempt > 0) await deps.sleep(backoff(attempt));
         pastDeadline(deps, room.roomId);
         now = deps.now();
         outcome = await deps.sessions.reclaimAndClaim(

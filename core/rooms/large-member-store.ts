@@ -142,13 +142,17 @@ interface CancelledShape {
 /**
  * A cancelled transaction says why, item by item: a failed condition on the room or on a
  * member is an answer about the data; a conflict with another transaction (concurrent
- * transactions on one item conflict on real DynamoDB), or throttling, is contention.
+ * transactions on one item conflict on real DynamoDB), or throttling, is contention. A
+ * member's failed condition is the answer over the room's: a member holding its slot in a
+ * full room fails both, and keeps its slot.
  */
 function outcomeOf(error: unknown, hasRoom: boolean, members: readonly MemberOp[]): TransactionOutcome {
   const shape = error as CancelledShape;
   if (shape?.name === 'TransactionCanceledException') {
     const reasons = shape.CancellationReasons ?? [];
-    const failedAt = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
+    const failed = (r: { readonly Code?: string }) => r.Code === 'ConditionalCheckFailed';
+    const memberAt = reasons.findIndex((r, at) => failed(r) && !(hasRoom && at === 0));
+    const failedAt = memberAt >= 0 ? memberAt : reasons.findIndex(failed);
     if (failedAt >= 0) {
       const raw = reasons[failedAt]?.Item;
       const item = raw ? unmarshall(raw) : undefined;

@@ -1,3 +1,5 @@
+import { DependencyUnavailableError } from '../errors';
+import { jitteredBackoffMs, joinContentionBackoff, systemClock, type Clock } from '../infra/clock';
 import { keys } from '../infra/keys';
 import {
   expiryOf,
@@ -9,16 +11,18 @@ import {
   type StoredMember,
 } from './document';
 import { buildMismatch, classifyClaimFailure, joinable } from './join-conditions';
-import { memberView } from './member-writes';
+import { memberView, ownFields } from './member-writes';
 import type { Room } from './model';
 import { roomConditions as is } from './room-conditions';
 import { absent, allOf, equals, type Change, type Condition, type Item } from './room-expression';
 import type {
   ClaimMember,
   ClaimResult,
+  AbandonResult,
   ClaimSpec,
   ConfirmResult,
   LargeClaim,
+  LargeUndo,
   LargeSessionStore,
   LeaveResult,
   ReissueChange,
@@ -42,6 +46,7 @@ import { isLargeSession } from './session-model';
  * | `m`       | the member as a session document holds it (`StoredMember`)             |
  * | `x`       | no earlier than its expiry (epoch ms); absent: nothing times it out. A Query for `x < now` finds reclaimable members without reading the room's document |
  * | `g`       | the `left` request that removed it (a tombstone, not counted in `players`) |
+ * | `ttl`     | when DynamoDB may collect it: the room's lifetime bound and the ended-room retention after its creation (`memberTtlS`) |
  */
 
 /** The claim of `spec` into the large room `room`. */
@@ -89,8 +94,17 @@ export interface LargeMemberItems {
 
 // --- pure rules ----------------------------------------------------------------------------
 
+/**
+ * At most this many items one TransactWriteItems may hold
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html).
+ */
+export const maxTransactItems = 100;
+
 /** At most this many expired members a full join removes in its own transaction (100 items per transaction). */
 const largeReclaimPerJoin = 25;
+
+/** Attempts of a write that lost a TransactionConflict (undo, confirm, abandon) before it answers UNAVAILABLE. */
+const conflictAttempts = 6;
 
 /**
  * At most this many expired members one sweep removes from one large session, in
@@ -111,16 +125,30 @@ function expiryBound(member: StoredMember, room: LargeClaim['room']): number | u
   return expiryOf(member, room);
 }
 
-function memberItem(roomId: string, account: string, m: StoredMember, room: LargeClaim['room']): Item {
+/**
+ * When DynamoDB may collect a member item (epoch s): no room outlives its creation plus its
+ * lifetime bound, and its item is kept the ended-room retention after it ends, so its members
+ * go no earlier than their room. A room without a lifetime bound (`bounds` absent) gives none.
+ */
+function memberTtlS(room: LargeClaim['room'], endedRetentionS: number): number | undefined {
+  const created = room.createdAt === undefined ? Number.NaN : Date.parse(room.createdAt);
+  if (!room.bounds || !Number.isFinite(created)) return undefined;
+  return Math.ceil(created / 1000) + room.bounds.maxLifetimeS + endedRetentionS;
+}
+
+function memberItem(roomId: string, account: string, m: StoredMember, room: LargeClaim['room'], retentionS: number) {
   const x = expiryBound(m, room);
-  return {
+  const ttl = memberTtlS(room, retentionS);
+  const item: Item = {
     ...keys.largeMember(roomId, account),
     type: 'member',
     roomId,
     account,
     m,
     ...(x === undefined ? {} : { x }),
+    ...(ttl === undefined ? {} : { ttl }),
   };
+  return item;
 }
 
 /** What a member item's `x` says at `now`: a tombstone or past its bound is no member any more. */
@@ -153,7 +181,7 @@ const emptyPlan: ClaimPlan = { overwrite: new Map(), remove: [] };
  *   each joining member: Put IF attribute_not_exists(pk) (or its gone item unchanged: m.t as read)
  *   each reclaimed member: Delete IF m.t as read
  */
-function largeClaimWrite(claim: LargeClaim, plan: ClaimPlan, roomId: string, now: Date) {
+function largeClaimWrite(claim: LargeClaim, plan: ClaimPlan, roomId: string, now: Date, retentionS: number) {
   const added = newSeats(claim, plan) - plan.remove.length;
   const room: RoomWrite = {
     condition: allOf(
@@ -171,7 +199,7 @@ function largeClaimWrite(claim: LargeClaim, plan: ClaimPlan, roomId: string, now
       return {
         kind: 'put',
         account: m.account,
-        item: memberItem(roomId, m.account, claimedMember(claim, m), claim.room),
+        item: memberItem(roomId, m.account, claimedMember(claim, m), claim.room, retentionS),
         condition: gone ? equals(['m', 't'], gone.t) : absent('pk'),
       };
     }),
@@ -195,10 +223,18 @@ function rekeyOp(claim: LargeClaim, m: ClaimMember, held: NonNullable<ClaimSpec[
       held.keyHash === undefined ? absent('m', 'k') : equals(['m', 'k'], held.keyHash),
       absent('g'),
     ),
-    change: {
-      set: [[['m', 'k'], m.keyHash], ...(claim.protocol === undefined ? [] : [[['m', 'v'], claim.protocol] as const])],
-      ...(claim.protocol === undefined ? { remove: [['m', 'v']] } : {}),
-    },
+    change: rekeyChange(m.keyHash, claim.protocol),
+  };
+}
+
+/**
+ * A member's new key, and the build it joins with: the single-use mark (`u`) goes with the old
+ * key, so the new key can confirm (core/rooms/member-writes.ts `reissueKeyWrite`).
+ */
+function rekeyChange(keyHash: string, protocol: string | undefined): Change {
+  return {
+    set: [[['m', 'k'], keyHash], ...(protocol === undefined ? [] : [[['m', 'v'], protocol] as const])],
+    remove: [['m', 'u'], ...(protocol === undefined ? [['m', 'v']] : [])],
   };
 }
 
@@ -226,6 +262,9 @@ export class LargeMembers implements LargeSessionStore {
   constructor(
     private readonly items: LargeMemberItems,
     private readonly complete: Complete,
+    /** How long an ended room's item is kept (s): its member items are kept as long (`memberTtlS`). */
+    private readonly endedRetentionS: number,
+    private readonly clock: Pick<Clock, 'sleep'> = systemClock,
   ) {}
 
   private transact(roomId: string, roomWrite: RoomWrite | undefined, members: readonly MemberOp[]) {
@@ -245,7 +284,7 @@ export class LargeMembers implements LargeSessionStore {
     const puts = Object.entries(members).map(([account, m]): MemberOp => ({
       kind: 'put',
       account,
-      item: memberItem(roomId, account, m, room),
+      item: memberItem(roomId, account, m, room, this.endedRetentionS),
       condition: absent('pk'),
     }));
     const outcome = await this.items.transact(roomId, { room: { kind: 'put', item: roomItem }, members: puts });
@@ -258,7 +297,7 @@ export class LargeMembers implements LargeSessionStore {
   async claim(roomId: string, claim: LargeClaim, now: number): Promise<ClaimResult> {
     let plan = emptyPlan;
     for (let step = 0; step < claimSteps; step++) {
-      const write = largeClaimWrite(claim, plan, roomId, new Date(now));
+      const write = largeClaimWrite(claim, plan, roomId, new Date(now), this.endedRetentionS);
       const outcome = await this.transact(roomId, write.room, write.members);
       if (outcome.applied) return this.claimed(claim);
       if (outcome.failed === 'conflict') return { state: 'Contention', cause: outcome.cause };
@@ -302,11 +341,14 @@ export class LargeMembers implements LargeSessionStore {
     if (plan.remove.length > 0) return { state: 'Full' };
     const clock = clockOf(item!);
     const joining = new Set(claim.members.map((m) => m.account));
-    const expired = (await this.items.expiredBefore(roomId, now, largeReclaimPerJoin + joining.size))
+    // The room's item and one item per joining member share the transaction with the removals.
+    const budget = Math.min(largeReclaimPerJoin, maxTransactItems - 1 - claim.members.length);
+    if (budget <= 0) return { state: 'Full' };
+    const expired = (await this.items.expiredBefore(roomId, now, budget + joining.size))
       .filter((x) => !joining.has(String(x.account)) && x.g === undefined)
       .map((x) => ({ account: String(x.account), m: memberOf(x.m, String(x.account)) }))
       .filter((x) => !isLiveMember(x.m, clock, now))
-      .slice(0, largeReclaimPerJoin);
+      .slice(0, budget);
     if (expired.length === 0 || players + counted - expired.length > Number(item!.maxPlayers)) return { state: 'Full' };
     return { ...plan, remove: expired.map((x) => ({ account: x.account, t: x.m.t })) };
   }
@@ -329,13 +371,7 @@ export class LargeMembers implements LargeSessionStore {
             change.oldKeyHash === undefined ? absent('m', 'k') : equals(['m', 'k'], change.oldKeyHash),
             absent('g'),
           ),
-          change: {
-            set: [
-              [['m', 'k'], change.newKeyHash],
-              ...(change.protocol === undefined ? [] : [[['m', 'v'], change.protocol] as const]),
-            ],
-            ...(change.protocol === undefined ? { remove: [['m', 'v']] } : {}),
-          },
+          change: rekeyChange(change.newKeyHash, change.protocol),
         },
       ],
     });
@@ -344,28 +380,31 @@ export class LargeMembers implements LargeSessionStore {
     return 'Gone';
   }
 
-  /** Undoes exactly this claim: the member item holding `keyHash` goes (a re-key gets its old key back). */
-  async undoClaim(
-    roomId: string,
-    undo: { account: string; keyHash: string; previousKeyHash?: string; previousBuild?: string; reissued: boolean },
-    now: Date,
-  ): Promise<void> {
-    const holds = equals(['m', 'k'], undo.keyHash);
-    if (undo.reissued) {
-      const set = [
-        ...(undo.previousKeyHash === undefined ? [] : [[['m', 'k'], undo.previousKeyHash] as const]),
-        ...(undo.previousBuild === undefined ? [] : [[['m', 'v'], undo.previousBuild] as const]),
-      ];
-      const remove = [
-        ...(undo.previousKeyHash === undefined ? [['m', 'k']] : []),
-        ...(undo.previousBuild === undefined ? [['m', 'v']] : []),
-      ];
-      await this.transact(roomId, undefined, [
-        { kind: 'update', account: undo.account, condition: holds, change: { set, remove } },
-      ]);
-      return;
+  /**
+   * Undoes every seat of one claim in ONE transaction: `players` down by the seats it added,
+   * each of their items removed, each re-keyed member given its old key back, each only while
+   * it holds the claim's key. Seats apart, each transaction would update the room's item, and
+   * concurrent transactions on one item cancel each other (TransactionConflict). A seat changed
+   * since is left out; a conflict is retried with jittered backoff, a bounded number of times.
+   */
+  async undoClaims(roomId: string, undos: readonly UndoSeat[], now: Date): Promise<void> {
+    let left = [...undos];
+    for (let attempt = 0; attempt < conflictAttempts + undos.length && left.length > 0; attempt++) {
+      const removed = left.filter((u) => !u.reissued).length;
+      // `emptySince`: when the session was last left, read only once `players` is 0 (core/rooms/session-end.ts).
+      const roomWrite: RoomWrite | undefined =
+        removed === 0
+          ? undefined
+          : {
+              condition: is.playersAtLeast(removed),
+              change: { add: [[['players'], -removed]], set: [[['emptySince'], now.getTime()]] },
+              now,
+            };
+      const outcome = await this.transact(roomId, roomWrite, left.map(undoOp));
+      if (outcome.applied || outcome.failed === 'room') return;
+      if (outcome.failed === 'member') left = left.filter((u) => u.account !== outcome.account);
+      else await this.clock.sleep(jitteredBackoffMs(attempt, joinContentionBackoff));
     }
-    await this.removeOne(roomId, undo.account, holds, now);
   }
 
   /** Removes a counted member item IF `condition`, and its count, in one transaction. */
@@ -436,8 +475,27 @@ export class LargeMembers implements LargeSessionStore {
     return { members, ...(last === undefined ? {} : { last }) };
   }
 
-  /** `joined`: the key's member reserved → active, once (the request that used the key gets the same answer). */
+  /**
+   * `joined`: the key's member reserved → active, once (the request that used the key gets the
+   * same answer). A write that lost to another reads again, a bounded number of times.
+   */
   async confirm(read: SessionRead, keyHashHex: string, requestId: string, now: Date): Promise<ConfirmResult> {
+    let cause: unknown;
+    for (let attempt = 0; attempt < conflictAttempts; attempt++) {
+      if (attempt > 0) await this.clock.sleep(jitteredBackoffMs(attempt - 1, joinContentionBackoff));
+      const step = await this.confirmOnce(read, keyHashHex, requestId, now);
+      if (!('lost' in step)) return step;
+      cause = step.lost;
+    }
+    throw new DependencyUnavailableError('the session is busy: confirm again', { cause });
+  }
+
+  private async confirmOnce(
+    read: SessionRead,
+    keyHashHex: string,
+    requestId: string,
+    now: Date,
+  ): Promise<ConfirmResult | { lost: unknown }> {
     const hash = storedKeyHash(keyHashHex);
     const roomId = read.room.roomId;
     const item = await this.items.ofKey(roomId, hash);
@@ -467,7 +525,37 @@ export class LargeMembers implements LargeSessionStore {
       },
     ]);
     if (outcome.applied) return { state: 'Confirmed', member: memberView(read.room, account, active, hash) };
-    return this.confirm(read, keyHashHex, requestId, now);
+    return { lost: outcome.failed === 'conflict' ? outcome.cause : outcome };
+  }
+
+  /**
+   * The game never got its `joined` answer: the member the key's confirmation made active is
+   * put back as it stood before (`b`), IF that request still holds it, its expiry with it.
+   */
+  async abandon(read: SessionRead, keyHashHex: string, requestId: string): Promise<AbandonResult> {
+    const hash = storedKeyHash(keyHashHex);
+    const roomId = read.room.roomId;
+    const item = await this.items.ofKey(roomId, hash);
+    if (!item || item.g !== undefined) return 'NothingToUndo';
+    const account = String(item.account);
+    const m = memberOf(item.m, account);
+    if (m.u !== requestId) return 'NothingToUndo';
+    const { u: _u, ...unused } = m;
+    const restored: StoredMember = m.b ? { ...m.b, ...ownFields(m), k: hash } : { ...unused, k: hash };
+    const x = expiryBound(restored, read.room);
+    const op: MemberOp = {
+      kind: 'update',
+      account,
+      condition: allOf(equals(['m', 'k'], hash), equals(['m', 'u'], requestId), absent('g')),
+      change: { set: [[['m'], restored], ...(x === undefined ? [] : [[['x'], x] as const])] },
+    };
+    for (let attempt = 0; attempt < conflictAttempts; attempt++) {
+      if (attempt > 0) await this.clock.sleep(jitteredBackoffMs(attempt - 1, joinContentionBackoff));
+      const outcome = await this.transact(roomId, undefined, [op]);
+      if (outcome.applied) return 'Reverted';
+      if (outcome.failed !== 'conflict') return 'NothingToUndo';
+    }
+    return 'NothingToUndo';
   }
 
   /** `left`: the key's member goes, its item kept as a tombstone naming the request (a redelivery's answer). */
@@ -494,6 +582,9 @@ function memberInTheWay(
   plan: ClaimPlan,
   now: number,
 ): ClaimPlan | ClaimResult {
+  // A reclaimed member of another account changed meanwhile (confirmed, re-keyed, left): it stays.
+  if (!claim.members.some((m) => m.account === account))
+    return { ...plan, remove: plan.remove.filter((r) => r.account !== account) };
   // A held member re-keyed meanwhile, or gone: the party is planned again from what it holds now.
   if (!item)
     return claim.held?.[account] ? { state: 'Replan', held: withoutAccount(claim.held, account) } : { state: 'Retry' };
@@ -509,23 +600,51 @@ function memberInTheWay(
   return { ...plan, overwrite };
 }
 
+type UndoSeat = LargeUndo;
+
+/** One seat's undo: its put item goes, a re-keyed member gets its old key and build back. */
+function undoOp(undo: UndoSeat): MemberOp {
+  const holds = equals(['m', 'k'], undo.keyHash);
+  if (!undo.reissued) return { kind: 'delete', account: undo.account, condition: holds };
+  const set = [
+    ...(undo.previousKeyHash === undefined ? [] : [[['m', 'k'], undo.previousKeyHash] as const]),
+    ...(undo.previousBuild === undefined ? [] : [[['m', 'v'], undo.previousBuild] as const]),
+  ];
+  const remove = [
+    ...(undo.previousKeyHash === undefined ? [['m', 'k']] : []),
+    ...(undo.previousBuild === undefined ? [['m', 'v']] : []),
+  ];
+  return { kind: 'update', account: undo.account, condition: holds, change: { set, remove } };
+}
+
 function withoutAccount<T>(map: Readonly<Record<string, T>>, account: string): Record<string, T> {
   const { [account]: _gone, ...rest } = map;
   return rest;
 }
 
-type JoinWrites = Pick<RoomStore, 'claim' | 'reissueKey' | 'undoClaim'>;
+type JoinWrites = Pick<RoomStore, 'claim' | 'reissueKey'> & Pick<LargeSessionStore, 'undoClaims'>;
 
 /**
  * The join's writes for `room`: a large session's go to its member items (one transaction
- * each), any other's to the room's document.
+ * each), any other's to the room's document (its seats' undos one conditional write each:
+ * document writes on one item do not cancel each other).
  */
-export function joinWritesFor(room: Room, sessions: JoinWrites & Partial<Pick<RoomStore, 'large'>>): JoinWrites {
+export function joinWritesFor(
+  room: Room,
+  sessions: Pick<RoomStore, 'claim' | 'reissueKey' | 'undoClaim'> & Partial<Pick<RoomStore, 'large'>>,
+): JoinWrites {
   const large = isLargeSession(room.constants) ? sessions.large : undefined;
-  if (!large) return sessions;
+  if (!large)
+    return {
+      claim: (roomId, spec, now) => sessions.claim(roomId, spec, now),
+      reissueKey: (roomId, change) => sessions.reissueKey(roomId, change),
+      undoClaims: async (roomId, undos, now) => {
+        await Promise.all(undos.map((undo) => sessions.undoClaim(roomId, undo, now).catch(() => undefined)));
+      },
+    };
   return {
     claim: (roomId, spec, now) => large.claim(roomId, largeClaimOf(spec, room), now),
     reissueKey: (roomId, change) => large.reissueKey(roomId, change),
-    undoClaim: (roomId, undo, now) => large.undoClaim(roomId, undo, now),
+    undoClaims: (roomId, undos, now) => large.undoClaims(roomId, undos, now),
   };
 }

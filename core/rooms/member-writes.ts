@@ -260,7 +260,7 @@ export function usedKeyAnswer(
 }
 
 /** What a member holds whatever its state: its scopes, its own properties, its member number and its client's build. */
-const ownFields = (member: StoredMember): Pick<StoredMember, 'c' | 'q' | 'n' | 'v'> => ({
+export const ownFields = (member: StoredMember): Pick<StoredMember, 'c' | 'q' | 'n' | 'v'> => ({
   ...(member.c === undefined ? {} : { c: member.c }),
   ...(member.q === undefined ? {} : { q: member.q }),
   ...(member.n === undefined ? {} : { n: member.n }),

@@ -69,21 +69,28 @@ export const roomConditions = {
     }),
   joinabilityOpen,
   /**
-   * The session takes these accounts' join: anyone while `open`; while `inviteOnly`, only if
-   * every one of them holds an invited member (`i`) whose fixed expiry lies after `now` (epoch
-   * ms), so an invite that ran out admits nobody even while its entry is still stored.
+   * The session takes this write's join: anyone while `open`; while `inviteOnly`, only a write
+   * that adds no newcomer (an invited account holds its member already: the join re-keys it)
+   * and only if every held seat is an invited member (`i`) whose fixed expiry lies after `now`
+   * (epoch ms), so an invite that ran out admits nobody even while its entry is still stored.
+   * A write adding a newcomer is held to `open` alone: no per-account check for those.
    */
-  joinabilityAdmits: (accounts: readonly string[], now: number): Condition =>
-    anyOf(
-      joinabilityOpen,
-      allOf(
-        equals(['properties', 'joinability'], 'inviteOnly'),
-        ...accounts.flatMap((account): Condition[] => [
-          exists('members', account, 'i'),
-          { kind: 'compare', op: '>', path: ['members', account, 'e'], to: { value: now } },
-        ]),
-      ),
-    ),
+  joinabilityAdmits: (
+    seats: { readonly held: readonly string[]; readonly addsNewcomer: boolean },
+    now: number,
+  ): Condition =>
+    seats.addsNewcomer
+      ? joinabilityOpen
+      : anyOf(
+          joinabilityOpen,
+          allOf(
+            equals(['properties', 'joinability'], 'inviteOnly'),
+            ...seats.held.flatMap((account): Condition[] => [
+              exists('members', account, 'i'),
+              { kind: 'compare', op: '>', path: ['members', account, 'e'], to: { value: now } },
+            ]),
+          ),
+        ),
   /** Whether the room stores a `properties` map (rooms made before sessions do not). */
   propertiesStored: exists('properties'),
   propertiesAbsent: absent('properties'),

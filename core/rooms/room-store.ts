@@ -1,7 +1,7 @@
 import type { ChangeNumbers } from './change-kinds';
 import type { DocMember, RoomClock, SessionDocument, StoredMember } from './document';
 import type { Member, NewMember } from './member';
-import type { Placement, Room, RoomFailureReason, RoomHost, RoomSettings } from './model';
+import type { Placement, Room, RoomBounds, RoomFailureReason, RoomHost, RoomSettings } from './model';
 import type { Change, Condition, Item } from './room-expression';
 import type { ItemKey } from '../infra/keys';
 import type { StoredProtocol } from '../versions/protocol';
@@ -428,18 +428,29 @@ export type TransactOutcome =
 /** A claim into a large room: the join's claim, and the room's size and clock (the join has the room). */
 export type LargeClaim = Omit<ClaimSpec, 'maxPlayers'> & {
   readonly maxPlayers: number;
-  readonly room: RoomClock & { readonly spawnDeadline?: string };
+  readonly room: RoomClock & {
+    readonly spawnDeadline?: string;
+    /** With `bounds`, how long its member items are kept (core/rooms/large-members.ts `memberTtlS`). */
+    readonly createdAt?: string;
+    readonly bounds?: RoomBounds;
+  };
 };
+
+/** One seat of a claim to undo: its member by the key the claim gave it. */
+export interface LargeUndo {
+  readonly account: string;
+  readonly keyHash: string;
+  readonly previousKeyHash?: string;
+  readonly previousBuild?: string;
+  readonly reissued: boolean;
+}
 
 /** What the join and the members listing use of a large session (`RoomStore.large`). */
 export interface LargeSessionStore {
   claim(roomId: string, claim: LargeClaim, now: number): Promise<ClaimResult>;
   reissueKey(roomId: string, change: ReissueChange): Promise<ReissueResult>;
-  undoClaim(
-    roomId: string,
-    undo: { account: string; keyHash: string; previousKeyHash?: string; previousBuild?: string; reissued: boolean },
-    now: Date,
-  ): Promise<void>;
+  /** Undoes every seat of one claim, each member by its key, in one transaction. */
+  undoClaims(roomId: string, undos: readonly LargeUndo[], now: Date): Promise<void>;
   /** One page of live members in account order; `after`: the last account of the page before. */
   page(
     roomId: string,

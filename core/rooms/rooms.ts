@@ -118,7 +118,11 @@ export class Rooms implements RoomStore {
   ) {
     this.endedRetentionS = options.endedRetentionS ?? endedRoomTtlS;
     if (options.largeMembers) {
-      this.largeMembers = new LargeMembers(options.largeMembers, (write) => completeWrite(write, this.endedRetentionS));
+      this.largeMembers = new LargeMembers(
+        options.largeMembers,
+        (write) => completeWrite(write, this.endedRetentionS),
+        this.endedRetentionS,
+      );
     }
   }
 
@@ -381,6 +385,8 @@ export class Rooms implements RoomStore {
 
   async abandon(roomId: string, keyHashHex: string, requestId: string, now: Date): Promise<AbandonResult> {
     const read = await this.read(roomId);
+    const large = read && this.largeOf(read.room);
+    if (large) return large.abandon(read, keyHashHex, requestId);
     const write = read && abandonWrite(read, storedKeyHash(keyHashHex), requestId, now);
     if (!write) return 'NothingToUndo';
     return (await this.write(roomId, write)).applied ? 'Reverted' : 'NothingToUndo';

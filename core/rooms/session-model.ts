@@ -78,7 +78,11 @@ export const hostRuleDefaults: HostRules = { migrateHost: false, hostTimeoutMs: 
  * session whose clients never ping (they were written before arbiters) is not ended as
  * host-less a few seconds after its creator's last write.
  */
-export function asksForArbiter(constants: Pick<SessionConstants, 'migrateHost' | 'hostTimeoutMs'>): boolean {
+export function asksForArbiter(
+  constants: Pick<SessionConstants, 'migrateHost' | 'hostTimeoutMs' | 'capabilities'>,
+): boolean {
+  // A large session has none (its template may only say `migrateHost: false`).
+  if (isLargeSession(constants)) return false;
   return constants.migrateHost !== undefined || constants.hostTimeoutMs !== undefined;
 }
 
@@ -107,11 +111,7 @@ export const sessionCustomLimits = {
   memberPropertiesBytes: 512,
 } as const;
 
-/** The most members a session holds (docs/api.md: maxMembers 1–100). */
-export const maxSessionMembers = 100;
-
-/** The most members a `large` session holds: its members are items of their own. */
-export const maxLargeSessionMembers = 1_000;
+export { maxLargeSessionMembers, maxSessionMembers } from '../infra/session-bounds';
 
 /** Shorter names the session document's rules use. */
 export type Joinability = SessionJoinability;

@@ -109,9 +109,13 @@ function largeSessionIssues(constants: {
       : [];
   }
   const why = 'a large session has no arbiter: electing one needs the whole member list, which it never reads';
-  return (['migrateHost', 'hostTimeoutMs'] as const)
-    .filter((name) => constants[name] !== undefined)
-    .map((name) => ({ path: [name], message: `cannot be set with the capability large (${why})` }));
+  // `migrateHost: false` asks for no arbiter to be elected, which a large session keeps.
+  const issues: { path: string[]; message: string }[] = [];
+  if (constants.migrateHost === true)
+    issues.push({ path: ['migrateHost'], message: `cannot be true with the capability large (${why})` });
+  if (constants.hostTimeoutMs !== undefined)
+    issues.push({ path: ['hostTimeoutMs'], message: `cannot be set with the capability large (${why})` });
+  return issues;
 }
 
 /**

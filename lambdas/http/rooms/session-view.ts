@@ -15,7 +15,8 @@ import type { Platform } from '../../dependencies';
  * (core/rooms/session-end.ts decides and ends it).
  */
 export async function memberViewOf(p: Platform, room: Room, account: string): Promise<SessionRoomView> {
-  const read = await p.rooms.read(room.roomId);
+  // With the account: a large session's read then holds the caller's own member item.
+  const read = await p.rooms.read(room.roomId, account);
   // Gone meanwhile (failed and collected, or ended): what the write saw is all there is.
   if (!read) return roomOnlyView(room);
   // The player routes hold no right to stop servers: the sweeper's orphan pass stops the

@@ -822,6 +822,49 @@ function largeSessionContract(subject: () => RoomStoreSubject, room: (overrides?
     expect(await players(rooms, made)).toBe(5);
   });
 
+  it('a party join that must reclaim stays within 100 items a transaction (room + members + removals)', async () => {
+    const { rooms } = subject();
+    const made = await session(rooms, 100, accounts(20, 'old'), t0);
+    const late = t0 + reservedMs + 1;
+    // 80 free slots, 85 joining: 5 expired must go, and only 100 − 1 − 85 = 14 fit beside the puts.
+    expect(await claim(rooms, made, accounts(85, 'new'), late)).toMatchObject({ state: 'Claimed' });
+    expect(await players(rooms, made)).toBe(85 + 20 - 14);
+  }, 60_000);
+
+  it('keeps a member re-keyed by a join confirmable: the single-use mark goes with the old key', async () => {
+    const { rooms } = subject();
+    const made = await session(rooms, 5, ['alice']);
+    const now = at('2026-01-01T00:01:10.000Z');
+    const read = (await rooms.read(made.roomId))!;
+    expect(await rooms.confirm(read, keyOf('alice-key').hex, 'r-first', now)).toMatchObject({ state: 'Confirmed' });
+    const again = seat(made, 'alice', now.getTime(), 'alice-second-key');
+    const held = (await rooms.large.claim(made.roomId, largeClaimOf({ members: [again] }, made), now.getTime())) as {
+      member: StoredMember;
+      keyHash: string;
+    };
+    const change = { account: 'alice', member: held.member, oldKeyHash: held.keyHash, newKeyHash: again.keyHash };
+    expect(await rooms.large.reissueKey(made.roomId, { ...change, now: now.getTime() })).toBe('Reissued');
+    const second = await rooms.confirm(read, keyOf('alice-second-key').hex, 'r-second', now);
+    expect(second).toMatchObject({ state: 'Confirmed' });
+    expect(await stored(rooms, made, 'alice')).toMatchObject({ u: 'r-second' });
+  });
+
+  it('abandons a confirmation the game never got: the member is reserved again, once', async () => {
+    const { rooms } = subject();
+    const made = await session(rooms, 5, ['alice']);
+    const now = at('2026-01-01T00:01:10.000Z');
+    const hex = keyOf('alice-key').hex;
+    expect(await rooms.confirm((await rooms.read(made.roomId))!, hex, 'r-joined', now)).toMatchObject({
+      state: 'Confirmed',
+    });
+    expect(await rooms.abandon(made.roomId, hex, 'r-other', now)).toBe('NothingToUndo');
+    expect(await rooms.abandon(made.roomId, hex, 'r-joined', now)).toBe('Reverted');
+    expect(await stored(rooms, made, 'alice')).toMatchObject({ s: 0, t: t0, k: keyOf('alice-key').stored });
+    expect(await stored(rooms, made, 'alice')).not.toHaveProperty('u');
+    expect(await rooms.abandon(made.roomId, hex, 'r-joined', now)).toBe('NothingToUndo');
+    expect(await players(rooms, made)).toBe(1);
+  });
+
   it("the sweeper's reclaim removes expired reservations with their count, at most a bounded number a run", async () => {
     const { rooms } = subject();
     const lapsing = accounts(largeReclaimPerSweep + 2);

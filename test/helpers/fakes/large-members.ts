@@ -1,9 +1,10 @@
 import { keys } from '../../../core/infra/keys';
-import type {
-  LargeMemberItems,
-  MemberOp,
-  MemberTransaction,
-  TransactionOutcome,
+import {
+  maxTransactItems,
+  type LargeMemberItems,
+  type MemberOp,
+  type MemberTransaction,
+  type TransactionOutcome,
 } from '../../../core/rooms/large-members';
 import { applyChange, holds, type Item } from '../../../core/rooms/room-expression';
 import type { MemoryRoomItems } from './rooms';
@@ -11,7 +12,9 @@ import type { MemoryRoomItems } from './rooms';
 /**
  * Large sessions' member items in a Map, beside a `MemoryRoomItems`: a transaction judges every
  * condition, then applies every part, in one synchronous step (all or nothing, like
- * TransactWriteItems). It never answers a conflict: like DynamoDB Local, it serialises.
+ * TransactWriteItems, and like it refusing more than 100 items). It never answers a conflict:
+ * like DynamoDB Local, it serialises. A member's failed condition is answered before the
+ * room's, as core/rooms/large-member-store.ts reads DynamoDB's cancellation reasons.
  */
 export class MemoryLargeMemberItems implements LargeMemberItems {
   private readonly members = new Map<string, Item>();
@@ -24,10 +27,11 @@ export class MemoryLargeMemberItems implements LargeMemberItems {
   }
 
   async transact(roomId: string, tx: MemberTransaction): Promise<TransactionOutcome> {
+    const size = tx.members.length + (tx.room.kind === 'none' ? 0 : 1);
+    if (size > maxTransactItems) throw new Error(`ValidationException: ${size} items, at most ${maxTransactItems}`);
     const room = this.rooms.peek(roomId);
     const roomHolds =
       tx.room.kind === 'none' || (tx.room.kind === 'put' ? room === undefined : holds(tx.room.condition, room ?? {}));
-    if (!roomHolds) return { applied: false, failed: 'room', ...(room ? { item: structuredClone(room) } : {}) };
     for (const op of tx.members) {
       const item = this.members.get(MemoryLargeMemberItems.key(roomId, op.account));
       if (!holds(op.condition, item ?? {}))
@@ -38,6 +42,7 @@ export class MemoryLargeMemberItems implements LargeMemberItems {
           ...(item ? { item: structuredClone(item) } : {}),
         };
     }
+    if (!roomHolds) return { applied: false, failed: 'room', ...(room ? { item: structuredClone(room) } : {}) };
     if (tx.room.kind === 'put') this.rooms.replace(roomId, structuredClone(tx.room.item));
     if (tx.room.kind === 'update') this.rooms.replace(roomId, applyChange(room ?? {}, tx.room.change));
     for (const op of tx.members) this.apply(roomId, op);

@@ -129,6 +129,14 @@ const bodyRoutes = [
   },
   // The saved state is kept as JSON text, so any JSON value is storable: hostile bodies, never a 5xx.
   { method: 'PUT', path: `/v1/rooms/${room.roomId}/state`, caller: 'player', base: { state: {} }, objects: [] },
+  { method: 'POST', path: '/v1/me/party-tokens', caller: 'player', base: { leader: 'x' }, objects: [] },
+  {
+    method: 'POST',
+    path: `/v1/rooms/${room.roomId}/invites`,
+    caller: 'player',
+    base: { accounts: ['x'] },
+    objects: [],
+  },
 ] as const;
 
 it('covers every route with a body', () => {
@@ -158,7 +166,19 @@ describe.each(bodyRoutes)('$method $path', ({ method, path, caller, objects }) =
   it('answers hostile JSON anywhere in the body without a 5xx', async () => {
     await fc.assert(
       fc.asyncProperty(
-        hostileBody(['gameId', 'version', 'account', 'latencies', 'args', 'constants', 'properties', ...objects]),
+        hostileBody([
+          'gameId',
+          'version',
+          'account',
+          'latencies',
+          'args',
+          'constants',
+          'properties',
+          'party',
+          'accounts',
+          'leader',
+          ...objects,
+        ]),
         async (body) => {
           const response = await api.call(method, path, { token: tokens[caller], body });
           record(`${method} ${path}`, response.status);

@@ -98,6 +98,8 @@ describe('a game server configuration of up to 1,000 players', () => {
     const response = await api.call('POST', '/v1/rooms', { token: player, body: { template: 'stadium-large' } });
     expect(response.status).toBe(202);
     expect(response.body.room).toMatchObject({ maxPlayers: 1_000, constants: { capabilities: ['large'] } });
+    // The caller's own member entry, read with its account (the room's item holds no members).
+    expect(response.body.room.member).toMatchObject({ account: 'stadium-creator' });
     expect(spawned.map((s) => s.maxPlayers)).toEqual([1_000]);
     const roomId = response.body.room.roomId as string;
     const get = (Key: ItemKey) =>
@@ -123,13 +125,14 @@ describe('the answer of a join into a large session', () => {
     const join = async (token: string | undefined) => {
       const joined = await api.call('POST', `/v1/rooms/${roomId}/join`, { token, body: {} });
       expect(joined.status).toBe(200);
-      return joined.body.room as { players: number; changeNumber: number };
+      return joined.body.room as { players: number; changeNumber: number; member?: { account: string } };
     };
     expect((await join(a)).players).toBe(2);
     expect((await join(b)).players).toBe(3);
     // A leave this join path never sees: its count is in the room's item only.
     expect((await api.call('DELETE', `/v1/rooms/${roomId}/members/me`, { token: a })).status).toBe(204);
     const answer = await join(c);
+    expect(answer.member).toMatchObject({ account: 'hall-c' });
     const seen = await api.call('GET', `/v1/rooms/${roomId}`, { token: host });
     expect([answer.players, answer.changeNumber]).toEqual([3, seen.body.room.changeNumber]);
   });

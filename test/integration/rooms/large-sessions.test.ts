@@ -7,13 +7,17 @@ import { createDocumentClient } from '../../../core/infra/aws-clients';
 import { DynamoLargeMemberItems } from '../../../core/rooms/large-member-store';
 import { DynamoRoomItems, dynamoRoomStore } from '../../../core/rooms/dynamo-room-store';
 import { joinRoom, type JoinRoomDependencies } from '../../../core/rooms/join';
-import { RoomFullError } from '../../../core/rooms/join-errors';
+import { PartyMemberRefusedError, RoomFullError } from '../../../core/rooms/join-errors';
+import { AccountBannedError } from '../../../core/abuse/errors';
 import type { Room } from '../../../core/rooms/model';
 import type { RoomStore } from '../../../core/rooms/room-store';
 import { Rooms } from '../../../core/rooms/rooms';
 import { LiveRoomStore } from '../../../core/rooms/live-room-store';
 import { sweepRooms } from '../../../core/rooms/sweep';
 import { SweeperStateStore } from '../../../core/rooms/sweeper-state-store';
+import { endedRoomTtlS } from '../../../core/rooms/room-item';
+import { createRoom } from '../../../core/rooms/create';
+import { ProtocolMismatchError } from '../../../core/versions/errors';
 import { aRoom } from '../../helpers/factories';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
@@ -43,8 +47,13 @@ const constants = (maxMembers: number, reservedMs: number | null = 60_000) => ({
   capabilities: ['large' as const],
 });
 
-async function largeRoom(maxMembers: number, reservedMs: number | null = 60_000): Promise<Room> {
+async function largeRoom(
+  maxMembers: number,
+  reservedMs: number | null = 60_000,
+  extra: Partial<Room> = {},
+): Promise<Room> {
   const room = aRoom({
+    ...extra,
     state: 'ready',
     players: 0,
     maxPlayers: maxMembers,
@@ -155,6 +164,84 @@ describe('a large session', () => {
   });
 });
 
+describe('a large session’s member items', () => {
+  it('answers a member joining its full session again with its slot and a fresh key, never ROOM_FULL', async () => {
+    const room = await largeRoom(1);
+    const first = await join(store, room.roomId, 'alice');
+    const again = await join(store, room.roomId, 'alice');
+    expect(again.reservation.key).not.toBe(first.reservation.key);
+    expect((await store.read(room.roomId))?.room.players).toBe(1);
+  });
+
+  it('carry a ttl: the room’s creation + its lifetime bound + the ended-room retention', async () => {
+    const room = await largeRoom(5, 60_000, { bounds: { emptyGraceS: 60, maxLifetimeS: 3_600 } });
+    await join(store, room.roomId, 'alice');
+    const { Item } = await platform.db.send(
+      new GetCommand({ TableName: platform.tableName, Key: { pk: `ROOM#${room.roomId}`, sk: 'MEMBER#alice' } }),
+    );
+    expect(Item?.ttl).toBe(Math.ceil(Date.parse(room.createdAt) / 1000) + 3_600 + endedRoomTtlS);
+  });
+});
+
+describe('a large session created for a client its server turns out not to serve', () => {
+  it('undoes the creator’s member item with its count: the session stays, empty', async () => {
+    const spawner = {
+      spawn: async (request: { roomId: string }) => {
+        setTimeout(() => {
+          void store.markReady(request.roomId, {
+            address: '203.0.113.7',
+            initedBy: 'inited-1',
+            protocol: { h: 'bbbbbbbbbbbbbbbb' },
+            now: new Date(),
+          });
+        }, 50);
+        return { taskId: `arn:aws:ecs:eu-west-1:1:task/c/${request.roomId}`, host: 'pending', ports: [7777] };
+      },
+      stop: async () => {},
+    };
+    const roomId = `large-${Date.now()}`;
+    const error = await createRoom(
+      {
+        account: 'alice',
+        scopes: [],
+        gameId: 'g',
+        version: '1',
+        settings: {},
+        region: 'local',
+        protocol: { hash: 'aaaaaaaaaaaaaaaa' },
+        session: { template: null, constants: constants(10), properties: { joinability: 'open', custom: {} } },
+      },
+      {
+        rooms: store,
+        spawner,
+        configuration: {
+          gameId: 'g',
+          version: '1',
+          updatedAt: new Date().toISOString(),
+          binary: '/bin/true',
+          args: [],
+          env: {},
+          ports: 1,
+          maxPlayers: 10,
+          serverSettings: {},
+          spawnTimeoutS: 30,
+          reservationTimeoutS: 30,
+          commands: [],
+          serverScopes: [],
+        },
+        now: () => new Date(),
+        newRoomId: () => roomId,
+        mintServerToken: async () => 'server-token',
+        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        answerBy: new Date(Date.now() + 5_000),
+      },
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProtocolMismatchError);
+    expect((await store.read(roomId))?.room.players).toBe(0);
+    expect(await memberItems(roomId)).toBe(0);
+  });
+});
+
 describe('the sweeper and a large session', () => {
   it('removes its expired reservations and counts players down, though nobody joins', async () => {
     const room = await largeRoom(10, 1);
@@ -187,7 +274,8 @@ describe('a large session under transaction conflicts (DynamoDB Local never conf
       CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }],
     });
 
-  function conflicted(times: number) {
+  /** The first `times` transactions `when` picks are cancelled with TransactionConflict. */
+  function conflicted(times: number, when: (input: { TransactItems: object[] }) => boolean = () => true) {
     const client = createDocumentClient({ region: 'us-east-1', dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT });
     const real = platform.db;
     const mock = mockClient(client);
@@ -202,7 +290,10 @@ describe('a large session under transaction conflicts (DynamoDB Local never conf
     const sent: unknown[] = [];
     mock.on(TransactWriteCommand).callsFake((input: unknown) => {
       sent.push(input);
-      if (left-- > 0) return Promise.reject(conflict());
+      if (left > 0 && when(input as { TransactItems: object[] })) {
+        left--;
+        return Promise.reject(conflict());
+      }
       return real.send(new TransactWriteCommand(input as never));
     });
     return { sessions: dynamoRoomStore(client, platform.tableName), sent, restore: () => mock.restore() };
@@ -228,6 +319,33 @@ describe('a large session under transaction conflicts (DynamoDB Local never conf
     expect(first.TransactItems[0]!.Update?.Key).toEqual({ pk: `ROOM#${room.roomId}`, sk: 'ROOM' });
     expect(first.TransactItems[1]!.Put?.Item.sk).toBe('MEMBER#carol');
     expect((await store.read(room.roomId))?.room.players).toBe(1);
+  });
+
+  it('undoes a refused party in one transaction, retried past a conflict: its slots are free again', async () => {
+    const room = await largeRoom(10);
+    // On AWS, undo transactions of one claim sent at once all update the room's item: all but one conflict.
+    const undoing = (input: { TransactItems: object[] }) => input.TransactItems.some((item) => 'Delete' in item);
+    const { sessions, sent, restore } = conflicted(1, undoing);
+    const refused = new AccountBannedError('bob', undefined);
+    const pass = { known: async () => {}, decide: async () => {} };
+    try {
+      const error = await joinRoom(
+        { roomId: room.roomId, account: 'alice', scopes: [], party: [{ account: 'bob', scopes: [] }] },
+        deps(sessions, {
+          sleep: async () => {},
+          partyChecks: (who) =>
+            who === 'bob' ? { known: async () => {}, decide: () => Promise.reject(refused) } : pass,
+        }),
+      ).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PartyMemberRefusedError);
+    } finally {
+      restore();
+    }
+    const undos = (sent as { TransactItems: object[] }[]).filter(undoing);
+    expect(undos).toHaveLength(2);
+    expect(undos[1]!.TransactItems).toHaveLength(3);
+    expect((await store.read(room.roomId))?.room.players).toBe(0);
+    expect(await memberItems(room.roomId)).toBe(0);
   });
 
   it('answers 503 UNAVAILABLE, never ROOM_FULL, when conflicts outlast the join deadline', async () => {

@@ -45,9 +45,10 @@ const cases: [string, Condition][] = [
   ['memberAsRead', memberAsRead({ account: 'alice', member: { t: 7 }, keyHash: 'h1' })],
   ['serverHeardFrom', is.serverHeardFrom('2026-01-01T00:00:15.000Z')],
   ['joinabilityOpen', is.joinabilityOpen],
-  ['joinabilityAdmits (invited, live)', is.joinabilityAdmits(['bob'], 5)],
-  ['joinabilityAdmits (invite ran out)', is.joinabilityAdmits(['bob'], 10)],
-  ['joinabilityAdmits (not invited)', is.joinabilityAdmits(['carol'], 5)],
+  ['joinabilityAdmits (invited, live)', is.joinabilityAdmits({ held: ['bob'], addsNewcomer: false }, 5)],
+  ['joinabilityAdmits (invite ran out)', is.joinabilityAdmits({ held: ['bob'], addsNewcomer: false }, 10)],
+  ['joinabilityAdmits (not invited)', is.joinabilityAdmits({ held: ['carol'], addsNewcomer: false }, 5)],
+  ['joinabilityAdmits (adds a newcomer)', is.joinabilityAdmits({ held: ['bob'], addsNewcomer: true }, 5)],
   ['propertiesStored', is.propertiesStored],
 ];
 

@@ -7,6 +7,7 @@ import {
   isPlatformMinted,
   joinedTokenClaims,
   joinedTokenScopes,
+  partyAudience,
   roomAudience,
 } from '../../../core/auth/token-model';
 
@@ -51,6 +52,7 @@ describe('token model', () => {
     [{ iss: 'roomkeeper-platform' }, true],
     [{ iss: 'idp', aud: gameServerAudience }, true],
     [{ iss: 'idp', aud: ['api', roomAudience('r')] }, true],
+    [{ iss: 'idp', aud: partyAudience }, true],
     [{ iss: 'idp', aud: 'api' }, false],
     [{ iss: 'idp', client_id: 'roomkeeper:room:r' }, false],
   ])('isPlatformMinted(%j) is %s', (payload, expected) => {
@@ -66,6 +68,7 @@ describe('token model', () => {
   it.each([
     [{ issuer: 'roomkeeper-platform' }, 'issuer'],
     [{ issuer: 'idp', audience: 'roomkeeper:game-server' }, 'reserved'],
+    [{ issuer: 'idp', audience: partyAudience }, 'reserved'],
   ])('refuses an identity provider setting that would let platform tokens in: %j', (idp, word) => {
     expect(identityProviderConflict(idp, 'roomkeeper-platform')).toContain(word);
   });

@@ -5,6 +5,7 @@ import {
   InviteeFullError,
   InviterNotArbiterError,
   InviterNotMemberError,
+  NoInvitingArbiterError,
 } from '../../../../core/invites/errors';
 import { inviteToRoom, type InviteDependencies } from '../../../../core/invites/invite';
 import { liveInvites, maxLiveInvitesPerAccount } from '../../../../core/invites/invite-store';
@@ -126,6 +127,20 @@ describe('inviteToRoom', () => {
     await expect(invite(deps, hosted.roomId, 'alice', ['carol'])).resolves.toMatchObject({ invited: ['carol'] });
     const dedicated = await session(rooms, ['alice', 'bob'], { host: { epoch: 1, seenAt: t0 } });
     await expect(invite(deps, dedicated.roomId, 'bob', ['carol'])).resolves.toMatchObject({ invited: ['carol'] });
+  });
+
+  it('a peer-hosted session asking for an arbiter takes no invite while none is elected (409); one asking for none does', async () => {
+    const { rooms, deps } = world();
+    const constants = { maxMembers: 4, visibility: 'open' as const, timeouts, custom: {} };
+    const asks = await session(rooms, ['alice', 'bob'], {
+      hosting: 'peerHosted',
+      constants: { ...constants, migrateHost: true },
+    });
+    const refused = invite(deps, asks.roomId, 'alice', ['carol']);
+    await expect(refused).rejects.toBeInstanceOf(NoInvitingArbiterError);
+    await expect(refused).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/arbiter alone/) });
+    const none = await session(rooms, ['alice', 'bob'], { hosting: 'peerHosted', constants });
+    await expect(invite(deps, none.roomId, 'bob', ['carol'])).resolves.toMatchObject({ invited: ['carol'] });
   });
 
   it('refuses what does not fit whole with ROOM_FULL, and a closed room with NOT_JOINABLE', async () => {

@@ -6,7 +6,9 @@ import {
   classifyClaimFailure,
   maxReclaimPerWrite,
   reclaimAndClaimWrite,
+  reclaimBatchFor,
 } from '../../../../core/rooms/join-conditions';
+import { maxPartyEntries } from '../../../../core/auth/party-proof';
 import { matchmakingRequestSchema, maxCriteria } from '../../../../core/rooms/schema';
 
 const t0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -42,7 +44,7 @@ describe('claimWrite: the join is one conditional write', () => {
         is.hasFreeSlot,
         is.roomIsLive,
         is.serverHeardFrom(spec.heartbeatSince),
-        is.joinabilityAdmits(['alice'], now.getTime()),
+        is.joinabilityAdmits({ held: [], addsNewcomer: true }, now.getTime()),
       ),
     );
     expect(write.now).toBe(now);
@@ -57,7 +59,7 @@ describe('claimWrite: the join is one conditional write', () => {
         is.hasFreeSlot,
         is.roomIsLive,
         is.serverHeardFrom(spec.heartbeatSince),
-        is.joinabilityAdmits(['alice'], now.getTime()),
+        is.joinabilityAdmits({ held: [], addsNewcomer: true }, now.getTime()),
         is.protocolAccepts('aaaaaaaaaaaaaaaa'),
         is.settingsMatch({ mode: 'ranked' }),
       ),
@@ -142,6 +144,50 @@ describe("the join's expression stays within DynamoDB's limits in the worst case
     expect(operatorsIn(update)).toBeLessThan(300);
   });
 
+  it(`the largest party (${maxPartyEntries + 1}, every seat an invited held one), ${maxCriteria} criteria, a build and its reclaim batch: under 4 KB and 300 operators`, () => {
+    const criteria = Object.fromEntries(Array.from({ length: maxCriteria }, (_, i) => [`criterion-${i}`, i]));
+    const members = Array.from({ length: maxPartyEntries + 1 }, (_, i) => ({
+      account: `party-${i}`,
+      keyHash: `k${i}`.padEnd(22, 'x'),
+      member,
+    }));
+    const held = Object.fromEntries(
+      members.map((seat) => [seat.account, { member: { ...member, i: 'x' }, keyHash: 'h'.padEnd(22, 'y') }]),
+    );
+    const expired = Array.from({ length: maxReclaimPerWrite + 5 }, (_, i) => ({
+      account: `player-${i}`,
+      member: { s: 0, t: t0, e: t0, d: t0 },
+      keyHash: `h${i}`.padEnd(22, 'x'),
+    }));
+    for (const party of [members, members.slice(0, 2)]) {
+      const write = reclaimAndClaimWrite(
+        { ...spec, members: party, held, protocol: 'aaaaaaaaaaaaaaaa', criteria, expired, maxPlayers: 100 },
+        now,
+      );
+      expect(write.change.remove?.length).toBeGreaterThanOrEqual(reclaimBatchFor(party.length));
+      const { condition, change } = completeWrite(write, 3_600);
+      const compiled = compileWrite(condition, change);
+      const update = compiled.UpdateExpression ?? '';
+      expect(compiled.ConditionExpression.length).toBeLessThan(4096);
+      expect(update.length).toBeLessThan(4096);
+      expect(operatorsIn(compiled.ConditionExpression)).toBeLessThan(300);
+      expect(operatorsIn(update)).toBeLessThan(300);
+    }
+    expect(reclaimBatchFor(maxPartyEntries + 1)).toBeGreaterThan(0);
+  });
+
+  it('a party joining an inviteOnly session: a write adding a newcomer needs it open; invite checks only on held seats', () => {
+    const party = [...aliceSeat, { account: 'bob', keyHash: 'hB', member }];
+    const adding = claimWrite({ ...spec, members: party, maxPlayers: 4, held: { bob: { member } } }, now);
+    expect((adding.condition as { of: readonly unknown[] }).of).toContainEqual(is.joinabilityOpen);
+    expect(JSON.stringify(adding.condition)).not.toContain('"i"');
+    const all = { alice: { member }, bob: { member } };
+    const rekey = claimWrite({ ...spec, members: party, maxPlayers: 4, held: all }, now);
+    expect((rekey.condition as { of: readonly unknown[] }).of).toContainEqual(
+      is.joinabilityAdmits({ held: ['alice', 'bob'], addsNewcomer: false }, now.getTime()),
+    );
+  });
+
   it(`refuses more than ${maxCriteria} criteria with a 400 that says why`, () => {
     const body = { gameId: 'arena', version: '1.0.0' };
     const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
@@ -150,6 +196,22 @@ describe("the join's expression stays within DynamoDB's limits in the worst case
     expect(refused.error?.issues).toEqual([
       expect.objectContaining({ path: ['criteria'], message: expect.stringMatching(`at most ${maxCriteria} keys`) }),
     ]);
+  });
+});
+
+describe('classifyClaimFailure: Reclaim only when one write can make room', () => {
+  it('a party needing more slots than its one write may reclaim is Full; one that fits in the batch reclaims', () => {
+    const stale = (i: number) => [`gone-${i}`, { s: 0, t: t0 - 10, e: t0 - 1, k: `h${i}` }] as const;
+    const item = roomItem({
+      players: 100,
+      maxPlayers: 100,
+      members: Object.fromEntries(Array.from({ length: 100 }, (_, i) => stale(i))),
+    });
+    const seats = (n: number) => Array.from({ length: n }, (_, i) => ({ account: `p${i}`, keyHash: `k${i}`, member }));
+    const big = maxPartyEntries + 1;
+    expect(reclaimBatchFor(big)).toBeLessThan(big);
+    expect(classifyClaimFailure(item, { members: seats(big) }, t0)).toEqual({ state: 'Full' });
+    expect(classifyClaimFailure(item, { members: seats(2) }, t0)).toMatchObject({ state: 'Reclaim' });
   });
 });
 

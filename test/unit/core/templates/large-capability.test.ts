@@ -1,3 +1,4 @@
+import { asksForArbiter } from '../../../../core/rooms/session-model';
 import { templateBodySchema } from '../../../../core/templates/template-schema';
 
 const body = (constants: Record<string, unknown>) => ({ constants: { visibility: 'open', ...constants } });
@@ -16,8 +17,13 @@ describe('template constants: capabilities large', () => {
 
   it('refuses an arbiter with large, saying why', () => {
     expect(issues({ maxMembers: 500, capabilities: ['large'], migrateHost: true, hostTimeoutMs: 5_000 })).toEqual([
-      expect.stringMatching(/^constants\.migrateHost: cannot be set with the capability large \(.*member list/),
+      expect.stringMatching(/^constants\.migrateHost: cannot be true with the capability large \(.*member list/),
       expect.stringMatching(/^constants\.hostTimeoutMs: cannot be set with the capability large/),
     ]);
+  });
+
+  it('accepts an explicit migrateHost false with large: it asks for no arbiter', () => {
+    expect(issues({ maxMembers: 500, capabilities: ['large'], migrateHost: false })).toEqual([]);
+    expect(asksForArbiter({ capabilities: ['large'], migrateHost: false })).toBe(false);
   });
 });

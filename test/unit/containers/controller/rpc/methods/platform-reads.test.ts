@@ -8,6 +8,7 @@ import {
 } from '../../../../../../containers/controller/rpc/methods/platform-reads';
 import { forwardedCall } from '../../../../../../core/protocol/controller-messages';
 import { parseFrame, rpcErrorCodes } from '../../../../../../core/protocol/jsonrpc';
+import { taskOverridesBudget } from '../../../../../../core/gameservers/task-overrides';
 import { maxComponents, setHashOf } from '../../../../../../core/versions/protocol';
 
 /** The Anthill runtimes' two methods as the sidecar takes them from a game, and a large `inited`. */
@@ -101,7 +102,7 @@ describe('update_settings and check_deployment, as the Anthill runtimes call the
 });
 
 describe("the sidecar's bounds admit the largest inited a build may send", () => {
-  it('forwards an inited with 256 components of 128-character names and 4 KiB of settings', async () => {
+  it('forwards an inited with 256 components of 128-character names and the most settings a task takes', async () => {
     const { frame, forwarded } = setup();
     const components = Object.fromEntries(
       Array.from({ length: maxComponents }, (_, i) => [
@@ -110,7 +111,8 @@ describe("the sidecar's bounds admit the largest inited a build may send", () =>
       ]),
     );
     const protocol = { hash: setHashOf(components), components, builtAt: '2026-01-01T00:00:00Z' };
-    const settings = { blob: 'y'.repeat(4096 - 12) };
+    // The settings' bound is the game server task's overrides (taskOverridesBudget.roomSettings).
+    const settings = { blob: 'y'.repeat(taskOverridesBudget.roomSettings - 60) };
     const text = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'inited', params: { settings, protocol } });
     expect(await frame(text)).toEqual({ jsonrpc: '2.0', id: 1, result: { status: 'OK' } });
     expect(forwarded).toEqual([{ method: 'inited', params: { settings, protocol } }]);

@@ -10,14 +10,6 @@ import type { PlatformTokenVerifier, TokenVerifier } from './tokens';
  * to be seated by this caller; nothing else about the member is taken from the caller.
  */
 
-/**
- * The most entries a `party` holds (16 members with its leader): the party's claim is one
- * conditional write, each member one more set of checks in its expression, and DynamoDB refuses
- * an expression over 4 KB or 300 operators (core/rooms/schema.ts `maxCriteria` cites the page);
- * test/unit/core/rooms/join-conditions.test.ts compiles the largest party's worst case.
- */
-export const maxPartyEntries = 15;
-
 export interface PartyVerifiers {
   /** The identity provider's tokens (the player API's bearer tokens). */
   readonly verifyToken: TokenVerifier;

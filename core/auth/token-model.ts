@@ -182,3 +182,12 @@ export function identityProviderConflict(
   }
   return undefined;
 }
+
+/**
+ * The most entries a `party` holds (16 members with its leader): the party's claim is one
+ * conditional write, each member one more set of checks in its expression, and DynamoDB refuses
+ * an expression over 4 KB or 300 operators (core/rooms/schema.ts `maxCriteria` cites the page). Here, not beside the
+ * party's verification, so a body schema naming it does not pull the token verifier into every route;
+ * test/unit/core/rooms/join-conditions.test.ts compiles the largest party's worst case.
+ */
+export const maxPartyEntries = 15;

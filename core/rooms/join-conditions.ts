@@ -130,7 +130,7 @@ export function claimWrite(spec: ClaimSpec, now: Date): RoomWrite {
 export const maxReclaimPerWrite = 32;
 /** A held seat's checks (state clock, expiry, key; an invite's two) cost as much as two removals. */
 const reclaimSlotsPerSeat = 2;
-/** The largest party (core/auth/party-proof.ts `maxPartyEntries`) still removes this many. */
+/** The largest party (core/auth/token-model.ts `maxPartyEntries`) still removes this many. */
 const minReclaimPerWrite = 2;
 
 /**

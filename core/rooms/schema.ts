@@ -5,7 +5,7 @@ import { roomStates } from './model';
 import { sessionConstantsCustomSchema, sessionPropertiesCustomSchema } from './custom-schema';
 import { templateNameSchema } from '../templates/template-schema';
 import { protocolSchema } from '../versions/protocol';
-import { maxPartyEntries } from '../auth/party-proof';
+import { maxPartyEntries } from '../auth/token-model';
 import { maxLargeSessionMembers, maxSessionMembers } from './session-model';
 
 /** Room ids are ours (UUIDs), but any short URL-safe id is accepted on read so a bad one is a 404, not a 400. */

@@ -49,7 +49,7 @@ describe('game server configurations', () => {
     ['ports', 0],
     ['ports', 17],
     ['maxPlayers', 0],
-    ['maxPlayers', 101],
+    ['maxPlayers', 1_001],
     ['spawnTimeoutS', 0],
     ['spawnTimeoutS', 601],
     ['reservationTimeoutS', 0],

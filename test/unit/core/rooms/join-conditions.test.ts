@@ -8,7 +8,7 @@ import {
   reclaimAndClaimWrite,
   reclaimBatchFor,
 } from '../../../../core/rooms/join-conditions';
-import { maxPartyEntries } from '../../../../core/auth/party-proof';
+import { maxPartyEntries } from '../../../../core/auth/token-model';
 import { matchmakingRequestSchema, maxCriteria } from '../../../../core/rooms/schema';
 
 const t0 = Date.parse('2026-01-01T00:00:00.000Z');

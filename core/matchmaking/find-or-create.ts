@@ -75,8 +75,8 @@ export async function findOrCreate(
   for (let round = 0; round < maxRounds; round++) {
     const pointer = await deps.pointers.get(bucket);
     if (!pointer) {
-      const roomId = deps.newRoomId();
-      if (await deps.pointers.move(bucket, roomId, undefined, deps.now())) return deps.create(roomId);
+      const created = await createIfPointerMoved(bucket, undefined, deps);
+      if (created) return created;
       await deps.sleep(jitteredBackoffMs(waits++, racerBackoff));
       continue;
     }
@@ -98,8 +98,8 @@ export async function findOrCreate(
       const joined = await tryJoin(candidate, deps);
       if (joined) return joined;
     }
-    const next = deps.newRoomId();
-    if (await deps.pointers.move(bucket, next, pointer.roomId, deps.now())) return deps.create(next);
+    const created = await createIfPointerMoved(bucket, pointer.roomId, deps);
+    if (created) return created;
     // Another racer moved it and is writing the room: give it the time to.
     await deps.sleep(jitteredBackoffMs(waits++, racerBackoff));
   }
@@ -126,8 +126,8 @@ async function findOrCreateForParty(
   for (let round = 0; round < maxRounds; round++) {
     const pointer = await deps.pointers.get(bucket);
     if (!pointer) {
-      const roomId = deps.newRoomId();
-      if (await deps.pointers.move(bucket, roomId, undefined, deps.now())) return deps.create(roomId);
+      const created = await createIfPointerMoved(bucket, undefined, deps);
+      if (created) return created;
       await deps.sleep(jitteredBackoffMs(waits++, racerBackoff));
       continue;
     }
@@ -144,11 +144,24 @@ async function findOrCreateForParty(
       const joined = await tryJoin(candidate.roomId === room?.roomId ? room : candidate.roomId, deps);
       if (joined) return joined;
     }
-    const next = deps.newRoomId();
-    if (await deps.pointers.move(bucket, next, pointer.roomId, deps.now())) return deps.create(next);
+    const created = await createIfPointerMoved(bucket, pointer.roomId, deps);
+    if (created) return created;
     await deps.sleep(jitteredBackoffMs(waits++, racerBackoff));
   }
   throw new RoomFullError(bucket);
+}
+
+/**
+ * Moves the bucket's pointer from `expected` (undefined: it points nowhere) to a new room id
+ * and, if this racer is the one that moved it, creates that room; undefined if another racer won.
+ */
+async function createIfPointerMoved(
+  bucket: string,
+  expected: string | undefined,
+  deps: FindOrCreateDependencies,
+): Promise<MatchResult | undefined> {
+  const roomId = deps.newRoomId();
+  return (await deps.pointers.move(bucket, roomId, expected, deps.now())) ? deps.create(roomId) : undefined;
 }
 
 /** The pointer room (as read) and the index's open rooms, once each, the fullest first (then the oldest). */

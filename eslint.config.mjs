@@ -27,6 +27,8 @@ export default tseslint.config(
       'cdk/**/*.ts',
       'scripts/**/*.ts',
       'cli/**/*.ts',
+      'client/**/*.ts',
+      'console/**/*.ts',
       'test/bench/**/*.ts',
     ],
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },

@@ -2,14 +2,18 @@ import { writeFile } from 'node:fs/promises';
 import { Command, CommanderError } from 'commander';
 import { ComponentDefinitionError, type ComponentDefinition } from '../core/versions/canonical';
 import { definitionsOfFiles, protocolOf, type Manifest } from '../core/versions/manifest';
+import { addCatalogCommands } from './commands/catalog';
+import { addOperationCommands } from './commands/operations';
+import { addRoomCommands } from './commands/rooms';
+import { tailCommand } from './commands/tail';
+import { exitCodeOf, exitCodes, UsageError, type CliIo } from './context';
 
 /**
- * The `roomkeeper` command line. `roomkeeper hash` is the build step of docs/versions.md: it
- * hashes the build's network components and writes the manifest the build ships.
+ * The `roomkeeper` command line (docs/cli.md): the platform's admin API for people (tables)
+ * and scripts (`--json`), through the typed client. `roomkeeper hash` is the build step of
+ * docs/versions.md: it hashes the build's network components and writes the manifest the
+ * build ships.
  */
-
-/** A bad input: one line on stderr and exit code 2, so a build script fails with a reason, not a trace. */
-class UsageError extends Error {}
 
 /**
  * When the build was made: `--built-at`, else `SOURCE_DATE_EPOCH` (seconds, the reproducible-builds
@@ -70,19 +74,20 @@ async function hash(paths: string[], options: HashOptions, io: CliIo): Promise<v
   io.stdout(options.json === true ? json : table(manifest, definitions, files));
 }
 
-/** What the CLI touches outside its arguments. */
-interface CliIo {
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
-  readonly env: NodeJS.ProcessEnv;
-  readonly now: () => Date;
-}
-
-function program(io: CliIo): Command {
+export function program(io: CliIo): Command {
   const root = new Command('roomkeeper')
-    .description('Roomkeeper command line.')
-    .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+    .description('Roomkeeper command line: rooms, members, bans, hosts, the warm pool, queues, the catalog.')
+    .option('--url <url>', "the API (default: ROOMKEEPER_URL, else the profile's, else http://127.0.0.1:${PORT:-3000})")
+    .option('--profile <name>', 'url and token from ~/.config/roomkeeper/profiles.json')
+    .option('--json', "print the API's JSON instead of tables")
+    .addHelpText(
+      'after',
+      "\nToken: ROOMKEEPER_TOKEN, else the profile's; against the local cloud the CLI mints an admin token itself.\nExit codes: 0 ok, 1 the API answered an error, 2 usage, 3 cannot reach the API, 130 interrupted.\n",
+    );
+  addRoomCommands(root, io);
+  addOperationCommands(root, io);
+  addCatalogCommands(root, io);
+  root.addCommand(tailCommand(io));
   root
     .command('hash')
     .description("hash a build's network components (JSON or O3DE AutoComponent XML) into its manifest")
@@ -90,44 +95,68 @@ function program(io: CliIo): Command {
     .option('--json', 'print the manifest as JSON instead of a table')
     .option('--out <file>', 'write the manifest JSON to this file')
     .option('--built-at <iso>', 'when the build was made (default: SOURCE_DATE_EPOCH if set, else now)')
-    .action((paths: string[], options: HashOptions) => hash(paths, options, io));
+    .action((paths: string[], options: HashOptions, command: Command) =>
+      hash(paths, { ...options, json: command.optsWithGlobals<HashOptions>().json }, io),
+    );
+  configureAll(root, io);
   return root;
 }
 
+/**
+ * Every command throws instead of exiting, so `run` decides the exit code (and tests can call
+ * it), and writes through `io` (commands added with addCommand inherit neither setting).
+ */
+function configureAll(command: Command, io: CliIo): void {
+  command.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  for (const sub of command.commands) configureAll(sub, io);
+}
+
 /** Runs the CLI; resolves to the exit code. */
-async function run(argv: readonly string[], io: CliIo): Promise<number> {
+export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   try {
     await program(io).parseAsync([...argv], { from: 'user' });
-    return 0;
+    return io.signal.aborted ? exitCodes.interrupted : exitCodes.ok;
   } catch (error) {
-    // Commander has already printed its usage error or help.
-    if (error instanceof CommanderError) return error.exitCode;
-    if (error instanceof ComponentDefinitionError || error instanceof UsageError) {
+    // Commander has already printed its usage error or help (exit code 0 for --help, else 1: a usage error here).
+    if (error instanceof CommanderError) return error.exitCode === 0 ? exitCodes.ok : exitCodes.usage;
+    if (error instanceof ComponentDefinitionError) {
       io.stderr(`roomkeeper: ${error.message}\n`);
-      return 2;
+      return exitCodes.usage;
     }
     const code = (error as NodeJS.ErrnoException).code;
-    if (typeof code === 'string' && code.startsWith('E')) {
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code) && !io.signal.aborted) {
       io.stderr(`roomkeeper: ${(error as Error).message}\n`);
-      return 2;
+      return exitCodes.usage;
     }
-    throw error;
+    return exitCodeOf(error, io);
   }
 }
 
 /** The process entry point (bin/roomkeeper.js). */
 export function main(): void {
+  const interrupt = new AbortController();
+  // The first Ctrl-C lets a command stop cleanly (close its socket); a second one does not wait.
+  process.once('SIGINT', () => {
+    interrupt.abort(new Error('interrupted'));
+    process.once('SIGINT', () => process.exit(exitCodes.interrupted));
+  });
   const io: CliIo = {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     env: process.env,
     now: () => new Date(),
+    stderrIsTTY: process.stderr.isTTY === true,
+    signal: interrupt.signal,
   };
   run(process.argv.slice(2), io).then(
-    (code) => (process.exitCode = code),
+    (code) => {
+      process.exitCode = code;
+      // A command that ended leaves nothing to wait for (an open socket, a timer): exit now.
+      process.exit();
+    },
     (error: unknown) => {
-      process.stderr.write(`roomkeeper: unexpected error: ${(error as Error).message}\n`);
-      process.exitCode = 1;
+      process.stderr.write(`roomkeeper: unexpected error: ${(error as Error).stack ?? String(error)}\n`);
+      process.exit(1);
     },
   );
 }

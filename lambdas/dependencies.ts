@@ -44,11 +44,12 @@ import type { SidecarCredentials } from '../core/protocol/controller-messages';
 import { sidecarKeys, type SidecarKeys } from '../core/protocol/sidecar-channel';
 import { deriveIdempotencyKey } from '../core/idempotency/cipher';
 import { IdempotencyStore, type IdempotencyRecords } from '../core/idempotency/store';
-import { LiveRoomStore, type LiveRoomIndex } from '../core/rooms/live-room-store';
+import { LiveRoomStore, type LiveRoomIndex, type LiveRoomPages } from '../core/rooms/live-room-store';
 import { RoomListStore, type RoomListing } from '../core/rooms/list-store';
 import { dynamoRoomStore } from '../core/rooms/dynamo-room-store';
 import type { RoomStore } from '../core/rooms/room-store';
 import { SweeperStateStore } from '../core/rooms/sweeper-state-store';
+import { HistoryStore, type RoomHistory } from '../core/rooms/history-store';
 import { TemplateStore } from '../core/templates/template-store';
 import { FleetStore } from '../core/placement/fleet-store';
 import type { IpLocator } from '../core/placement/geo';
@@ -57,6 +58,9 @@ import { PoolStore } from '../core/pool/pool-store';
 import { WarmPool } from '../core/pool/warm-pool';
 import { assignThroughSidecar, sqsAssignAnswers } from '../core/pool/assign';
 import { queueUrlResolver } from '../core/infra/queue-urls';
+import { QueueAdmin } from '../core/infra/queue-admin';
+import type { LogLines } from '../core/infra/log-lines';
+import { cloudWatchQueueAges } from '../core/infra/queue-ages';
 import { gameServerTokenClaims } from '../core/auth/token-model';
 import { PlatformCache } from '../core/infra/platform-cache';
 import { tableUpgradeName } from '../core/upgrade/table-upgrade';
@@ -113,8 +117,15 @@ export interface Platform {
   readonly roomMessages: RoomMessages;
   /** Seals a command (or a cost bound's `stop`) for a room's sidecar and puts it on its reply queue. */
   readonly deliverCommand: SidecarDelivery;
-  /** Every live room, through the sweeper's index (never a table scan): the sweeper and the local cloud's reconciliation. */
-  readonly liveRooms: LiveRoomIndex;
+  /**
+   * Every live room, through the sweeper's index (never a table scan): the sweeper, the local
+   * cloud's reconciliation, and page by page the operators' listing (`GET /v1/admin/rooms`).
+   */
+  readonly liveRooms: LiveRoomIndex & LiveRoomPages;
+  /** Rooms' spawn/kill history (core/rooms/history-store.ts): written by the table stream's consumer, read by the admin API. */
+  readonly history: RoomHistory;
+  /** The platform's queues and their dead-letter queues for operators: counts, ages, redrive (core/infra/queue-admin.ts). */
+  readonly queueAdmin: QueueAdmin;
   readonly spawner: Spawner;
   /** Running-server caps and the per-room cost bounds (docs/cost-bounds.md). */
   readonly costs: RoomCosts;
@@ -173,6 +184,8 @@ export interface Platform {
    * configuration PUT, read only to explain a PROTOCOL_MISMATCH.
    */
   readonly protocolComponents: ProtocolComponents;
+  /** The local cloud's tail of the log lines it printed (`GET /v1/dev/logs`); absent deployed. */
+  readonly logTail?: LogLines;
   /** `clock.now`, bound: the `now` use cases take. */
   readonly now: () => Date;
   readonly newId: () => string;
@@ -194,6 +207,8 @@ export interface PlatformOptions {
   readonly connectionSender?: ConnectionSender;
   /** Told after each table write is answered (the local cloud's stream reader reads at once). */
   readonly afterTableWrite?: () => void;
+  /** The local cloud's ring buffer of its log lines (local/log-tail.ts). */
+  readonly logTail?: LogLines;
 }
 
 let current: Platform | undefined;
@@ -453,11 +468,14 @@ function basePlatform(settings: PlatformConfig, chosen: PlatformOptions, shared:
     roomMessages: new MessageStore(db, table),
     deliverCommand: (roomId, command, epoch) => deliverCommand(roomId, command, epoch),
     liveRooms: new LiveRoomStore(db, table, (ms) => clock.sleep(ms)),
+    history: new HistoryStore(db, table, (ms) => clock.sleep(ms)),
+    queueAdmin: queueAdminOf(settings, sqs, clock),
     costs: { slots, defaults: settings.costBounds },
     fleet,
     pool: new PoolStore(db, table),
     placement: new Placement({ fleet, slots, now: () => clock.now(), deploymentRegion: settings.roomRegion }),
     ...(chosen.ipLocator ? { ipLocator: chosen.ipLocator } : {}),
+    ...(chosen.logTail ? { logTail: chosen.logTail } : {}),
     sidecarSettings: () => sidecarSettings(settings),
     // Built on first use: queue consumers never verify a player's token and need no key set.
     verifyToken: (token) => (verifyToken ??= createTokenVerifier(settings.auth, cache))(token),
@@ -483,6 +501,24 @@ function basePlatform(settings: PlatformConfig, chosen: PlatformOptions, shared:
     now: () => clock.now(),
     newId: () => randomUUID(),
   };
+}
+
+/** The queues for operators; deployed (no emulator endpoint) their ages come from CloudWatch, signed as the SQS client signs. */
+function queueAdminOf(settings: PlatformConfig, sqs: SQSClient, clock: Clock): QueueAdmin {
+  return new QueueAdmin({
+    sqs,
+    queueUrls: settings.queueUrls,
+    ...(settings.sqsEndpoint
+      ? {}
+      : {
+          ages: cloudWatchQueueAges({
+            region: settings.region,
+            credentials: () => sqs.config.credentials(),
+            sha256: sqs.config.sha256,
+          }),
+        }),
+    now: () => clock.now(),
+  });
 }
 
 /**

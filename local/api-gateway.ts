@@ -64,13 +64,15 @@ function compile(definition: RouteDefinition): CompiledRoute {
   const source = definition.path
     .split('/')
     .map((segment) => {
-      const match = /^\{(\w+)\}$/.exec(segment);
+      const match = /^\{(\w+)(\+?)\}$/.exec(segment);
       if (!match?.[1]) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       parameterNames.push(match[1]);
-      return '([^/]+)';
+      // `{name+}`, API Gateway's greedy variable (last in a path): the rest of the path, slashes and all.
+      return match[2] ? '(.+)' : '([^/]+)';
     })
     .join('/');
-  return { definition, pattern: new RegExp(`^${source}$`), parameterNames };
+  // API Gateway's HTTP API routes `/a/b/` to the route `/a/b` as well.
+  return { definition, pattern: new RegExp(`^${source}/?$`), parameterNames };
 }
 
 function errorBody(code: string, message: string): string {

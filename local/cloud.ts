@@ -34,6 +34,7 @@ import { reconcileAtStart, type ReconcileResult } from './reconcile';
 import { createQueues, startSqsEmulator, type SqsEmulator } from './sqs-emulator';
 import { startSqsPoller, type SqsPoller } from './sqs-pollers';
 import { startTableStream } from './table-stream';
+import { startLogTail, type LogTail } from './log-tail';
 import { stopRoomTaps, tapRooms } from '../lambdas/stream/room-taps';
 import { LocalHostAgents } from './host-agents';
 import { geoipLiteLocator } from './ip-locator';
@@ -196,6 +197,23 @@ function optionalNumbers(values: Record<string, number | undefined>): Record<str
 const healthCheckTimeoutMs = 1_500;
 
 /**
+ * A table kept by `--persist` from an earlier release: its older items are brought up to date
+ * before any request, not a sweep later (core/upgrade/table-upgrade.ts). Once done, one read.
+ */
+async function upgradeKeptTable(): Promise<void> {
+  const p = platform();
+  const deps = {
+    store: p.tableUpgrade,
+    bans: p.abuse,
+    rooms: p.rooms,
+    configurations: p.gameConfigurations,
+    templates: p.templates,
+    now: p.now,
+  };
+  await upgradeTable(deps, { maxPages: Number.POSITIVE_INFINITY });
+}
+
+/**
  * Starts the whole platform on this machine: DynamoDB Local, the SQS emulator, the queues
  * and table from the same definitions as the CDK stack, pollers that feed the queue
  * handlers, and an API Gateway-style server over the same HTTP handlers.
@@ -207,6 +225,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
   const stopAll = async () => {
     for (const part of started.reverse()) await part.stop().catch(() => undefined);
   };
+  const logTail = startLogTail(started);
   try {
     const { dynamo, sqsEmulator, keyPair, platformKeyPair } = await startEmulators(options, started);
     const region = 'us-east-1';
@@ -218,7 +237,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     configureEnvironment({ options, region, dynamo, sqsEmulator, queueUrls, fleetPlan, keyPair, platformKeyPair });
     started.push({ stop: async () => resetPlatform() });
     started.push(await startTaps(dynamo.endpoint, region));
-    const { localFleet, live } = configureLocalPlatform(options);
+    const { localFleet, live } = configureLocalPlatform(options, logTail);
     started.push({ stop: () => localFleet.stopAll() });
     // Before any request: rooms and processes left by an earlier run (`--persist`, or a crash),
     // and what their games started that outlived them in their cgroups.
@@ -228,12 +247,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       rooms: platform().rooms,
       now: platform().now,
     });
-    // A table kept by `--persist` from the previous release: its older items are brought up to
-    // date before any request, not a sweep later (core/upgrade/table-upgrade.ts). Once done, one read.
-    await upgradeTable(
-      { store: platform().tableUpgrade, bans: platform().abuse, rooms: platform().rooms, now: platform().now },
-      { maxPages: Number.POSITIVE_INFINITY },
-    );
+    await upgradeKeptTable();
     // Build once up front so the first room does not pay for it (the sample game's script runs its bundle).
     await Promise.all([bundle('controller'), bundle('sample-game')]);
     await installFileConfig(fileConfig, fleetPlan);
@@ -378,10 +392,15 @@ function configureEnvironment(setup: {
 }
 
 /** The adapters that differ from AWS: game servers are local processes, not ECS tasks; sockets are the live gateway's. */
-function configureLocalPlatform(options: LocalCloudOptions): { localFleet: LocalFleet; live: LocalLiveGateway } {
+function configureLocalPlatform(
+  options: LocalCloudOptions,
+  logTail: LogTail,
+): { localFleet: LocalFleet; live: LocalLiveGateway } {
   let fleet: LocalFleet | undefined;
   const live = createLiveGateway({ handler: liveSocket });
   configurePlatform({
+    // What `GET /v1/dev/logs` serves.
+    logTail,
     // Frames reach the sockets of the local live gateway, as PostToConnection reaches API Gateway's.
     connectionSender: live.sender,
     spawner: (p) => {

@@ -15,6 +15,10 @@ import { handler as putRoomState } from '../lambdas/http/rooms/state';
 import { handler as getRoomState } from '../lambdas/http/rooms/read-state';
 import { handler as listRooms } from '../lambdas/http/rooms/list';
 import { handler as matchmakingJoin } from '../lambdas/http/matchmaking/join';
+import { handler as listAdminRooms } from '../lambdas/http/admin/rooms/list';
+import { handler as closeRoom } from '../lambdas/http/admin/rooms/close';
+import { handler as listGameConfigurations } from '../lambdas/http/admin/games/list';
+import { handler as listTemplates } from '../lambdas/http/admin/templates/list';
 import { handler as putGameConfiguration } from '../lambdas/http/admin/games/put';
 import { handler as getGameConfiguration } from '../lambdas/http/admin/games/get';
 import { handler as deleteGameConfiguration } from '../lambdas/http/admin/games/delete';
@@ -34,6 +38,12 @@ import { handler as patchHost } from '../lambdas/http/admin/hosts/patch';
 import { handler as deleteHost } from '../lambdas/http/admin/hosts/delete';
 import { handler as putHostHeartbeat } from '../lambdas/http/admin/hosts/heartbeat';
 import { handler as issueDevToken } from '../lambdas/http/dev/tokens';
+import { handler as tailLogs } from '../lambdas/http/dev/logs';
+import { handler as getWarmPool } from '../lambdas/http/admin/pool/get';
+import { handler as listQueues } from '../lambdas/http/admin/queues/list';
+import { handler as redriveQueue } from '../lambdas/http/admin/queues/redrive';
+import { handler as listHistory } from '../lambdas/http/admin/history/list';
+import { handler as consoleFiles } from '../lambdas/http/console/serve';
 import { handler as sendCommand } from '../lambdas/http/rooms/commands';
 import { handler as getCommand } from '../lambdas/http/rooms/command';
 import { handler as readMessages } from '../lambdas/http/rooms/messages';
@@ -65,6 +75,10 @@ export const httpHandlers: Record<RouteId, HttpHandler> = {
   getRoomState,
   listRooms,
   matchmakingJoin,
+  listAdminRooms,
+  closeRoom,
+  listGameConfigurations,
+  listTemplates,
   putGameConfiguration,
   getGameConfiguration,
   deleteGameConfiguration,
@@ -84,4 +98,11 @@ export const httpHandlers: Record<RouteId, HttpHandler> = {
   deleteHost,
   putHostHeartbeat,
   issueDevToken,
+  tailLogs,
+  getWarmPool,
+  listQueues,
+  redriveQueue,
+  listHistory,
+  consoleRoot: consoleFiles,
+  consoleFile: consoleFiles,
 };

@@ -165,6 +165,8 @@ export class RoomkeeperStack extends StackOfParts {
     this.poolKeeper = schedules.poolKeeper;
     // Its frames (connects, subscribes, pings) grow with the players as the API's requests do.
     this.live = new LiveApi(this, 'Live', { platform, namePrefix: props.namePrefix, throttle: scale.throttle });
+    // The console's config.json tells the browser where the live socket is.
+    this.routeFunctions.get('consoleFile')?.function.addEnvironment('LIVE_URL', this.live.stage.url);
     // Routes that send to live sockets (an invite's frame) post through this API's stage.
     for (const route of deployableRoutes(props.routes)) {
       this.live.bindLiveNeeds(this.routeFunctions.get(route.id)!, route.needs ?? []);

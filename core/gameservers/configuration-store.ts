@@ -5,11 +5,14 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
+import { addCatalogEntry, readCatalogPage, type CatalogPage } from '../infra/index-store';
 import { isConditionFailure } from '../infra/dependency-errors';
+import type { IndexListing } from '../infra/index-cursor';
 import { keys } from '../infra/keys';
 import type { PlatformCache } from '../infra/platform-cache';
 import type { GameServerConfiguration } from './configuration';
 import { GameConfigurationNotFoundError } from './errors';
+import { gameIdSchema, gameVersionSchema } from './schema';
 
 /** A configuration's task definition revision and the deployed template it was derived from. */
 export type TemplateRevision = Readonly<{ taskDefinition: string; templateTaskDefinition: string }>;
@@ -36,7 +39,29 @@ export interface GameConfigurations {
   get(gameId: string, version: string): Promise<GameServerConfiguration>;
   /** @throws GameConfigurationNotFoundError 404 when the version had none. */
   delete(gameId: string, version: string): Promise<void>;
+  /**
+   * Every configuration, `limit` a page in game and version order, through the catalog index
+   * (no scan); a configuration put a moment ago may show a moment later.
+   * @throws RequestInvalidError 400 naming `query.nextToken` for a token this listing did not issue.
+   */
+  list(pageToken: string | undefined, limit: number): Promise<CatalogPage<GameServerConfiguration>>;
+  /**
+   * Gives a configuration stored before the catalog index its entry (core/upgrade/table-upgrade.ts),
+   * only while it is there without one. @returns whether this call added it.
+   */
+  addToCatalog(gameId: string, version: string): Promise<boolean>;
 }
+
+/** Tokens of the configurations' catalog: an entry `<gameId>#<version>` is that version's item. */
+export const gameCatalogListing = {
+  partitions: [keys.gameCatalogIndex],
+  itemKey: (_partition: string, sortKey: string) => {
+    const [gameId = '', version = '', ...rest] = sortKey.split('#');
+    const valid =
+      rest.length === 0 && gameIdSchema.safeParse(gameId).success && gameVersionSchema.safeParse(version).success;
+    return valid ? keys.gameConfiguration(gameId, version) : undefined;
+  },
+} as const satisfies IndexListing;
 
 /**
  * Game server configurations, one item per game version. `get` reads the item; `recent`
@@ -94,6 +119,7 @@ export class GameConfigurationStore implements GameConfigurations {
         TableName: this.tableName,
         Item: {
           ...keys.gameConfiguration(configuration.gameId, configuration.version),
+          ...keys.gameCatalogEntry(configuration.gameId, configuration.version),
           type: 'gameConfiguration',
           ...configuration,
         },
@@ -106,8 +132,21 @@ export class GameConfigurationStore implements GameConfigurations {
       new GetCommand({ TableName: this.tableName, Key: keys.gameConfiguration(gameId, version), ConsistentRead: true }),
     );
     if (!Item) throw new GameConfigurationNotFoundError(gameId, version);
-    const { pk: _pk, sk: _sk, type: _type, ...configuration } = Item;
-    return configuration as GameServerConfiguration;
+    return configurationOf(Item);
+  }
+
+  async list(pageToken: string | undefined, limit: number): Promise<CatalogPage<GameServerConfiguration>> {
+    const page = await readCatalogPage(this.db, this.tableName, gameCatalogListing, { pageToken, limit });
+    return { ...page, items: page.items.map(configurationOf) };
+  }
+
+  addToCatalog(gameId: string, version: string): Promise<boolean> {
+    return addCatalogEntry(
+      this.db,
+      this.tableName,
+      keys.gameConfiguration(gameId, version),
+      keys.gameCatalogEntry(gameId, version),
+    );
   }
 
   /** Rooms already running keep the copy they were created from. */
@@ -136,3 +175,9 @@ export class GameConfigurationStore implements GameConfigurations {
 }
 
 const cacheKey = (gameId: string, version: string) => JSON.stringify([gameId, version]);
+
+/** The configuration an item holds: the item without its table and index keys. */
+function configurationOf(item: Record<string, unknown>): GameServerConfiguration {
+  const { pk: _pk, sk: _sk, type: _type, gsi3pk: _gsi3pk, gsi3sk: _gsi3sk, ...configuration } = item;
+  return configuration as unknown as GameServerConfiguration;
+}

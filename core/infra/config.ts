@@ -19,6 +19,8 @@ const environmentSchema = z.object({
    * connection management endpoint, `https://{apiId}.execute-api.{region}.amazonaws.com/{stage}`.
    */
   LIVE_ENDPOINT: z.url().optional(),
+  /** Deployed, in the console's function: the WebSocket URL clients connect to (the stack's `LiveUrl`). */
+  LIVE_URL: z.url().optional(),
   QUEUE_URL_CONTROLLER_REQUESTS: z.string().min(1).optional(),
   /**
    * The identity provider's `iss`. Without AUTH_JWKS it must be an https URL: its OpenID
@@ -123,6 +125,8 @@ export type PlatformConfig = Readonly<{
   sqsEndpoint?: string;
   /** The WebSocket API's connection management endpoint (core/live/connection-sender.ts). */
   liveEndpoint?: string;
+  /** The live-session WebSocket's URL for clients, where the process knows it (the console's function). */
+  liveUrl?: string;
   queueUrls: Readonly<{ controllerRequests?: string }>;
   auth: Readonly<{
     issuer: string;
@@ -251,6 +255,7 @@ function platformConfigOf(e: Environment): PlatformConfig {
     dynamodbEndpoint: e.DYNAMODB_ENDPOINT,
     sqsEndpoint: e.SQS_ENDPOINT,
     ...(e.LIVE_ENDPOINT ? { liveEndpoint: e.LIVE_ENDPOINT } : {}),
+    ...(e.LIVE_URL ? { liveUrl: e.LIVE_URL } : {}),
     queueUrls: { controllerRequests: e.QUEUE_URL_CONTROLLER_REQUESTS },
     auth: {
       issuer: e.AUTH_ISSUER,

@@ -22,6 +22,19 @@
  * - `postToSockets`: sends frames to live-session sockets (taps, answers, invites):
  *   ManageConnections on the live WebSocket API's stage and its endpoint in `LIVE_ENDPOINT`.
  *   Bound by the stack once the live API exists (cdk/lib/constructs/live-api.ts).
+ * - `inspectQueues`: reads the platform's queues for operators (core/infra/queue-admin.ts): their
+ *   URLs, GetQueueAttributes on each queue and its dead-letter queue, ReceiveMessage on the
+ *   dead-letter queues only (a peek at the oldest), and CloudWatch GetMetricData for ages.
+ * - `redriveQueues`: moves dead-lettered messages back: ReceiveMessage, DeleteMessage and
+ *   GetQueueAttributes on the dead-letter queues, SendMessage on their source queues.
  */
 export type FunctionNeed =
-  'spawn' | 'stopServers' | 'signTokens' | 'sidecarCredentials' | 'sendCommands' | 'takeStandby' | 'postToSockets';
+  | 'spawn'
+  | 'stopServers'
+  | 'signTokens'
+  | 'sidecarCredentials'
+  | 'sendCommands'
+  | 'takeStandby'
+  | 'postToSockets'
+  | 'inspectQueues'
+  | 'redriveQueues';

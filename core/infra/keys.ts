@@ -29,6 +29,7 @@
  * | account's sockets      | ACCOUNT#<account>      | LIVE               |  { conns: { connectionId: connectedAt } }: the per-account socket bound's conditional write
  * | account's invites      | ACCOUNT#<account>      | INVITES            |  { invites: { roomId: { by, exp } }, ttl }: invites received, at most 20 live (core/invites/invite-store.ts)
  * | a build's components   | PROTOCOL#<set hash>    | COMPONENTS         |  { components: { name: hash } }: written once per hash, never changed (core/versions/protocol-store.ts)
+ * | spawn/kill history     | HISTORY#<yyyy-mm-dd>#<0..7> | <iso at>#<roomId>#<changeNumber> |  a room's state or server change, written by the table stream's consumer, ttl 7 days (core/rooms/history-store.ts)
  *
  * Index keys of a live room (written at create, REMOVEd by the write that fails or closes it):
  *
@@ -37,7 +38,17 @@
  * | gsi1  | OPEN#<bucket>                        | <createdAt>#<roomId>  | matchmaking (packing)   |
  * | gsi1  | STANDBY#<gameId>#<version>           | <region>#<roomId>     | the warm pool's servers |
  * | gsi2  | LIVE#<gameId>#<version>#<region>     | <createdAt>#<roomId>  | `GET /v1/rooms`         |
- * | gsi3  | SWEEP#<0..liveRoomShards-1>          | <roomId>              | the sweeper, reconciling |
+ * | gsi3  | SWEEP#<0..liveRoomShards-1>          | <roomId>              | the sweeper, reconciling, `GET /v1/admin/rooms` |
+ *
+ * Catalog index keys (gsi3, keys only; written with the item by its store, deleted with it):
+ *
+ * | item                | gsi3pk           | gsi3sk              | for                       |
+ * | ------------------- | ---------------- | ------------------- | ------------------------- |
+ * | game configuration  | CATALOG#GAME     | <gameId>#<version>  | `GET /v1/admin/games`     |
+ * | session template    | CATALOG#TEMPLATE | <name>              | `GET /v1/admin/templates` |
+ *
+ * Each reader of gsi3 queries only its own partitions by key (the sweeper `SWEEP#<n>`, the
+ * catalog listings `CATALOG#…`), so the partitions never show up in one another's reads.
  */
 export interface ItemKey {
   readonly pk: string;
@@ -56,6 +67,10 @@ const indexPartitions = {
   listing: (gameId: string, version: string, region: string) => `LIVE#${gameId}#${version}#${region}`,
   /** gsi3: one shard of all live rooms (the sweeper's worklist). */
   sweep: (shard: number) => `SWEEP#${shard}`,
+  /** gsi3: every game configuration, in game and version order. */
+  gameCatalog: 'CATALOG#GAME',
+  /** gsi3: every session template, in name order. */
+  templateCatalog: 'CATALOG#TEMPLATE',
 };
 
 /**
@@ -130,6 +145,16 @@ export const keys = {
   sweepIndex: indexPartitions.sweep,
   gameConfiguration: (gameId: string, version: string): ItemKey => ({ pk: `GAME#${gameId}`, sk: `VERSION#${version}` }),
   sessionTemplate: (name: string): ItemKey => ({ pk: `TEMPLATE#${name}`, sk: 'TEMPLATE' }),
+  /** The gsi3 partition listing every game configuration (`GET /v1/admin/games`). */
+  gameCatalogIndex: indexPartitions.gameCatalog,
+  /** A configuration's entry in the game catalog; game ids and versions hold no `#`, so the sort key splits back. */
+  gameCatalogEntry: (gameId: string, version: string) => ({
+    gsi3pk: indexPartitions.gameCatalog,
+    gsi3sk: `${gameId}#${version}`,
+  }),
+  /** The gsi3 partition listing every session template (`GET /v1/admin/templates`). */
+  templateCatalogIndex: indexPartitions.templateCatalog,
+  templateCatalogEntry: (name: string) => ({ gsi3pk: indexPartitions.templateCatalog, gsi3sk: name }),
   /** What the room sweeper remembers between runs (its last run, a grace period). */
   sweeperState: (): ItemKey => ({ pk: 'SWEEPER', sk: 'STATE' }),
   /** What the controller-requests consumers last reported about the heartbeat pipeline; beside the sweeper's memory. */
@@ -178,6 +203,16 @@ export const keys = {
   accountSockets: (account: string): ItemKey => ({ pk: `ACCOUNT#${account}`, sk: 'LIVE' }),
   /** The invites one account received, kept within its bound by the invite's own transaction. */
   accountInvites: (account: string): ItemKey => ({ pk: `ACCOUNT#${account}`, sk: 'INVITES' }),
+  /**
+   * One day's spawn/kill history, in `liveRoomShards` partitions by the room's shard (one
+   * partition takes about 1,000 writes/s): newest first within each by the sort key's instant.
+   */
+  historyPartition: (day: string, shard: number): string => `HISTORY#${day}#${shard}`,
+  /** One history event: the room's write at `changeNumber`, so a redelivered stream record rewrites the same item. */
+  historyEvent: (at: string, roomId: string, changeNumber: number): ItemKey => ({
+    pk: `HISTORY#${at.slice(0, 10)}#${liveRoomShard(roomId)}`,
+    sk: `${at}#${roomId}#${changeNumber}`,
+  }),
   /** How far the one-time pass over the table's older items (`name`: the release's migration) got. */
   upgradeMarker: (name: string): ItemKey => ({ pk: 'UPGRADE', sk: `MIGRATION#${name}` }),
   /** A request made with an `Idempotency-Key`, by account and the key's hash. */

@@ -140,7 +140,11 @@ export function hostHealth(host: Host, now: Date): HostHealth {
       detail: `memory ${pct(beat.memory)} over ${pct(host.limits.memory)}`,
     };
   }
-  return { healthy: true, load: Math.max(servers / host.maxServers, beat.cpu, beat.memory) };
+  return { healthy: true, load: loadOf(host, servers, beat) };
+}
+
+function loadOf(host: Pick<Host, 'maxServers'>, servers: number, beat: HostHeartbeat): number {
+  return Math.max(servers / host.maxServers, beat.cpu, beat.memory);
 }
 
 function pct(fraction: number): string {
@@ -174,7 +178,32 @@ export function rankHosts(hosts: readonly Host[], now: Date): { candidates: Host
   return { candidates, skipped };
 }
 
-/** A host as the admin API shows it: the record and what placement makes of it now. */
-export function hostView(host: Host, now: Date): Host & { readonly health: HostHealth } {
-  return { ...host, health: hostHealth(host, now) };
+/** What an operator reads of a host besides its record and health (the console's servers page). */
+export interface HostReadings {
+  /** Servers counted on it: placed or reported, whichever is more (what placement counts). */
+  readonly servers: number;
+  /** Seconds since its last heartbeat, by the platform's clock; absent before the first. */
+  readonly heartbeatAgeS?: number;
+  /**
+   * The largest of server share, CPU and memory by its last heartbeat, whether or not it may
+   * take servers (health carries it only while it may); absent before the first heartbeat.
+   */
+  readonly load?: number;
+}
+
+/** A host as the admin API shows it: the record, what placement makes of it now, and its readings. */
+export function hostView(host: Host, now: Date): Host & { readonly health: HostHealth } & HostReadings {
+  const beat = host.heartbeat;
+  const servers = Math.max(host.placed, beat?.servers ?? 0);
+  return {
+    ...host,
+    health: hostHealth(host, now),
+    servers,
+    ...(beat
+      ? {
+          heartbeatAgeS: Math.max(0, Math.round((now.getTime() - Date.parse(beat.at)) / 1000)),
+          load: loadOf(host, servers, beat),
+        }
+      : {}),
+  };
 }

@@ -15,3 +15,18 @@ export class RoomAlreadyExistsError extends PlatformError {
     super(`Room '${roomId}' already exists.`);
   }
 }
+
+/** An operator's close of a room that has already ended (failed, or closed by anyone). */
+export class RoomAlreadyEndedError extends PlatformError {
+  override readonly name = 'RoomAlreadyEndedError';
+  readonly code = 'CONFLICT';
+  constructor(
+    readonly roomId: string,
+    state: string,
+    failureReason?: string,
+  ) {
+    super(`Room '${roomId}' has already ended (${state}${failureReason ? `: ${failureReason}` : ''}).`, {
+      details: { roomId, state, ...(failureReason ? { failureReason } : {}) },
+    });
+  }
+}

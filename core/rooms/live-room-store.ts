@@ -1,11 +1,11 @@
-import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DependencyUnavailableError } from '../errors';
-import { chunks } from '../infra/chunks';
-import { jitteredBackoffMs, writeContentionBackoff } from '../infra/clock';
-import { keys, liveRoomShards, type ItemKey } from '../infra/keys';
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { batchGetItems } from '../infra/index-store';
+import { decodeIndexCursor, encodeIndexCursor, type IndexKey, type IndexListing } from '../infra/index-cursor';
+import { keys, liveRoomShard, liveRoomShards, type ItemKey } from '../infra/keys';
 import { documentOf, SessionDocumentCorruptError, type SessionDocument } from './document';
 import { isLive, type Room } from './model';
 import { roomOf } from './room-item';
+import { roomIdSchema } from './schema';
 
 /** A live room as the sweeper reads it: the room, and its members when the document is sound. */
 export interface LiveRoom {
@@ -34,14 +34,40 @@ export interface LiveRoomIndex {
   liveAmong(roomIds: readonly string[]): Promise<Set<string>>;
 }
 
-/** DynamoDB's BatchGetItem limit. */
-const batchSize = 100;
-/** Rounds of re-asking for keys DynamoDB left unprocessed (throttling) before giving up. */
-const unprocessedRounds = 8;
+/** One page of live rooms: the rooms of the index entries it read, and where the next page starts. */
+export interface LiveRoomPage {
+  /** In index order (shard by shard, room id order within one); entries whose room ended meanwhile dropped. */
+  readonly rooms: Room[];
+  /** Present while shards remain to read; pass it back for the next page. */
+  readonly nextToken?: string;
+}
+
+/** Every live room, page by page (`GET /v1/admin/rooms`), over the same index the sweeper reads. */
+export interface LiveRoomPages {
+  /**
+   * Up to `limit` index entries from where `pageToken` left off, crossing into the next shard
+   * when one runs out, and their rooms: each call reads O(`limit`) items whatever the table
+   * holds. A page may hold fewer rooms than `limit` (even none) and still carry a token;
+   * following the tokens visits every room live throughout exactly once.
+   *
+   * @throws RequestInvalidError 400 naming `query.nextToken` for a token this listing did not issue.
+   */
+  page(pageToken: string | undefined, limit: number): Promise<LiveRoomPage>;
+}
+
 const sweepIndex = 'gsi3';
 
+/** Tokens of the live-room pages: a shard of the sweeper's index, and a room of that shard. */
+export const liveRoomListing: IndexListing = {
+  partitions: Array.from({ length: liveRoomShards }, (_, shard) => keys.sweepIndex(shard)),
+  itemKey: (partition, roomId) =>
+    roomIdSchema.safeParse(roomId).success && keys.sweepIndex(liveRoomShard(roomId)) === partition
+      ? keys.room(roomId)
+      : undefined,
+};
+
 /** `LiveRoomIndex` on the single table: Query every shard of gsi3 (keys only), then BatchGetItem the rooms. */
-export class LiveRoomStore implements LiveRoomIndex {
+export class LiveRoomStore implements LiveRoomIndex, LiveRoomPages {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -60,16 +86,42 @@ export class LiveRoomStore implements LiveRoomIndex {
     return new Set((await this.liveItems(roomKeys)).map(({ room }) => room.roomId));
   }
 
-  /** The items of `roomKeys` whose room is live, read strongly 100 keys a request. */
-  private async liveItems(roomKeys: readonly ItemKey[]): Promise<{ room: Room; item: Record<string, unknown> }[]> {
-    const live: { room: Room; item: Record<string, unknown> }[] = [];
-    for (const batch of chunks(roomKeys, batchSize)) {
-      for (const item of await this.readBatch(batch)) {
-        const room = roomOf(item);
-        if (isLive(room.state)) live.push({ room, item });
-      }
+  async page(pageToken: string | undefined, limit: number): Promise<LiveRoomPage> {
+    const cursor = decodeIndexCursor(pageToken, liveRoomListing);
+    let shard = cursor ? liveRoomListing.partitions.indexOf(cursor.partition) : 0;
+    let startKey: IndexKey | undefined = cursor?.after;
+    const found: ItemKey[] = [];
+    while (found.length < limit && shard < liveRoomShards) {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: sweepIndex,
+          KeyConditionExpression: 'gsi3pk = :shard',
+          ExpressionAttributeValues: { ':shard': keys.sweepIndex(shard) },
+          Limit: limit - found.length,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) found.push({ pk: String(item.pk), sk: String(item.sk) });
+      startKey = page.LastEvaluatedKey as IndexKey | undefined;
+      if (!startKey) shard++;
     }
-    return live;
+    const order = new Map(found.map((key, at) => [key.pk, at]));
+    const rooms = (await this.liveItems(found))
+      .map(({ room }) => room)
+      .sort((a, b) => order.get(keys.room(a.roomId).pk)! - order.get(keys.room(b.roomId).pk)!);
+    if (shard >= liveRoomShards) return { rooms };
+    const next = { partition: keys.sweepIndex(shard), ...(startKey ? { after: startKey } : {}) };
+    return { rooms, nextToken: encodeIndexCursor(next) };
+  }
+
+  /**
+   * The items of `roomKeys` whose room is live, read strongly: a heartbeat applied before the
+   * sweep observed the pipeline must show, and an operator's listing shows a room just closed as gone.
+   */
+  private async liveItems(roomKeys: readonly ItemKey[]): Promise<{ room: Room; item: Record<string, unknown> }[]> {
+    const items = await batchGetItems(this.db, this.tableName, roomKeys, { consistent: true, sleep: this.sleep });
+    return items.map((item) => ({ room: roomOf(item), item })).filter(({ room }) => isLive(room.state));
   }
 
   /** The table keys of one shard's rooms, every page. */
@@ -90,29 +142,6 @@ export class LiveRoomStore implements LiveRoomIndex {
       startKey = page.LastEvaluatedKey;
     } while (startKey);
     return found;
-  }
-
-  /** Up to 100 items, asking again for the ones DynamoDB leaves unprocessed under throttling. */
-  private async readBatch(batch: ItemKey[]): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let pending: Record<string, unknown>[] = batch.map((key) => ({ ...key }));
-    for (let round = 1; pending.length > 0; round++) {
-      if (round > unprocessedRounds) {
-        throw new DependencyUnavailableError(`DynamoDB left ${pending.length} live rooms unread; retry in 1 s.`, {
-          details: { reason: 'throttled' },
-        });
-      }
-      if (round > 1) await this.sleep(jitteredBackoffMs(round - 1, writeContentionBackoff));
-      const answer = await this.db.send(
-        new BatchGetCommand({
-          // Consistent: a heartbeat applied before the sweep observed the pipeline must show.
-          RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } },
-        }),
-      );
-      items.push(...(answer.Responses?.[this.tableName] ?? []));
-      pending = answer.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
-    }
-    return items;
   }
 }
 

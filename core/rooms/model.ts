@@ -13,9 +13,11 @@ export type RoomSettings = GameSettings;
  * Why a room failed: a sidecar's report, or the platform's own evidence (`spawn-failed`: the
  * spawner refused; `sidecar-lost`: the local fleet saw the sidecar die without a report, or
  * found no server for the room at start; `host-lost`: a session without `migrateHost` whose
- * member host fell silent, ended by a member's claim or by the sweeper).
+ * member host fell silent, ended by a member's claim or by the sweeper; `closed-by-admin`: an
+ * operator closed it, `POST /v1/admin/rooms/{roomId}/close`; these two end the room `closed`).
  */
-export type RoomFailureReason = FailureReason | 'spawn-failed' | 'sidecar-lost' | 'assign-refused' | 'host-lost';
+export type RoomFailureReason =
+  FailureReason | 'spawn-failed' | 'sidecar-lost' | 'assign-refused' | 'host-lost' | 'closed-by-admin';
 
 /** Where the room's server runs (the spawner's answer). */
 export type { Placement };

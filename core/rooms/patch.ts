@@ -38,6 +38,16 @@ export async function readSessionAs(roomId: string, account: string, deps: Sessi
   return read;
 }
 
+/**
+ * An operator's read: any session, whatever its visibility; one that is over (empty past its
+ * `sessionEmptyMs`) is gone to operators as to everyone.
+ */
+export async function readSessionAsAdmin(roomId: string, deps: SessionDependencies): Promise<SessionRead> {
+  const read = await deps.sessions.read(roomId);
+  if (!read || sessionOverAt(read.room, read.doc, deps.now())) throw new RoomNotFoundError(roomId);
+  return read;
+}
+
 interface WriteCommand {
   readonly roomId: string;
   readonly account: string;

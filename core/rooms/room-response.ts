@@ -1,6 +1,6 @@
-import { playerAddress } from '../gameservers/server-address';
+import { playerAddress, unknownHost } from '../gameservers/server-address';
 import { toRoomView, type ListedRoom, type Room, type RoomView } from './model';
-import { isLiveMember, memberAt, memberStateOf, type SessionDocument, type StoredMember } from './document';
+import { expiryOf, isLiveMember, memberAt, memberStateOf, type SessionDocument, type StoredMember } from './document';
 import { formatETag } from './if-match';
 import type { Hosting } from './member-transitions';
 import { hostView, type HostView } from './host';
@@ -31,6 +31,8 @@ interface MemberEntry {
   readonly account: string;
   readonly state: MemberState;
   readonly properties: { readonly custom: Record<string, unknown> };
+  /** Admins only: when the slot runs out unless its holder moves on (absent: no timeout runs). */
+  readonly expiresAt?: string;
 }
 
 /** The constants as a session shows them: the arbiter's rules resolved (rooms made before them: the defaults). */
@@ -93,6 +95,36 @@ export function sessionRoomView(room: Room, doc: SessionDocument, now: Date, acc
       : {}),
     ...(large && isMember ? { member: entryOf(account, doc.members[account]!, room, at) } : {}),
     ...(isMember && host && room.placement ? { server: { host, ports: room.placement.ports } } : {}),
+    ...(arbiter === undefined ? {} : { host: arbiter }),
+  };
+}
+
+/**
+ * The room as an operator sees it at `now` (any room, private ones too): what `account` would
+ * see, plus every live member of a session that lists them (a large session's are paged by
+ * `GET /v1/rooms/{roomId}/members`) with its expiry, the server's address and ports whenever
+ * it has been placed (`pending` until the address is known), and the arbiter's successor.
+ * Players never get these: an admin token does.
+ */
+export function adminRoomView(room: Room, doc: SessionDocument, now: Date, account: string): SessionRoomView {
+  const view = sessionRoomView(room, doc, now, account);
+  const at = now.getTime();
+  const address = room.state === 'ready' ? playerAddress(room) : undefined;
+  const arbiter = hostView(room, doc, at, { isMember: true, ...(address === undefined ? {} : { address }) });
+  const members = Object.entries(doc.members)
+    .filter(([, member]) => isLiveMember(member, room, at))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([holder, member]): MemberEntry => {
+      const expiresAt = expiryOf(member, room);
+      return {
+        ...entryOf(holder, member, room, at),
+        ...(expiresAt === undefined ? {} : { expiresAt: new Date(expiresAt).toISOString() }),
+      };
+    });
+  return {
+    ...view,
+    ...(isLargeSession(constantsOf(room)) ? {} : { members }),
+    ...(room.placement ? { server: { host: playerAddress(room) ?? unknownHost, ports: room.placement.ports } } : {}),
     ...(arbiter === undefined ? {} : { host: arbiter }),
   };
 }

@@ -257,6 +257,8 @@ export interface RoomStore {
   replaceServer(read: SessionRead, replacement: Replacement): Promise<TransitionResult>;
   /** roomIsReady (AND unchangedSince, if given) → closed (ends the room). */
   markClosed(roomId: string, now: Date, unchangedSince?: { changeNumber: number }): Promise<TransitionResult>;
+  /** roomIsLive → closed with failureReason `closed-by-admin` (ends the room): an operator's close. */
+  closeByAdmin(roomId: string, now: Date): Promise<TransitionResult>;
   /**
    * roomIsLive: keeps a live room from being swept; never revives a dead one. `epoch`: the
    * sending server's; refused once the room moved on to a replacement (a room without an

@@ -239,6 +239,19 @@ export class Rooms implements RoomStore {
     });
   }
 
+  /**
+   * Spawning or ready alike: an operator may end a room whose server never came up. Of two
+   * closes at once, the condition lets exactly one apply; the other sees the room ended.
+   */
+  closeByAdmin(roomId: string, now: Date): Promise<TransitionResult> {
+    return this.transition(roomId, {
+      condition: is.roomIsLive,
+      change: set({ state: 'closed', failureReason: 'closed-by-admin' }),
+      now,
+      ends: true,
+    });
+  }
+
   async recordHeartbeat(roomId: string, now: Date, epoch?: number): Promise<HeartbeatResult> {
     // The whole item comes back with the write (`ALL_NEW`): DynamoDB consumes no read capacity
     // for a return value, only a larger answer (`ReturnValues` in

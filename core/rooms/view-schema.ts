@@ -59,6 +59,12 @@ const sessionMemberViewSchema = z
     account: z.string(),
     state: z.enum(memberStates),
     properties: z.object({ custom: z.record(z.string(), z.unknown()) }),
+    expiresAt: z.iso
+      .datetime()
+      .optional()
+      .describe(
+        "Shown to admins only: when the member's slot runs out unless it moves on (a reservation unconfirmed, an inactive member not back). Absent: no timeout runs.",
+      ),
   })
   .meta({ id: 'SessionMember' });
 
@@ -100,7 +106,12 @@ export const sessionRoomViewSchema = roomViewSchema
       .describe("The template the session was made from; null: the configuration's default template."),
     constants: sessionConstantsViewSchema,
     properties: sessionPropertiesViewSchema,
-    members: z.array(sessionMemberViewSchema).optional(),
+    members: z
+      .array(sessionMemberViewSchema)
+      .optional()
+      .describe(
+        'For live members, and for anyone when the visibility is open; for admins always (not a large session).',
+      ),
     member: sessionMemberViewSchema
       .optional()
       .describe("A large session (capabilities large): the caller's own member entry, if it is one. Never the list."),
@@ -108,7 +119,7 @@ export const sessionRoomViewSchema = roomViewSchema
       .object({ host: z.string(), ports: z.array(z.number().int()) })
       .optional()
       .describe(
-        "Where the room's game server takes players: shown to the room's live members once it is ready (the same host and ports as their reservation). Absent while it spawns.",
+        "Where the room's game server takes players: shown to the room's live members once it is ready (the same host and ports as their reservation). Absent while it spawns. Admins see it once the server is placed, host `pending` until its address is known.",
       ),
     host: hostViewSchema.optional(),
   })

@@ -1,7 +1,10 @@
 import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { addCatalogEntry, readCatalogPage, type CatalogPage } from '../infra/index-store';
+import { decodeIndexCursor, encodeIndexCursor, type IndexListing } from '../infra/index-cursor';
 import { keys } from '../infra/keys';
 import { TemplateNotFoundError } from './errors';
 import type { SessionTemplate } from './template';
+import { templateNameSchema } from './template-schema';
 
 /** What creating a session needs of the templates. */
 export interface TemplateReader {
@@ -14,7 +17,20 @@ export interface TemplateRepository extends TemplateReader {
   put(template: SessionTemplate): Promise<void>;
   /** @throws TemplateNotFoundError */
   delete(name: string): Promise<void>;
+  /**
+   * Every template, `limit` a page in name order, through the catalog index (no scan); a
+   * template put a moment ago may show a moment later.
+   * @throws RequestInvalidError 400 naming `query.nextToken` for a token this listing did not issue.
+   */
+  list(pageToken: string | undefined, limit: number): Promise<CatalogPage<SessionTemplate>>;
 }
+
+/** Tokens of the templates' catalog: an entry `<name>` is that template's item. */
+const templateCatalog = {
+  partitions: [keys.templateCatalogIndex],
+  itemKey: (_partition: string, name: string) =>
+    templateNameSchema.safeParse(name).success ? keys.sessionTemplate(name) : undefined,
+} as const satisfies IndexListing;
 
 /**
  * Session templates on the single table. Sessions copy their constants when they are
@@ -30,7 +46,12 @@ export class TemplateStore implements TemplateRepository {
     await this.db.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: { ...keys.sessionTemplate(template.name), type: 'sessionTemplate', ...template },
+        Item: {
+          ...keys.sessionTemplate(template.name),
+          ...keys.templateCatalogEntry(template.name),
+          type: 'sessionTemplate',
+          ...template,
+        },
       }),
     );
   }
@@ -40,8 +61,17 @@ export class TemplateStore implements TemplateRepository {
       new GetCommand({ TableName: this.tableName, Key: keys.sessionTemplate(name), ConsistentRead: true }),
     );
     if (!Item) throw new TemplateNotFoundError(name);
-    const { pk: _pk, sk: _sk, type: _type, ...template } = Item;
-    return template as SessionTemplate;
+    return templateOf(Item);
+  }
+
+  async list(pageToken: string | undefined, limit: number): Promise<CatalogPage<SessionTemplate>> {
+    const page = await readCatalogPage(this.db, this.tableName, templateCatalog, { pageToken, limit });
+    return { ...page, items: page.items.map(templateOf) };
+  }
+
+  /** A template stored before the catalog index gets its entry (core/upgrade/table-upgrade.ts). */
+  addToCatalog(name: string): Promise<boolean> {
+    return addCatalogEntry(this.db, this.tableName, keys.sessionTemplate(name), keys.templateCatalogEntry(name));
   }
 
   async delete(name: string): Promise<void> {
@@ -74,4 +104,21 @@ export class InMemoryTemplateStore implements TemplateRepository {
     if (!this.templates.delete(name)) return Promise.reject(new TemplateNotFoundError(name));
     return Promise.resolve();
   }
+
+  /** The store's order and tokens: name order, `limit` a page. */
+  async list(pageToken: string | undefined, limit: number): Promise<CatalogPage<SessionTemplate>> {
+    const after = decodeIndexCursor(pageToken, templateCatalog)?.after?.gsi3sk;
+    const names = [...this.templates.keys()].filter((name) => after === undefined || name > after).sort();
+    const items = names.slice(0, limit).map((name) => structuredClone(this.templates.get(name)!));
+    const last = items.at(-1);
+    if (names.length <= limit || !last) return { items };
+    const entry = { ...keys.sessionTemplate(last.name), ...keys.templateCatalogEntry(last.name) };
+    return { items, nextToken: encodeIndexCursor({ partition: keys.templateCatalogIndex, after: entry }) };
+  }
+}
+
+/** The template an item holds: the item without its table and index keys. */
+function templateOf(item: Record<string, unknown>): SessionTemplate {
+  const { pk: _pk, sk: _sk, type: _type, gsi3pk: _gsi3pk, gsi3sk: _gsi3sk, ...template } = item;
+  return template as unknown as SessionTemplate;
 }

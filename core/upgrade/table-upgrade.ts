@@ -1,4 +1,6 @@
 import type { AbuseGuard } from '../abuse/guard';
+import type { GameConfigurations } from '../gameservers/configuration-store';
+import type { TemplateStore } from '../templates/template-store';
 import { childLogger } from '../infra/logger';
 import { countMetric } from '../infra/metrics';
 import type { RoomStore } from '../rooms/room-store';
@@ -8,7 +10,7 @@ import type { OldShapeItem, UpgradeMarker, UpgradeStore } from './upgrade-store'
  * The one-time pass of this release, by the name its marker item is kept under. A release
  * that changes a stored shape again gives its own pass a new name, so it runs once as well.
  */
-export const tableUpgradeName = 'gate-bans-and-standby-index';
+export const tableUpgradeName = 'gate-bans-standby-and-catalog-index';
 
 /** The metric counted once, when the pass has read the whole table. */
 const tableUpgradeFinishedMetric = 'TableUpgradeFinished';
@@ -17,6 +19,9 @@ export interface TableUpgradeDependencies {
   readonly store: UpgradeStore;
   readonly bans: Pick<AbuseGuard, 'restoreBan'>;
   readonly rooms: Pick<RoomStore, 'listStandby'>;
+  /** The catalogs' own stores give their older items an index entry. */
+  readonly configurations: Pick<GameConfigurations, 'addToCatalog'>;
+  readonly templates: Pick<TemplateStore, 'addToCatalog'>;
   readonly now: () => Date;
 }
 
@@ -44,7 +49,12 @@ const log = childLogger('table-upgrade');
  * - A standby room without the standby index key: listed, by one conditional write of the
  *   room store, while it is still a live standby room (a taken or ended one is left alone;
  *   the pool keeper and the sweeper end it as they end any).
+ * - A game configuration or session template without its catalog index entry: given it by
+ *   its store, only while the item is still there without one (a deleted one stays deleted),
+ *   so `GET /v1/admin/games` and `GET /v1/admin/templates` list it.
  *
+ * A deployment that skipped a release gets that release's changes too: the pass covers every
+ * shape changed since the table upgrades began.
  * Every write is conditional and repeats harmlessly, so a run cut short (a timeout, a crash)
  * loses nothing: the next one reads the unsaved page again. Runs that overlap write the same
  * things, and only one of them saves each page (`UpgradeStore.advance`).
@@ -68,17 +78,21 @@ export async function upgradeTable(
   return marker;
 }
 
-type Counts = Pick<UpgradeMarker, 'bansMirrored' | 'bansDeleted' | 'standbyListed'>;
+type Counts = Pick<UpgradeMarker, 'bansMirrored' | 'bansDeleted' | 'standbyListed' | 'catalogIndexed'>;
 
 async function migrate(deps: TableUpgradeDependencies, items: readonly OldShapeItem[]): Promise<Counts> {
-  const counts = { bansMirrored: 0, bansDeleted: 0, standbyListed: 0 };
+  const counts = { bansMirrored: 0, bansDeleted: 0, standbyListed: 0, catalogIndexed: 0 };
   for (const item of items) {
     if (item.kind === 'ban') {
       const restored = await deps.bans.restoreBan(item.ban, deps.now());
       if (restored === 'mirrored') counts.bansMirrored++;
       if (restored === 'deleted') counts.bansDeleted++;
-    } else if (await deps.rooms.listStandby(item.room, deps.now())) {
-      counts.standbyListed++;
+    } else if (item.kind === 'standbyRoom') {
+      if (await deps.rooms.listStandby(item.room, deps.now())) counts.standbyListed++;
+    } else if (item.kind === 'gameConfiguration') {
+      if (await deps.configurations.addToCatalog(item.gameId, item.version)) counts.catalogIndexed++;
+    } else if (await deps.templates.addToCatalog(item.name)) {
+      counts.catalogIndexed++;
     }
   }
   return counts;
@@ -98,6 +112,7 @@ function advanced(
     bansMirrored: (marker?.bansMirrored ?? 0) + counts.bansMirrored,
     bansDeleted: (marker?.bansDeleted ?? 0) + counts.bansDeleted,
     standbyListed: (marker?.standbyListed ?? 0) + counts.standbyListed,
+    catalogIndexed: (marker?.catalogIndexed ?? 0) + counts.catalogIndexed,
     startedAt: marker?.startedAt ?? now.toISOString(),
     ...(cursor ? {} : { finishedAt: now.toISOString() }),
   };

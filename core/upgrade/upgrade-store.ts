@@ -17,6 +17,8 @@ const markerSchema = z.object({
   bansMirrored: z.number(),
   bansDeleted: z.number(),
   standbyListed: z.number(),
+  /** Configurations and templates given their catalog index entry. */
+  catalogIndexed: z.number().default(0),
   startedAt: z.string(),
   finishedAt: z.string().optional(),
 });
@@ -33,9 +35,13 @@ interface UnlistedStandbyRoom {
   readonly createdAt: string;
 }
 
-/** An item of the shape the previous release wrote, which this release reads differently. */
+/** An item of the shape an earlier release wrote, which this release reads differently. */
 export type OldShapeItem =
-  { readonly kind: 'ban'; readonly ban: Ban } | { readonly kind: 'standbyRoom'; readonly room: UnlistedStandbyRoom };
+  | { readonly kind: 'ban'; readonly ban: Ban }
+  | { readonly kind: 'standbyRoom'; readonly room: UnlistedStandbyRoom }
+  /** A configuration or template stored before the catalog index: no gsi3 entry, so no listing shows it. */
+  | { readonly kind: 'gameConfiguration'; readonly gameId: string; readonly version: string }
+  | { readonly kind: 'sessionTemplate'; readonly name: string };
 
 const standbyRoomSchema = z.object({
   roomId: z.string(),
@@ -45,10 +51,22 @@ const standbyRoomSchema = z.object({
   createdAt: z.string(),
 });
 
+const configurationItemSchema = z.object({ gameId: z.string(), version: z.string() });
+const templateItemSchema = z.object({ name: z.string() });
+
+/** The Scan's filter, each old shape by name. */
+const oldShapes = {
+  /** Every ban record: a Scan cannot tell whether its gates carry it. */
+  banRecord: '#sk = :ban',
+  standbyRoomUnlisted: '(#sk = :room AND #standby = :true AND attribute_not_exists(#gsi1pk))',
+  configurationUncatalogued:
+    '(begins_with(#pk, :game) AND begins_with(#sk, :version) AND attribute_not_exists(#gsi3pk))',
+  templateUncatalogued: '(#sk = :template AND begins_with(#pk, :templatePk) AND attribute_not_exists(#gsi3pk))',
+} as const;
+
 /**
  * The marker and the pages of the one-time pass (core/upgrade/table-upgrade.ts). There is no
- * index over bans, so the pass is a Scan, filtered to the two old shapes: every ban record (a
- * Scan cannot tell whether its gates carry it) and every standby room without a gsi1 key.
+ * index over bans, so the pass is a Scan, filtered to the old shapes (`oldShapes`).
  */
 export class UpgradeStore {
   constructor(
@@ -96,22 +114,47 @@ export class UpgradeStore {
     const page = await this.db.send(
       new ScanCommand({
         TableName: this.tableName,
-        FilterExpression: '#sk = :ban OR (#sk = :room AND #standby = :true AND attribute_not_exists(#gsi1pk))',
-        ExpressionAttributeNames: { '#sk': 'sk', '#standby': 'standby', '#gsi1pk': 'gsi1pk' },
-        ExpressionAttributeValues: { ':ban': keys.ban('').sk, ':room': keys.room('').sk, ':true': true },
+        FilterExpression: Object.values(oldShapes).join(' OR '),
+        ExpressionAttributeNames: {
+          '#pk': 'pk',
+          '#sk': 'sk',
+          '#standby': 'standby',
+          '#gsi1pk': 'gsi1pk',
+          '#gsi3pk': 'gsi3pk',
+        },
+        ExpressionAttributeValues: {
+          ':ban': keys.ban('').sk,
+          ':room': keys.room('').sk,
+          ':true': true,
+          ':game': keys.gameConfiguration('', '').pk,
+          ':version': keys.gameConfiguration('', '').sk,
+          ':template': keys.sessionTemplate('').sk,
+          ':templatePk': keys.sessionTemplate('').pk,
+        },
         ...(cursor ? { ExclusiveStartKey: cursor } : {}),
         ...(limit === undefined ? {} : { Limit: limit }),
       }),
     );
-    const items = (page.Items ?? []).flatMap((item): OldShapeItem[] => {
-      if (item.sk === keys.ban('').sk) {
-        const ban = banSchema.safeParse(item);
-        return ban.success ? [{ kind: 'ban', ban: ban.data }] : [];
-      }
-      const room = standbyRoomSchema.safeParse(item);
-      return room.success ? [{ kind: 'standbyRoom', room: room.data }] : [];
-    });
+    const items = (page.Items ?? []).flatMap(oldShapeOf);
     const next = page.LastEvaluatedKey ? cursorSchema.parse(page.LastEvaluatedKey) : undefined;
     return { items, ...(next ? { next } : {}) };
   }
+}
+
+/** What the pass does with a scanned item, by its key; an item that does not parse is left alone. */
+function oldShapeOf(item: Record<string, unknown>): OldShapeItem[] {
+  if (item.sk === keys.ban('').sk) {
+    const ban = banSchema.safeParse(item);
+    return ban.success ? [{ kind: 'ban', ban: ban.data }] : [];
+  }
+  if (item.sk === keys.room('').sk) {
+    const room = standbyRoomSchema.safeParse(item);
+    return room.success ? [{ kind: 'standbyRoom', room: room.data }] : [];
+  }
+  if (item.sk === keys.sessionTemplate('').sk) {
+    const template = templateItemSchema.safeParse(item);
+    return template.success ? [{ kind: 'sessionTemplate', name: template.data.name }] : [];
+  }
+  const configuration = configurationItemSchema.safeParse(item);
+  return configuration.success ? [{ kind: 'gameConfiguration', ...configuration.data }] : [];
 }

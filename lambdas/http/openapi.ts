@@ -42,9 +42,18 @@ import {
   regionBodySchema,
 } from '../../core/placement/fleet-model';
 import { listRoomsQuerySchema } from './rooms/list';
+import { listAdminRoomsQuerySchema } from './admin/rooms/list';
+import { catalogQuerySchema } from './admin/catalog-query';
 import { inviteRequestSchema, myInvitesSchema } from '../../core/invites/schema';
 import { routes, type RouteId } from './routes';
+import { warmPoolsViewSchema } from '../../core/pool/pool-overview';
+import { queueViewSchema, redriveRequestSchema, redriveResultSchema } from '../../core/infra/queue-admin';
+import { queueParamsSchema } from './admin/queues/redrive';
+import { historyPageSchema, historyQuerySchema } from '../../core/rooms/history';
+import { logLinesPageSchema, logLinesQuerySchema } from '../../core/infra/log-lines';
+import { consoleConfigSchema } from './console/config-schema';
 import { membersPageSchema, membersQuerySchema } from './rooms/members';
+import { clientFrameSchema, serverFrameSchema } from '../../core/live/messages';
 
 const errorSchema = z
   .strictObject({
@@ -126,7 +135,14 @@ const errors = (...codes: ErrorCode[]) =>
 const roomIdParams = z.object({ roomId: z.string() });
 
 /** Every reason a failed room can give (RoomFailureReason), checked both ways by the type below. */
-const roomFailureReasons = [...failureReasons, 'spawn-failed', 'sidecar-lost', 'assign-refused', 'host-lost'] as const;
+const roomFailureReasons = [
+  ...failureReasons,
+  'spawn-failed',
+  'sidecar-lost',
+  'assign-refused',
+  'host-lost',
+  'closed-by-admin',
+] as const;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const failureReasonsComplete: Same<(typeof roomFailureReasons)[number], RoomFailureReason> = true;
 void failureReasonsComplete;
@@ -136,7 +152,9 @@ const roomSchema = sessionRoomViewSchema
     failureReason: z
       .enum(roomFailureReasons)
       .optional()
-      .describe('Why the room failed (state failed); docs/game-server-protocol.md lists the reasons.'),
+      .describe(
+        'Why the room failed (state failed), or why the platform closed it (host-lost; closed-by-admin: an operator closed it); docs/game-server-protocol.md lists the reasons.',
+      ),
   })
   .meta({ id: 'Room' });
 const idempotencyHeader = z.object({ 'idempotency-key': idempotencyKeyHeaderSchema });
@@ -195,6 +213,14 @@ const hostSchema = hostBodySchema
     placed: z.number().int().describe('Servers the platform placed here and has not released.'),
     createdAt: z.iso.datetime(),
     heartbeat: hostHeartbeatSchema.extend({ at: z.iso.datetime() }).optional(),
+    servers: z.number().int().describe('Servers counted on it: placed or reported, whichever is more.'),
+    heartbeatAgeS: z.number().int().optional().describe('Seconds since its last heartbeat; absent before the first.'),
+    load: z
+      .number()
+      .optional()
+      .describe(
+        'The largest of server share, CPU and memory by its last heartbeat, also while it is refused; absent before the first heartbeat.',
+      ),
     health: z.union([
       z.object({ healthy: z.literal(true), load: z.number().describe('The largest of server share, CPU and memory.') }),
       z.object({
@@ -237,7 +263,8 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
     },
   },
   getRoom: {
-    summary: 'Read a room',
+    summary:
+      'Read a room; with an admin token any room, with every member and its expiry and the server address and ports',
     requestParams: { path: roomIdParams },
     responses: { '200': roomJson(roomView, 'The room.'), ...errors('UNAUTHORIZED', 'NOT_FOUND') },
   },
@@ -501,6 +528,66 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
       ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'BANNED', 'NOT_FOUND', 'RATE_LIMITED', 'UNAVAILABLE'),
     },
   },
+  listAdminRooms: {
+    summary:
+      'List the live rooms of every game (admin), a page of the live-room index at a time, filtered by game, version, region, state and template',
+    requestParams: { query: listAdminRoomsQuerySchema },
+    responses: {
+      '200': json(
+        z
+          .object({
+            rooms: z
+              .array(roomSchema)
+              .describe('Live rooms (spawning or ready), without members; standby servers are not listed.'),
+            nextToken: z.string().optional().describe('Present while more of the index remains: pass it back.'),
+          })
+          .meta({ id: 'AdminRoomPage' }),
+        'A page of live rooms; a filtered page may hold fewer than limit, even none, and still carry a nextToken.',
+      ),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN'),
+    },
+  },
+  closeRoom: {
+    summary:
+      'Close a live room (admin): state closed, failureReason closed-by-admin; its reservations end and its game server is stopped',
+    requestParams: { path: roomIdParams },
+    responses: {
+      '200': roomJson(roomView, 'Closed by this call.'),
+      ...errors('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT'),
+    },
+  },
+  listGameConfigurations: {
+    summary: 'List every game server configuration (admin), in game and version order',
+    requestParams: { query: catalogQuerySchema },
+    responses: {
+      '200': json(
+        z
+          .object({
+            configurations: z.array(storedConfigurationSchema),
+            nextToken: z.string().optional().describe('Present while more may follow: pass it back.'),
+          })
+          .meta({ id: 'GameConfigurationPage' }),
+        'A page of configurations.',
+      ),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN'),
+    },
+  },
+  listTemplates: {
+    summary: 'List every session template (admin), in name order',
+    requestParams: { query: catalogQuerySchema },
+    responses: {
+      '200': json(
+        z
+          .object({
+            templates: z.array(templateViewSchema),
+            nextToken: z.string().optional().describe('Present while more may follow: pass it back.'),
+          })
+          .meta({ id: 'TemplatePage' }),
+        'A page of templates.',
+      ),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN'),
+    },
+  },
   putGameConfiguration: {
     summary: 'Install or replace a game server configuration (admin)',
     requestParams: { path: gameVersionParamsSchema },
@@ -619,6 +706,50 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
       ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
     },
   },
+  getWarmPool: {
+    summary: 'The warm pools (admin): per configuration and region, the target and the standby servers',
+    responses: {
+      '200': json(warmPoolsViewSchema, 'Every pooled configuration, by game and version.'),
+      ...errors('UNAUTHORIZED', 'FORBIDDEN'),
+    },
+  },
+  listQueues: {
+    summary: "The platform's queues and their dead-letter queues (admin): counts and oldest-message age",
+    responses: {
+      '200': json(z.object({ queues: z.array(queueViewSchema) }).meta({ id: 'QueueList' }), 'Every queue.'),
+      ...errors('UNAUTHORIZED', 'FORBIDDEN'),
+    },
+  },
+  redriveQueue: {
+    summary:
+      'Move dead-lettered messages back to their source queue (admin): each deleted from the dead-letter queue only once it was sent',
+    requestParams: { path: queueParamsSchema },
+    requestBody: { content: { 'application/json': { schema: redriveRequestSchema } } },
+    responses: {
+      '200': json(redriveResultSchema, 'How many moved, and how many are left.'),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
+    },
+  },
+  listHistory: {
+    summary: "Rooms' spawn and kill history (admin), newest first: today's and yesterday's, or one room's",
+    requestParams: { query: historyQuerySchema },
+    responses: {
+      '200': json(
+        historyPageSchema,
+        'A page of events; one filtered by room may hold fewer than limit and still carry a nextToken.',
+      ),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN'),
+    },
+  },
+  tailLogs: {
+    summary:
+      'The last log lines the local cloud printed, oldest first, optionally one room’s (local cloud only, admin)',
+    requestParams: { query: logLinesQuerySchema },
+    responses: {
+      '200': json(logLinesPageSchema, 'Lines after `after`, at most `limit`.'),
+      ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'),
+    },
+  },
   issueDevToken: {
     summary: 'Issue a token (local cloud only)',
     requestBody: { content: { 'application/json': { schema: devTokenRequestSchema } } },
@@ -632,6 +763,30 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
         'A bearer token.',
       ),
       ...errors('BAD_REQUEST', 'NOT_FOUND'),
+    },
+  },
+  consoleRoot: {
+    summary: 'The operator console (docs/console.md): redirects to /console/',
+    responses: {
+      '200': {
+        description: "`/console/` (API Gateway routes it here too): the console's index.html.",
+        content: { 'text/html': { schema: z.string() } },
+      },
+      '308': { description: 'From `/console`: to `/console/`, where the console is served.' },
+    },
+  },
+  consoleFile: {
+    summary: "The operator console's files; any path without an extension is the app (index.html)",
+    description:
+      '`config.json` says how the console signs in: the local cloud gives an admin token, a deployed stack none ' +
+      '(the console asks the operator for one). Greedy: `path` spans slashes (`assets/index-1a2b.js`).',
+    requestParams: { path: z.object({ path: z.string().describe('A file of the console, or an app route.') }) },
+    responses: {
+      '200': {
+        description: 'The file (HTML, JavaScript, CSS…), or `config.json`.',
+        content: { 'text/html': { schema: z.string() }, 'application/json': { schema: consoleConfigSchema } },
+      },
+      ...errors('NOT_FOUND'),
     },
   },
 };
@@ -790,7 +945,9 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       responses: withSharedErrors(route, own),
       ...(route.auth === 'jwt' ? { security: [{ bearer: 'scope' in route ? [route.scope] : [] }] } : { security: [] }),
     };
-    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation };
+    // API Gateway's greedy `{name+}` is OpenAPI's plain `{name}` (the description says it spans slashes).
+    const key = route.path.replace(/\{(\w+)\+\}/g, '{$1}');
+    paths[key] = { ...paths[key], [route.method.toLowerCase()]: operation };
   }
   return createDocument({
     openapi: '3.1.0',
@@ -810,7 +967,12 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
         variables: { apiId: { default: 'your-api-id' }, region: { default: 'us-east-1' } },
       },
     ],
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      // The live socket (docs/live.md) is no HTTP operation; its frames are published here so
+      // generated clients (client/schema.ts) type them from the same schemas the server parses.
+      schemas: { LiveClientFrame: clientFrameSchema, LiveServerFrame: serverFrameSchema },
+    },
     security: [{ bearer: [] }],
     paths: { ...paths, ...gatewayOwnPaths },
   });

@@ -26,6 +26,11 @@ export interface RouteDefinition {
    * code reaches a spawn or the signing key and its route does not declare it.
    */
   readonly needs?: readonly FunctionNeed[];
+  /**
+   * Files the deployed function carries beside its code: `console`, the operator console's
+   * build (cdk/lib/constructs/console-bundle.ts builds it into the bundle).
+   */
+  readonly files?: 'console';
 }
 
 const gameVersionPath = '/v1/admin/games/{gameId}/versions/{version}';
@@ -198,6 +203,32 @@ export const routes = [
     timeoutS: 25,
   },
   {
+    id: 'listAdminRooms',
+    method: 'GET',
+    path: '/v1/admin/rooms',
+    entry: 'lambdas/http/admin/rooms/list.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    id: 'closeRoom',
+    method: 'POST',
+    path: '/v1/admin/rooms/{roomId}/close',
+    entry: 'lambdas/http/admin/rooms/close.ts',
+    auth: 'jwt',
+    scope: 'admin',
+    // Ends the room and stops its game server, as the sweeper ends one past a cost bound.
+    needs: ['stopServers'],
+  },
+  {
+    id: 'listGameConfigurations',
+    method: 'GET',
+    path: '/v1/admin/games',
+    entry: 'lambdas/http/admin/games/list.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
     id: 'putGameConfiguration',
     method: 'PUT',
     path: gameVersionPath,
@@ -218,6 +249,14 @@ export const routes = [
     method: 'DELETE',
     path: gameVersionPath,
     entry: 'lambdas/http/admin/games/delete.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    id: 'listTemplates',
+    method: 'GET',
+    path: '/v1/admin/templates',
+    entry: 'lambdas/http/admin/templates/list.ts',
     auth: 'jwt',
     scope: 'admin',
   },
@@ -333,6 +372,67 @@ export const routes = [
     entry: 'lambdas/http/admin/hosts/heartbeat.ts',
     auth: 'jwt',
     scope: 'admin',
+  },
+  {
+    id: 'getWarmPool',
+    method: 'GET',
+    path: '/v1/admin/pool',
+    entry: 'lambdas/http/admin/pool/get.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    id: 'listQueues',
+    method: 'GET',
+    path: '/v1/admin/queues',
+    entry: 'lambdas/http/admin/queues/list.ts',
+    auth: 'jwt',
+    scope: 'admin',
+    needs: ['inspectQueues'],
+  },
+  {
+    id: 'redriveQueue',
+    method: 'POST',
+    path: '/v1/admin/queues/{queueId}/redrive',
+    entry: 'lambdas/http/admin/queues/redrive.ts',
+    auth: 'jwt',
+    scope: 'admin',
+    // Up to 1,000 messages, ten per receive, send and delete.
+    timeoutS: 29,
+    needs: ['redriveQueues'],
+  },
+  {
+    id: 'listHistory',
+    method: 'GET',
+    path: '/v1/admin/history',
+    entry: 'lambdas/http/admin/history/list.ts',
+    auth: 'jwt',
+    scope: 'admin',
+  },
+  {
+    // The operator console (docs/console.md): `/console` sends the browser on to `/console/`.
+    id: 'consoleRoot',
+    method: 'GET',
+    path: '/console',
+    entry: 'lambdas/http/console/serve.ts',
+    auth: 'public',
+  },
+  {
+    id: 'consoleFile',
+    method: 'GET',
+    path: '/console/{path+}',
+    entry: 'lambdas/http/console/serve.ts',
+    auth: 'public',
+    files: 'console',
+  },
+  {
+    id: 'tailLogs',
+    method: 'GET',
+    path: '/v1/dev/logs',
+    entry: 'lambdas/http/dev/logs.ts',
+    auth: 'jwt',
+    scope: 'admin',
+    localOnly: true,
   },
   {
     id: 'issueDevToken',

@@ -49,7 +49,17 @@ export async function sweep(
     })(),
   ]);
   await phases.run('tableUpgrade', () =>
-    upgradeTable({ store: p.tableUpgrade, bans: p.abuse, rooms: p.rooms, now: p.now }, upgradePerSweep),
+    upgradeTable(
+      {
+        store: p.tableUpgrade,
+        bans: p.abuse,
+        rooms: p.rooms,
+        configurations: p.gameConfigurations,
+        templates: p.templates,
+        now: p.now,
+      },
+      upgradePerSweep,
+    ),
   );
   phases.finish();
   if (!swept.rooms || !swept.orphans) throw new PhasesFailedError(phases.failures);

@@ -5,6 +5,7 @@ import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { Fanout, type RoomRecord } from '../../core/live/fanout';
 import { childLogger } from '../../core/infra/logger';
+import { historyEventOf } from '../../core/rooms/history';
 import { platform, type Platform } from '../dependencies';
 
 const log = childLogger('room-taps');
@@ -61,21 +62,37 @@ function fanout(): Fanout {
 }
 
 /**
- * Taps for a batch of the table's stream, record by record in the stream's order. A failure
- * to read a room's subscribers fails the batch (the event source retries it, halved); records
- * already handled are skipped by the fanout's dedupe. Without a Lambda context (the local
- * cloud's stream reader) the process lives on and sends held taps when their intervals end.
+ * Taps for a batch of the table's stream, record by record in the stream's order, and the
+ * spawn/kill history of its state and server changes (core/rooms/history.ts), written beside
+ * the taps. A failure to read a room's subscribers or to write the history fails the batch
+ * (the event source retries it, halved); records already handled are skipped by the fanout's
+ * dedupe, and a history event written again rewrites its own item. Without a Lambda context
+ * (the local cloud's stream reader) the process lives on and sends held taps when their
+ * intervals end.
  */
 export async function tapRooms(
   event: DynamoDBStreamEvent,
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<void> {
   const taps = fanout();
-  for (const record of event.Records) {
+  const rooms = event.Records.map((record) => {
     const room = roomRecordOf(record);
-    if (room) await taps.handle(room);
-    else if (record.dynamodb?.Keys?.sk?.S === 'ROOM') log.warn('a room record without its image', { record });
-  }
+    if (!room && record.dynamodb?.Keys?.sk?.S === 'ROOM') log.warn('a room record without its image', { record });
+    return room;
+  });
+  const history = rooms.flatMap((room) => {
+    const change = room?.kind === 'image' ? historyEventOf(room.item) : undefined;
+    return change ? [change] : [];
+  });
+  const recorded = history.length > 0 ? platform().history.record(history) : Promise.resolve();
+  // Settled before the taps can fail, so its own failure is never left unobserved.
+  const written = recorded.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  for (const room of rooms) if (room) await taps.handle(room);
+  const failed = await written;
+  if (failed !== undefined) throw failed;
   if (context) await taps.settle(Math.min(maxHoldMs, context.getRemainingTimeInMillis() - sendReserveMs));
 }
 

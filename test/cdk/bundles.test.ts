@@ -32,4 +32,7 @@ it('every Lambda bundle (index.js) is under 1 MB, and the SDK is not in it', () 
   const [largest] = sizes;
   const code = fs.readFileSync(path.join(app.outdir, largest!.assetPath, 'index.js'), 'utf8');
   expect(code).toMatch(/require\("@aws-sdk\/client-dynamodb"\)/);
+  // The console's function carries the console, built from source by the bundling hook.
+  const consoleFn = sizes.find((s) => s.function.startsWith('RouteconsoleFile'));
+  expect(fs.existsSync(path.join(app.outdir, consoleFn!.assetPath, 'console', 'index.html'))).toBe(true);
 }, 180_000);

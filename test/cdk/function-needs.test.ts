@@ -39,6 +39,9 @@ const usesOf: Record<FunctionNeed, RegExp> = {
   takeStandby: /\bwarmPool:\s*\w+\.warmPool\b/,
   // A frame to a live socket: only through a ConnectionSender's send().
   postToSockets: /\bsender\.send\(/,
+  // The operators' view of the queues, and the redrive (core/infra/queue-admin.ts).
+  inspectQueues: /\.queueAdmin\.list\(/,
+  redriveQueues: /\.queueAdmin\.redrive\(/,
 };
 
 /** A need another one includes: `spawn` binds the fleet for stopping too. */
@@ -203,6 +206,23 @@ describe('grants and environment of every function that can spawn, stop servers 
       expect(config.liveEndpoint).toBeDefined();
     } else {
       expect(actions).not.toContain('execute-api:ManageConnections');
+    }
+    const dlqStatements = statementsOf(template, stack, fn).filter((st) =>
+      st.resources.some((r) => render(r).includes('DeadLetter')),
+    );
+    const dlqActions = dlqStatements.flatMap((st) => st.actions);
+    if (shown.has('inspectQueues')) {
+      expect(actions).toEqual(expect.arrayContaining(['sqs:GetQueueAttributes', 'cloudwatch:GetMetricData']));
+      expect(config.queueUrls.controllerRequests).toBeDefined();
+    }
+    if (shown.has('redriveQueues')) {
+      expect(dlqActions).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage']));
+      expect(actions).toContain('sqs:SendMessage');
+      expect(config.queueUrls.controllerRequests).toBeDefined();
+    } else {
+      // Nothing else deletes from a dead-letter queue; only an inspection may peek at one.
+      expect(dlqActions).not.toContain('sqs:DeleteMessage');
+      if (!shown.has('inspectQueues')) expect(dlqActions).not.toContain('sqs:ReceiveMessage');
     }
     if (shown.has('sidecarCredentials')) {
       expect(actions).toContain('sts:AssumeRole');

@@ -172,7 +172,7 @@ describe('HTTP API (from lambdas/http/routes.ts)', () => {
         expect(props.AuthorizerId).toEqual({ Ref: expect.any(String) });
       } else {
         expect(props.AuthorizationType).toBe('NONE');
-        expect(route.path).toBe('/health');
+        expect(['/health', '/console', '/console/{path+}']).toContain(route.path);
       }
       expect(props.AuthorizationScopes).toEqual(route.scope ? [route.scope] : undefined);
     },
@@ -274,6 +274,14 @@ describe('Lambda functions', () => {
     },
   );
 
+  it("consoleFile: its config.json names the stack's live socket (LIVE_URL, the LiveUrl output)", () => {
+    const fn = routeFunction(
+      stack,
+      allRoutes.find((route) => route.id === 'consoleFile')!,
+    );
+    expect(renderedEnvironment(template, logicalId(stack, fn)).LIVE_URL).toMatch(/^wss:\/\/.+\/live$/);
+  });
+
   it.each(deployable.map((route) => [route.id, tableAccessFor(route), route] as const))(
     '%s: table access is %s and nothing more',
     (_id, mode, route) => {
@@ -327,7 +335,7 @@ describe('IAM: least privilege', () => {
     expect(wildcards).toEqual([]);
   });
 
-  it('only X-Ray, the ECR login of the task execution role and the ENI read of the controller consumer (no resource-level permissions) are on "*"', () => {
+  it('only X-Ray, the ECR login of the task execution role, the ENI read of the controller consumer and CloudWatch metric reads (no resource-level permissions) are on "*"', () => {
     const onStar = identityStatements(template).filter((s) => s.resources.includes('*'));
     const executionPolicy = stack.getLogicalId(
       stack.fleet.executionRole.node.findChild('DefaultPolicy').node.defaultChild as never,
@@ -349,6 +357,8 @@ describe('IAM: least privilege', () => {
         // servers once the deployed template changed (test/cdk/game-servers.test.ts).
         'ecs:DescribeTaskDefinition',
         'ecs:RegisterTaskDefinition',
+        // Queue ages for operators (GET /v1/admin/queues): GetMetricData has no resource type.
+        'cloudwatch:GetMetricData',
         'xray:PutTelemetryRecords',
         'xray:PutTraceSegments',
       ].sort(),
@@ -410,7 +420,11 @@ describe('route guards', () => {
   });
 
   it.each([
-    ['a public route other than /health', { path: '/v1/rooms', auth: 'public' }, /only \/health may skip/],
+    [
+      'a public route other than /health',
+      { path: '/v1/rooms', auth: 'public' },
+      /only \/health, \/console, \/console\/\{path\+\} may skip/,
+    ],
     ['a /v1/dev/ route not marked localOnly', { path: '/v1/dev/reset', auth: 'jwt' }, /local-only dev route/],
     ['a route slower than API Gateway waits', { path: '/v1/slow', auth: 'jwt', timeoutS: 60 }, /exceeds API Gateway/],
   ] as const)('%s is refused at synthesis', (_name, route, message) => {

@@ -101,6 +101,12 @@ describe('npm start (the local cloud CLI)', () => {
       headers: { authorization: `Bearer ${admin.access_token}` },
     });
     expect([template.status, ((await template.json()) as any).template?.gameId]).toEqual([200, 'sample']);
+    // Its own output is tailed for GET /v1/dev/logs: the start-up banner is in it.
+    const logs = await checkedFetch(`${cloud.apiUrl}/v1/dev/logs?limit=1000`, {
+      headers: { authorization: `Bearer ${admin.access_token}` },
+    });
+    const lines = ((await logs.json()) as any).lines.map((line: { message: string }) => line.message);
+    expect(lines.join('\n')).toContain(`API            ${cloud.apiUrl}`);
     const malformed = await checkedFetch(`${cloud.apiUrl}/v1/dev/tokens`, { method: 'POST', body: '{"account":' });
     expect([malformed.status, ((await malformed.json()) as any).error.code]).toEqual([400, 'BAD_REQUEST']);
     // The live-session socket shares the API's port: a missing token is refused before the upgrade.

@@ -1,4 +1,5 @@
 import { Aws } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -42,5 +43,33 @@ export function bindNeeds(fn: ProjectFunction, needs: readonly FunctionNeed[], p
   if (needs.includes('signTokens')) fn.bindTokenSigningKey(platform.tokenSigningKey);
   if (needs.includes('sendCommands')) fn.bindReplyQueues(replyQueuePrefix, 'send');
   if (needs.includes('takeStandby')) fn.bindReplyQueues(replyQueuePrefix, 'assign');
+  if (needs.includes('inspectQueues')) for (const queue of Object.values(platform.queues)) mayInspect(fn, queue);
+  if (needs.includes('redriveQueues')) for (const queue of Object.values(platform.queues)) mayRedrive(fn, queue);
   // `postToSockets` needs the live API, built after the functions: LiveApi.bindLiveNeeds binds it.
+}
+
+/**
+ * `inspectQueues`: the queue's URL and attributes, its dead-letter queue's attributes and a
+ * receive there (the oldest message's age; never a receive from the source queue), and
+ * CloudWatch's GetMetricData for ages, which takes no resource-level permission (the role's
+ * `Resource::*` finding is acknowledged by ProjectFunction; the stack test lists what is on "*").
+ */
+function mayInspect(fn: ProjectFunction, queue: ProjectQueue): void {
+  fn.bindQueue(queue, 'observe');
+  iam.Grant.addToPrincipal({
+    grantee: fn.role,
+    actions: ['sqs:GetQueueAttributes', 'sqs:ReceiveMessage'],
+    resourceArns: [queue.deadLetterQueue.queueArn],
+  });
+  iam.Grant.addToPrincipal({ grantee: fn.role, actions: ['cloudwatch:GetMetricData'], resourceArns: ['*'] });
+}
+
+/** `redriveQueues`: receive, delete and count on the dead-letter queue, send on its source queue. */
+function mayRedrive(fn: ProjectFunction, queue: ProjectQueue): void {
+  fn.bindQueue(queue, 'send');
+  iam.Grant.addToPrincipal({
+    grantee: fn.role,
+    actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+    resourceArns: [queue.deadLetterQueue.queueArn],
+  });
 }

@@ -21,10 +21,18 @@ import { routes, type RouteDefinition, type RouteId } from '../../../lambdas/htt
 import { bindCostBounds } from './cost-bounds';
 import { bindNeeds, type PlatformResources } from './platform-resources';
 import { ProjectFunction, type TableAccess } from './project-function';
+import { consoleBuildCommands } from './console-bundle';
 import { StackPart } from './stack-part';
 
-/** The only paths that may skip the JWT authorizer: a liveness probe, nothing with player data. */
-const publicPaths: ReadonlySet<string> = new Set(['/health']);
+/**
+ * The only paths that may skip the JWT authorizer, each with why: nothing with player data.
+ * The console's files are public; what it shows comes from the admin API with a token.
+ */
+const publicPaths: ReadonlyMap<string, string> = new Map([
+  ['/health', 'a liveness probe for load balancers and uptime checks: it must answer without a token'],
+  ['/console', "the operator console's address: it only redirects to /console/"],
+  ['/console/{path+}', "the operator console's static files: its data comes from the admin API with a token"],
+]);
 
 /** Local cloud helpers (dev tokens…) live here; nothing under it may ever be deployed. */
 const devPathPrefix = '/v1/dev/';
@@ -86,11 +94,14 @@ export class PlayerApi extends StackPart {
   readonly api: HttpApi;
   readonly stage: HttpStage;
   readonly routeFunctions: ReadonlyMap<string, ProjectFunction>;
+  /** Every route function logs here: one log group for the API instead of one per route. */
+  private readonly routeLogs: logs.LogGroup;
 
   constructor(scope: Construct, id: string, props: PlayerApiProps) {
     super(scope, id);
     const { platform } = props;
     const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', { retention: platform.logRetention });
+    this.routeLogs = new logs.LogGroup(this, 'RouteLogs', { retention: platform.logRetention });
     this.api = this.newHttpApi(props);
     this.stage = this.api.addStage('DefaultStage', {
       stageName: '$default',
@@ -169,7 +180,8 @@ export class PlayerApi extends StackPart {
       entry: route.entry,
       description: `${route.method} ${route.path}`,
       ...(route.timeoutS !== undefined ? { timeout: Duration.seconds(route.timeoutS) } : {}),
-      logRetention: platform.logRetention,
+      logGroup: this.routeLogs,
+      ...(route.files === 'console' ? { afterBundling: consoleBuildCommands } : {}),
     })
       .bindTable(platform.table, tableAccessFor(route))
       .bindAuth(platform.auth);
@@ -186,7 +198,7 @@ export class PlayerApi extends StackPart {
       for (const apiRoute of apiRoutes) {
         Validations.of(apiRoute).acknowledge({
           id: 'AwsSolutions-APIG4',
-          reason: `${route.path} is a liveness probe for load balancers and uptime checks: it must answer without a token and returns no player data.`,
+          reason: `${route.path} is ${publicPaths.get(route.path)}; it returns no player data.`,
         });
       }
     }
@@ -201,7 +213,7 @@ function checkRoute(route: RouteDefinition): void {
   }
   if (route.auth === 'public' && !publicPaths.has(route.path)) {
     throw new Error(
-      `Route ${route.id} (${route.method} ${route.path}) is public, but only ${[...publicPaths].join(', ')} may skip the authorizer.`,
+      `Route ${route.id} (${route.method} ${route.path}) is public, but only ${[...publicPaths.keys()].join(', ')} may skip the authorizer.`,
     );
   }
   if (route.timeoutS !== undefined && route.timeoutS > maxHttpTimeoutS) {

@@ -62,7 +62,15 @@ export interface ProjectFunctionProps {
   readonly timeout?: Duration;
   /** @default one month */
   readonly logRetention?: logs.RetentionDays;
+  /**
+   * A log group several functions share (the API's routes): Lambda names each stream after
+   * its function, so one group still tells them apart, and each function's own group would
+   * cost a CloudFormation resource apiece. @default a log group of the function's own
+   */
+  readonly logGroup?: logs.ILogGroup;
   readonly environment?: Readonly<Record<string, string>>;
+  /** Commands run after esbuild bundled the code, to add files to the bundle in `outputDir`. */
+  readonly afterBundling?: (outputDir: string) => string[];
 }
 
 /** `-c bundleAwsSdk=true`: bundle the lock file's SDK instead of using the runtime's. */
@@ -80,16 +88,18 @@ function bundlesAwsSdk(scope: Construct): boolean {
 export class ProjectFunction extends Construct {
   readonly function: NodejsFunction;
   readonly role: iam.Role;
-  readonly logGroup: logs.LogGroup;
+  readonly logGroup: logs.ILogGroup;
   /** Set by bindTokenSigningKey: the function needs the key in the secret before it serves. */
   private signsTokens = false;
 
   constructor(scope: Construct, id: string, props: ProjectFunctionProps) {
     super(scope, id);
 
-    this.logGroup = new logs.LogGroup(this, 'Logs', {
-      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
-    });
+    this.logGroup =
+      props.logGroup ??
+      new logs.LogGroup(this, 'Logs', {
+        retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      });
 
     // An explicit role instead of the default one, which would carry the AWS managed
     // AWSLambdaBasicExecutionRole policy (logs on every log group of the account).
@@ -132,6 +142,15 @@ export class ProjectFunction extends Construct {
         // is about 0.6 MB (`npm run synth` prints them). The price: the runtime's SDK version,
         // not the lock file's, runs in AWS; `-c bundleAwsSdk=true` bundles the lock file's again.
         bundleAwsSDK: bundlesAwsSdk(this),
+        ...(props.afterBundling
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (_inputDir: string, outputDir: string) => props.afterBundling!(outputDir),
+              },
+            }
+          : {}),
       },
     });
 

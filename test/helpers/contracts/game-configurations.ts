@@ -99,4 +99,22 @@ export function gameConfigurationsContract(subject: () => GameConfigurations): v
     await store.delete(first.gameId, first.version);
     await expect(store.recent(first.gameId, first.version)).rejects.toBeInstanceOf(GameConfigurationNotFoundError);
   });
+
+  it('lists every configuration once, page by page in game and version order, as put, and no deleted one', async () => {
+    const store = subject();
+    const gameId = `g-${randomUUID().slice(0, 8)}`;
+    const versions = ['1', '2', '2.1', '3'].map((version) => aConfiguration({ gameId, version }));
+    for (const configuration of [...versions].reverse()) await store.put(configuration);
+    await store.delete(gameId, '2.1');
+    const seen: GameServerConfiguration[] = [];
+    let nextToken: string | undefined;
+    do {
+      const page = await store.list(nextToken, 2);
+      expect(page.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.items.filter((configuration) => configuration.gameId === gameId));
+      nextToken = page.nextToken;
+    } while (nextToken);
+    expect(seen).toEqual([versions[0], versions[1], versions[3]]);
+    await expect(store.list('not-a-token', 2)).rejects.toMatchObject({ status: 400 });
+  });
 }

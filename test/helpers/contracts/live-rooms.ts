@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { LiveRoomIndex } from '../../../core/rooms/live-room-store';
+import type { LiveRoomIndex, LiveRoomPages } from '../../../core/rooms/live-room-store';
 import type { Room } from '../../../core/rooms/model';
 import { aRoom } from '../factories';
 
 /** An index under test and the way to arrange rooms in it, as the room store writes them. */
 export interface LiveRoomsSubject {
-  readonly live: LiveRoomIndex;
+  readonly live: LiveRoomIndex & LiveRoomPages;
   /** Writes rooms as created, each with its creator `alice` as a member. */
   seed(rooms: Room[]): Promise<void>;
   /** Fails a live room: it leaves the index. */
@@ -60,5 +60,28 @@ export function liveRoomsContract(subject: () => LiveRoomsSubject): void {
     const entry = (await live.liveRooms()).find((e) => e.room.roomId === room.roomId);
 
     expect(Object.keys(entry?.doc?.members ?? {})).toEqual(['alice']);
+  });
+
+  it('pages every live room exactly once, at most `limit` a page, across the shards; no ended one', async () => {
+    const { live, seed, end } = subject();
+    const gameId = gameOf();
+    const rooms = Array.from({ length: 7 }, (_, i) => aRoom({ gameId, state: i % 2 ? 'spawning' : 'ready' }));
+    await seed(rooms);
+    await end(rooms[0]!.roomId);
+    const seen: string[] = [];
+    let nextToken: string | undefined;
+    do {
+      const page = await live.page(nextToken, 3);
+      expect(page.rooms.length).toBeLessThanOrEqual(3);
+      seen.push(...page.rooms.filter((room) => room.gameId === gameId).map((room) => room.roomId));
+      nextToken = page.nextToken;
+    } while (nextToken);
+    expect(seen.sort()).toEqual(
+      rooms
+        .slice(1)
+        .map((room) => room.roomId)
+        .sort(),
+    );
+    await expect(live.page('not-a-token', 3)).rejects.toMatchObject({ status: 400 });
   });
 }

@@ -82,6 +82,10 @@ const bodyRoutes = [
     objects: [],
   },
   { method: 'POST', path: '/v1/admin/bans', caller: 'admin', base: { account: 'mallory' }, objects: [] },
+  // Takes no body: whatever is sent is read as JSON and ignored (no such room: 404).
+  { method: 'POST', path: '/v1/admin/rooms/no-such-room/close', caller: 'admin', base: {}, objects: [] },
+  // No such queue: a valid body is a 404, and no message is moved.
+  { method: 'POST', path: '/v1/admin/queues/no-such-queue/redrive', caller: 'admin', base: { max: 1 }, objects: [] },
   {
     method: 'PUT',
     path: '/v1/admin/regions/fuzz-region',
@@ -227,7 +231,7 @@ describe('paths and queries', () => {
         malformedSegment,
         fc.boolean(),
         async (route, segment, withToken) => {
-          const path = route.path.replace(/\{\w+\}/g, segment);
+          const path = route.path.replace(/\{\w+\+?\}/g, segment);
           const response = await api.call(route.method, path, {
             token: withToken ? tokens.admin : undefined,
             body: route.method === 'PUT' ? configuration : undefined,
@@ -246,6 +250,21 @@ describe('paths and queries', () => {
         const query = new URLSearchParams({ gameId: 'arena', version: '1', nextToken });
         const response = await api.call('GET', `/v1/rooms?${query.toString()}`, { token: tokens.player });
         record('GET /v1/rooms nextToken', response.status);
+        expect(response.status).toBe(400);
+        expect(response.body.error.details.fields[0].field).toBe('query.nextToken');
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('the history', () => {
+  it('answers a hostile nextToken with 400 naming query.nextToken', async () => {
+    await fc.assert(
+      fc.asyncProperty(hostilePageToken, async (nextToken) => {
+        const query = new URLSearchParams({ nextToken });
+        const response = await api.call('GET', `/v1/admin/history?${query.toString()}`, { token: tokens.admin });
+        record('GET /v1/admin/history nextToken', response.status);
         expect(response.status).toBe(400);
         expect(response.body.error.details.fields[0].field).toBe('query.nextToken');
       }),

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { banTtl, type Ban } from '../../../core/abuse/bans';
 import { AccountBannedError } from '../../../core/abuse/errors';
@@ -16,6 +16,9 @@ import {
 import { UpgradeStore } from '../../../core/upgrade/upgrade-store';
 import { platform } from '../../../lambdas/dependencies';
 import { aHandOver, aStandbyRoom } from '../../helpers/factories';
+import { aConfiguration } from '../../helpers/contracts/game-configurations';
+import type { ItemKey } from '../../../core/infra/keys';
+import { templateBodySchema } from '../../../core/templates/template-schema';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform';
 
 /**
@@ -78,13 +81,41 @@ function warmCreate(key: PoolKey, account: string) {
 
 const timedOut = () => new Error('the run timed out');
 
+/** An item as the release before the catalog index wrote it: without its gsi3 entry. */
+async function withoutCatalogEntry(key: ItemKey): Promise<void> {
+  await test.db.send(
+    new UpdateCommand({ TableName: test.tableName, Key: key, UpdateExpression: 'REMOVE gsi3pk, gsi3sk' }),
+  );
+}
+
+/** Every configuration of `gameId` and template named `name` the catalog listings show. */
+async function catalogued(gameId: string, name: string): Promise<string[]> {
+  const p = platform();
+  const [configurations, templates] = [
+    await p.gameConfigurations.list(undefined, 100),
+    await p.templates.list(undefined, 100),
+  ];
+  return [
+    ...configurations.items.filter((c) => c.gameId === gameId).map((c) => `${c.gameId}/${c.version}`),
+    ...templates.items.filter((t) => t.name === name).map((t) => t.name),
+  ];
+}
+
 /** The pass as the sweeper runs it, with a marker of its own (`store` may be a recording one). */
 function pass(
   store: UpgradeStore = new UpgradeStore(test.db, test.tableName, `test-${randomUUID()}`),
   ports: Partial<Pick<TableUpgradeDependencies, 'bans' | 'rooms'>> = {},
 ) {
   const p = platform();
-  const deps: TableUpgradeDependencies = { store, bans: p.abuse, rooms: p.rooms, now: p.now, ...ports };
+  const deps: TableUpgradeDependencies = {
+    store,
+    bans: p.abuse,
+    rooms: p.rooms,
+    configurations: p.gameConfigurations,
+    templates: p.templates,
+    now: p.now,
+    ...ports,
+  };
   return {
     store,
     run: (options: Partial<TableUpgradeOptions> = {}) =>
@@ -219,5 +250,28 @@ describe('the upgrade of the previous release’s items', () => {
     expect(finished).toMatchObject({ state: 'done' });
     for (const ban of bans) expect(await admission(ban.account)).toEqual([403, 403]);
     expect((await warmCreate(key, 'creator'))?.room.roomId).toBe(server);
+  });
+
+  it('lists configurations and templates stored before the catalog index, and never writes back a deleted one', async () => {
+    const p = platform();
+    const configuration = aConfiguration();
+    const name = `old-${randomUUID().slice(0, 8)}`;
+    await p.gameConfigurations.put(configuration);
+    const constants = templateBodySchema.parse({ constants: { maxMembers: 4, visibility: 'open' } }).constants;
+    await p.templates.put({ name, hosting: 'peerHosted', constants, updatedAt: new Date().toISOString() });
+    await withoutCatalogEntry(keys.gameConfiguration(configuration.gameId, configuration.version));
+    await withoutCatalogEntry(keys.sessionTemplate(name));
+    expect(await catalogued(configuration.gameId, name)).toEqual([]);
+
+    const marker = await pass().run();
+
+    expect(marker).toMatchObject({ state: 'done', catalogIndexed: 2 });
+    expect(await catalogued(configuration.gameId, name)).toEqual([`${configuration.gameId}/1`, name]);
+    // A configuration deleted after a pass read it stays deleted.
+    await p.gameConfigurations.delete(configuration.gameId, configuration.version);
+    expect(await p.gameConfigurations.addToCatalog(configuration.gameId, configuration.version)).toBe(false);
+    await expect(p.gameConfigurations.get(configuration.gameId, configuration.version)).rejects.toMatchObject({
+      status: 404,
+    });
   });
 });

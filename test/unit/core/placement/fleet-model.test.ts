@@ -1,4 +1,4 @@
-import { hostHealth, rankHosts, type Host } from '../../../../core/placement/fleet-model';
+import { hostHealth, hostView, rankHosts, type Host } from '../../../../core/placement/fleet-model';
 
 const now = new Date('2026-11-26T12:00:00.000Z');
 const secondsAgo = (s: number) => new Date(now.getTime() - s * 1000).toISOString();
@@ -37,6 +37,17 @@ describe('hostHealth', () => {
       load: 0.3,
     });
     expect(hostHealth(host('a', { placed: 1 }, { cpu: 0.7 }), now)).toEqual({ healthy: true, load: 0.7 });
+  });
+});
+
+describe('hostView', () => {
+  it('shows servers, heartbeat age and load, also of a host placement refuses', () => {
+    const full = hostView(host('a', { placed: 4 }, { servers: 10, at: secondsAgo(7), cpu: 0.5 }), now);
+    expect(full).toMatchObject({ health: { healthy: false, reason: 'full' }, servers: 10, heartbeatAgeS: 7, load: 1 });
+    const silent = hostView(host('b', { placed: 2, heartbeat: undefined }), now);
+    expect(silent).toMatchObject({ servers: 2 });
+    expect(silent).not.toHaveProperty('heartbeatAgeS');
+    expect(silent).not.toHaveProperty('load');
   });
 });
 

@@ -1,5 +1,5 @@
 import type { SessionDocument, StoredMember } from '../../../../core/rooms/document';
-import { readableBy, roomResponse, sessionRoomView } from '../../../../core/rooms/room-response';
+import { adminRoomView, readableBy, roomResponse, sessionRoomView } from '../../../../core/rooms/room-response';
 import { emptySinceOf, joinedAfterEnd, sessionOverAt } from '../../../../core/rooms/session-end';
 import type { SessionConstants, SessionVisibility } from '../../../../core/rooms/session-model';
 import { aRoom } from '../../../helpers/factories';
@@ -61,6 +61,35 @@ describe('the room view at now', () => {
 
   it('carries the change number as a quoted ETag', () => {
     expect(roomResponse(200, { room: { changeNumber: 12 } }).headers).toEqual({ etag: '"12"' });
+  });
+});
+
+describe("an admin's room view", () => {
+  const placement = { taskId: 'arn:task/1', host: 'pending', ports: [7777, 7778] };
+
+  it('lists every live member of any visibility with its expiry, and the server once placed', () => {
+    const room = aRoom({ state: 'spawning', players: 2, constants: constants('private'), placement });
+    const d = doc({ alice: live, bob: expiring });
+    const view = adminRoomView(room, d, new Date(t0), 'ops');
+    expect(view.members).toEqual([
+      { account: 'alice', state: 'active', properties: { custom: {} } },
+      { account: 'bob', state: 'reserved', properties: { custom: {} }, expiresAt: new Date(t0 + 1_000).toISOString() },
+    ]);
+    expect(view.server).toEqual({ host: 'pending', ports: [7777, 7778] });
+    const ready = { ...room, state: 'ready' as const, address: '203.0.113.7' };
+    expect(adminRoomView(ready, d, new Date(t0), 'ops').server).toEqual({ host: '203.0.113.7', ports: [7777, 7778] });
+    // The same room to a player who is no member: none of it.
+    const visible = { ...ready, constants: constants('visible') };
+    expect(sessionRoomView(visible, d, new Date(t0), 'carol')).not.toHaveProperty('members');
+    expect(sessionRoomView(visible, d, new Date(t0), 'carol')).not.toHaveProperty('server');
+  });
+
+  it("shows the arbiter with its epoch and successor, and a member's expiry never to players", () => {
+    const room = aRoom({ players: 2, constants: constants('open'), host: { epoch: 3, account: 'alice', seenAt: t0 } });
+    const d = doc({ alice: live, bob: { ...live, n: 2 } });
+    expect(adminRoomView(room, d, new Date(t0), 'ops').host).toEqual({ account: 'alice', epoch: 3, next: 'bob' });
+    const players = sessionRoomView(room, doc({ alice: live, bob: expiring }), new Date(t0), 'bob');
+    expect(players.members?.every((member) => !('expiresAt' in member))).toBe(true);
   });
 });
 

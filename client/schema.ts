@@ -136,7 +136,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** The arbiter removes a member it cannot reach (X-Host-Epoch: its epoch). The member's slot frees and its key stops working */
+    /**
+     * The arbiter removes a member it cannot reach (X-Host-Epoch: its epoch), or an admin removes any member (no X-Host-Epoch). The member's slot frees and its key stops working
+     * @description With an admin token and no X-Host-Epoch, the removal is the member’s own leave made by an operator: no epoch fences it, and the answer is the admin’s view of the room.
+     */
     delete: operations['removeMember'];
     options?: never;
     head?: never;
@@ -2991,9 +2994,8 @@ export interface operations {
   removeMember: {
     parameters: {
       query?: never;
-      header: {
-        /** @description The arbiter's epoch, as the room view's host.epoch shows it. Not current: 409 STALE_EPOCH. */
-        'x-host-epoch': string;
+      header?: {
+        'x-host-epoch'?: string;
       };
       path: {
         roomId: string;

@@ -244,17 +244,18 @@ function membersCommand(io: CliIo): Command {
   members
     .command('remove')
     .description(
-      "as the session's arbiter (its token in ROOMKEEPER_TOKEN), remove a member it cannot reach: its slot frees and its key stops working",
+      'remove a member of a room: its slot frees and its key stops working (an admin token; with --epoch, as the arbiter of that epoch)',
     )
     .argument('<roomId>')
     .argument('<account>')
-    .action(async (roomId: string, account: string, _options: unknown, command: Command) => {
+    .option('--epoch <epoch>', "act as the session's arbiter of this host epoch (X-Host-Epoch) instead of as an admin")
+    .action(async (roomId: string, account: string, local: { epoch?: string }, command: Command) => {
       const options = globals(command);
       const target = await targetOf(options, io);
-      const { room } = await call(target.client.GET('/v1/rooms/{roomId}', { params: { path: { roomId } } }));
+      const header = local.epoch === undefined ? {} : { 'x-host-epoch': local.epoch };
       const answer = await call(
         target.client.DELETE('/v1/rooms/{roomId}/members/{account}', {
-          params: { path: { roomId, account }, header: { 'x-host-epoch': String(room.host?.epoch ?? 0) } },
+          params: { path: { roomId, account }, header },
           signal: io.signal,
         }),
       );

@@ -12,6 +12,12 @@ export function consoleApi(client: RoomkeeperClient) {
       dataOf(await client.GET('/v1/rooms/{roomId}', { params: { path: { roomId } } })).room,
     closeRoom: async (roomId: string) =>
       dataOf(await client.POST('/v1/admin/rooms/{roomId}/close', { params: { path: { roomId } } })).room,
+    removeMember: async (roomId: string, account: string) =>
+      dataOf(
+        await client.DELETE('/v1/rooms/{roomId}/members/{account}', {
+          params: { path: { roomId, account }, header: {} },
+        }),
+      ).room,
     banAccount: async (account: string, reason: string) =>
       dataOf(await client.POST('/v1/admin/bans', { body: { account, ...(reason ? { reason } : {}) } })),
     listHosts: async () => dataOf(await client.GET('/v1/admin/hosts')).hosts,

@@ -8,6 +8,20 @@ import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { PlatformConfig } from './config';
 import { conditionRefusals } from './condition-refusals';
+import { childLogger } from './logger';
+
+/**
+ * The HTTP handler's own warnings (sockets at capacity, a request timing out) as structured log
+ * lines: its default is `console`, whose lines are neither JSON nor quieted where logs are.
+ */
+const handlerLog = childLogger('aws-http');
+const handlerLogger = {
+  trace: () => undefined,
+  debug: () => undefined,
+  info: (message: string) => handlerLog.info(message),
+  warn: (message: string) => handlerLog.warn(message),
+  error: (message: string) => handlerLog.error(message),
+};
 
 /** Emulators accept any credentials; AWS uses the Lambda role's. */
 const emulatorCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -97,6 +111,7 @@ function handlerOptions(timeouts: { requestTimeout: number } | { socketTimeout: 
     httpsAgent: withConnectTimeout(new HttpsAgent({ keepAlive: true, maxSockets: 48 }), connectMs),
     ...timeouts,
     throwOnRequestTimeout: true,
+    logger: handlerLogger,
   };
 }
 

@@ -124,7 +124,7 @@ it('shows a room turn failed when its game server is killed', async () => {
     .waitFor();
 }, 45_000);
 
-it('closes a room and bans an account only once confirmed', async () => {
+it('bans an account, removes a member and closes a room only once confirmed', async () => {
   const roomId = await session('carol', ['dave']);
   await openConsole(`#/rooms/${roomId}`);
   await roomState().filter({ hasText: 'ready' }).waitFor();
@@ -138,6 +138,12 @@ it('closes a room and bans an account only once confirmed', async () => {
   expect((await call('GET', '/v1/admin/bans/dave', { token: admin })).body).toMatchObject({
     ban: { reason: 'griefing' },
   });
+
+  await page.getByRole('button', { name: 'Remove dave' }).click();
+  await page.getByRole('dialog', { name: 'Remove dave?' }).getByRole('button', { name: 'Remove member' }).click();
+  await page.getByRole('status').filter({ hasText: 'dave was removed.' }).waitFor();
+  const members = (await call('GET', `/v1/rooms/${roomId}`, { token: admin })).body.room.members;
+  expect(members.map((m: { account: string }) => m.account)).not.toContain('dave');
 
   // Cancelled (Escape): nothing happens.
   await page.getByRole('button', { name: 'Close room' }).click();

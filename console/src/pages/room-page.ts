@@ -211,6 +211,9 @@ class RoomPage extends Page {
                         <td data-testid="expires">${countdown(m.expiresAt, this.now)}</td>
                         <td class="mono">${json(m.properties.custom)}</td>
                         <td>
+                          <button type="button" @click=${() => this.removeMember(m.account)}>
+                            Remove <span class="visually-hidden">${m.account}</span>
+                          </button>
                           <button type="button" @click=${() => this.ban(m.account)}>
                             Ban <span class="visually-hidden">${m.account}</span>
                           </button>
@@ -244,6 +247,20 @@ class RoomPage extends Page {
     await this.act(async () => {
       this.room = await this.api.closeRoom(this.roomId);
       return 'The room was closed.';
+    });
+  }
+
+  private async removeMember(account: string): Promise<void> {
+    const confirmed = await confirmAction({
+      title: `Remove ${account}?`,
+      message: html`<span class="mono">${account}</span> leaves room <span class="mono">${this.roomId}</span>: its slot
+        frees and its key stops working. It may join again unless it is banned.`,
+      confirm: 'Remove member',
+    });
+    if (!confirmed) return;
+    await this.act(async () => {
+      this.room = await this.api.removeMember(this.roomId, account);
+      return `${account} was removed.`;
     });
   }
 

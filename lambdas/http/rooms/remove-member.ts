@@ -3,7 +3,8 @@ import { accountSchema } from '../../../core/abuse/bans';
 import { PlatformError } from '../../../core/errors';
 import { removeMemberAsArbiter } from '../../../core/rooms/arbiter-writes';
 import { parseHostEpoch } from '../../../core/rooms/host-epoch';
-import { roomResponse, sessionRoomView } from '../../../core/rooms/room-response';
+import { readSessionAsAdmin } from '../../../core/rooms/patch';
+import { adminRoomView, roomResponse, sessionRoomView } from '../../../core/rooms/room-response';
 import { roomIdSchema } from '../../../core/rooms/schema';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
@@ -29,7 +30,8 @@ export const handler = httpHandler(
     if (principal.scopes.includes('admin') && headers['x-host-epoch'] === undefined) {
       if (!(await p.rooms.leaveAsPlayer(params.roomId, params.account, p.now())))
         throw new MemberNotFoundError(`Room '${params.roomId}' has no member '${params.account}' to remove.`);
-      return { status: 204 };
+      const read = await readSessionAsAdmin(params.roomId, sessionDependencies(p));
+      return roomResponse(200, { room: adminRoomView(read.room, read.doc, p.now(), principal.account) });
     }
     await p.abuse.assertNotBanned(principal.account, p.now());
     const epoch = parseHostEpoch(headers['x-host-epoch'], true) as number;

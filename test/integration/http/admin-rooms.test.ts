@@ -150,6 +150,24 @@ describe("an admin's GET /v1/rooms/{roomId}", () => {
   });
 });
 
+describe('DELETE /v1/rooms/{roomId}/members/{account} by an admin', () => {
+  it('removes any member without X-Host-Epoch; a player without it is refused; a second removal is 404', async () => {
+    const roomId = await createRoom('r1', 'duel');
+    const join = await api.call('POST', `/v1/rooms/${roomId}/join`, { token: await api.platform.token('r2'), body: {} });
+    // The room is still spawning (this spawner never starts a server): a join holds its slot and answers 202.
+    expect(join.status).toBe(202);
+    const player = await api.call('DELETE', `/v1/rooms/${roomId}/members/r2`, { token: await api.platform.token('r1') });
+    expect(player.status).toBe(400);
+    const removed = await api.call('DELETE', `/v1/rooms/${roomId}/members/r2`, { token: admin });
+    expect(removed.status).toBe(200);
+    expect(removed.body.room.members.map((m: { account: string }) => m.account)).toEqual(['r1']);
+    const read = await api.call('GET', `/v1/rooms/${roomId}`, { token: admin });
+    expect(read.body.room.members.map((m: { account: string }) => m.account)).toEqual(['r1']);
+    const again = await api.call('DELETE', `/v1/rooms/${roomId}/members/r2`, { token: admin });
+    expect([again.status, again.body.error.code]).toEqual([404, 'NOT_FOUND']);
+  });
+});
+
 describe('the catalogs', () => {
   it('list every configuration in game and version order, page by page, and forget a deleted one', async () => {
     const first = await api.call('GET', '/v1/admin/games?limit=2', { token: admin });

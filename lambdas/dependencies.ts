@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { ECSClient } from '@aws-sdk/client-ecs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
@@ -503,7 +504,7 @@ function basePlatform(settings: PlatformConfig, chosen: PlatformOptions, shared:
   };
 }
 
-/** The queues for operators; deployed (no emulator endpoint) their ages come from CloudWatch, signed as the SQS client signs. */
+/** The queues for operators; deployed (no emulator endpoint) their ages come from CloudWatch. */
 function queueAdminOf(settings: PlatformConfig, sqs: SQSClient, clock: Clock): QueueAdmin {
   return new QueueAdmin({
     sqs,
@@ -511,11 +512,7 @@ function queueAdminOf(settings: PlatformConfig, sqs: SQSClient, clock: Clock): Q
     ...(settings.sqsEndpoint
       ? {}
       : {
-          ages: cloudWatchQueueAges({
-            region: settings.region,
-            credentials: () => sqs.config.credentials(),
-            sha256: sqs.config.sha256,
-          }),
+          ages: cloudWatchQueueAges(new CloudWatchClient({ region: settings.region })),
         }),
     now: () => clock.now(),
   });

@@ -584,6 +584,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/console/config.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Local cloud only: how the console signs in by itself (an admin token of the run’s dev key) */
+    get: operations['localConsoleConfig'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/console': {
     parameters: {
       query?: never;
@@ -610,7 +627,7 @@ export interface paths {
     };
     /**
      * The operator console's files; any path without an extension is the app (index.html)
-     * @description `config.json` says how the console signs in: the local cloud gives an admin token, a deployed stack none (the console asks the operator for one). Greedy: `path` spans slashes (`assets/index-1a2b.js`).
+     * @description `config.json` says how the console signs in: deployed, with no token (the console asks the operator for one); the local cloud answers that path with its own route. Greedy: `path` spans slashes (`assets/index-1a2b.js`).
      */
     get: operations['consoleFile'];
     put?: never;
@@ -3017,6 +3034,13 @@ export interface operations {
             room: components['schemas']['Room'];
           };
         };
+      };
+      /** @description Removed by an admin, and the session ended with it (its last member): no room to show. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description BAD_REQUEST */
       400: {
@@ -6455,6 +6479,71 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Error_UNAVAILABLE'] | components['schemas']['GatewayError'];
+        };
+      };
+    };
+  };
+  localConsoleConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description An admin token and the live socket. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConsoleConfig'];
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error_BAD_REQUEST'];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error_NOT_FOUND'];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error_PAYLOAD_TOO_LARGE'];
+        };
+      };
+      /** @description INTERNAL */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error_INTERNAL'];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error_UNAVAILABLE'];
         };
       };
     };

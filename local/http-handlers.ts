@@ -37,6 +37,7 @@ import { handler as getHost } from '../lambdas/http/admin/hosts/get';
 import { handler as patchHost } from '../lambdas/http/admin/hosts/patch';
 import { handler as deleteHost } from '../lambdas/http/admin/hosts/delete';
 import { handler as putHostHeartbeat } from '../lambdas/http/admin/hosts/heartbeat';
+import { handler as localConsoleConfig } from '../lambdas/http/dev/console-config';
 import { handler as issueDevToken } from '../lambdas/http/dev/tokens';
 import { handler as tailLogs } from '../lambdas/http/dev/logs';
 import { handler as getWarmPool } from '../lambdas/http/admin/pool/get';
@@ -103,6 +104,7 @@ export const httpHandlers: Record<RouteId, HttpHandler> = {
   listQueues,
   redriveQueue,
   listHistory,
+  localConsoleConfig,
   consoleRoot: consoleFiles,
   consoleFile: consoleFiles,
 };

@@ -259,8 +259,10 @@ function membersCommand(io: CliIo): Command {
           signal: io.signal,
         }),
       );
-      if (options.json === true) printJson(io, answer);
-      else printRoom(io, answer.room);
+      // 204: the removal ended the session (its last member), so there is no room to show.
+      if (options.json === true) printJson(io, answer ?? {});
+      else if (answer) printRoom(io, answer.room);
+      else io.stdout(`removed ${account}; the session ended with its last member\n`);
     });
   return members;
 }

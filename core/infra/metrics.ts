@@ -25,6 +25,11 @@ export const sweeperMetrics = {
   phaseFailed: 'SweeperPhaseFailures',
 } as const;
 
+export const historyMetrics = {
+  /** Spawn/kill history events the taps consumer could not write (core/rooms/history-store.ts); the taps went on. */
+  writeFailed: 'HistoryWriteFailures',
+} as const;
+
 export const versionMetrics = {
   /** A client refused because its network components differ from the server's (docs/versions.md). */
   protocolMismatches: 'ProtocolMismatches',

@@ -400,6 +400,7 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
     requestParams: { path: roomIdParams.extend({ account: z.string() }), header: hostEpoch.partial() },
     responses: {
       '200': roomJson(roomView, 'Removed; the change number is bumped.'),
+      '204': { description: 'Removed by an admin, and the session ended with it (its last member): no room to show.' },
       ...errors('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'BANNED', 'NOT_FOUND', 'STALE_EPOCH', 'UNAVAILABLE'),
     },
   },
@@ -777,11 +778,21 @@ const operations: Record<RouteId, ZodOpenApiOperationObject> = {
       '308': { description: 'From `/console`: to `/console/`, where the console is served.' },
     },
   },
+  localConsoleConfig: {
+    summary: 'Local cloud only: how the console signs in by itself (an admin token of the run’s dev key)',
+    responses: {
+      '200': {
+        description: 'An admin token and the live socket.',
+        content: { 'application/json': { schema: consoleConfigSchema } },
+      },
+      ...errors('NOT_FOUND'),
+    },
+  },
   consoleFile: {
     summary: "The operator console's files; any path without an extension is the app (index.html)",
     description:
-      '`config.json` says how the console signs in: the local cloud gives an admin token, a deployed stack none ' +
-      '(the console asks the operator for one). Greedy: `path` spans slashes (`assets/index-1a2b.js`).',
+      '`config.json` says how the console signs in: deployed, with no token (the console asks the operator for one); ' +
+      'the local cloud answers that path with its own route. Greedy: `path` spans slashes (`assets/index-1a2b.js`).',
     requestParams: { path: z.object({ path: z.string().describe('A file of the console, or an app route.') }) },
     responses: {
       '200': {

@@ -410,6 +410,15 @@ export const routes = [
     scope: 'admin',
   },
   {
+    // Before consoleFile: the local gateway matches in this order. The local console's sign-in.
+    id: 'localConsoleConfig',
+    method: 'GET',
+    path: '/console/config.json',
+    entry: 'lambdas/http/dev/console-config.ts',
+    auth: 'public',
+    localOnly: true,
+  },
+  {
     // The operator console (docs/console.md): `/console` sends the browser on to `/console/`.
     id: 'consoleRoot',
     method: 'GET',

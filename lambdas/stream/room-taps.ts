@@ -5,6 +5,7 @@ import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { Fanout, type RoomRecord } from '../../core/live/fanout';
 import { childLogger } from '../../core/infra/logger';
+import { countMetric, historyMetrics } from '../../core/infra/metrics';
 import { historyEventOf } from '../../core/rooms/history';
 import { platform, type Platform } from '../dependencies';
 
@@ -64,9 +65,9 @@ function fanout(): Fanout {
 /**
  * Taps for a batch of the table's stream, record by record in the stream's order, and the
  * spawn/kill history of its state and server changes (core/rooms/history.ts), written beside
- * the taps. A failure to read a room's subscribers or to write the history fails the batch
- * (the event source retries it, halved); records already handled are skipped by the fanout's
- * dedupe, and a history event written again rewrites its own item. Without a Lambda context
+ * the taps. A failure to read a room's subscribers fails the batch (the event source retries
+ * it, halved); records already handled are skipped by the fanout's dedupe, and a history event
+ * written again rewrites its own item. A failed history write fails nothing (HistoryWriteFailures). Without a Lambda context
  * (the local cloud's stream reader) the process lives on and sends held taps when their
  * intervals end.
  */
@@ -84,15 +85,22 @@ export async function tapRooms(
     const change = room?.kind === 'image' ? historyEventOf(room.item) : undefined;
     return change ? [change] : [];
   });
-  const recorded = history.length > 0 ? platform().history.record(history) : Promise.resolve();
-  // Settled before the taps can fail, so its own failure is never left unobserved.
-  const written = recorded.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
+  // Best effort: the history is for operators, the taps are the live sessions' feature, so a
+  // history write that fails is logged and counted, never a reason to hold back or retry taps.
+  const recorded =
+    history.length === 0
+      ? Promise.resolve()
+      : platform()
+          .history.record(history)
+          .catch((error: unknown) => {
+            log.error('spawn/kill history not written; the taps go on', {
+              error: error as Error,
+              rooms: history.map((event) => event.roomId),
+            });
+            countMetric(historyMetrics.writeFailed);
+          });
   for (const room of rooms) if (room) await taps.handle(room);
-  const failed = await written;
-  if (failed !== undefined) throw failed;
+  await recorded;
   if (context) await taps.settle(Math.min(maxHoldMs, context.getRemainingTimeInMillis() - sendReserveMs));
 }
 

@@ -259,8 +259,9 @@ class RoomPage extends Page {
     });
     if (!confirmed) return;
     await this.act(async () => {
-      this.room = await this.api.removeMember(this.roomId, account);
-      return `${account} was removed.`;
+      const room = await this.api.removeMember(this.roomId, account);
+      if (room) this.room = room;
+      return room ? `${account} was removed.` : `${account} was removed; the session ended with its last member.`;
     });
   }
 

@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createTokenSigner, type TokenSigner } from '../../../core/auth/tokens';
 import { config } from '../../../core/infra/config';
 import { childLogger } from '../../../core/infra/logger';
 import type { HttpEvent, HttpHandler, HttpResult } from '../middleware';
@@ -12,14 +11,7 @@ const log = childLogger('console');
 /** Where the console's built files are: beside the bundled handler (deployed), else the repository's build. */
 const candidateRoots = [path.join(__dirname, 'console'), path.join(__dirname, '..', '..', '..', 'console', 'dist')];
 
-/** The account the local cloud's console acts as; its token carries the `admin` scope only. */
-const consoleAccount = 'console';
-const consoleTokenTtlS = 3600;
-/** The local live gateway's path (local/live-gateway.ts), on the same host and port as the API. */
-const localLivePath = '/v1/live';
-
 let root: string | undefined;
-let signer: { readonly jwk: string; readonly sign: TokenSigner } | undefined;
 
 function consoleRoot(): string | undefined {
   root ??= candidateRoots.find((dir) => fs.existsSync(path.join(dir, 'index.html')));
@@ -52,24 +44,13 @@ function fileResult(file: ConsoleFile): HttpResult {
 }
 
 /**
- * The local cloud (it holds a dev signing key) signs the console in with an admin token; a
- * deployed stack never has that key, so its console asks the operator for a token.
+ * A deployed console's config.json: no token (the console asks the operator for one). The
+ * local cloud answers this path with its own local-only route (lambdas/http/dev/console-config.ts),
+ * so no deployed code can mint a token, whatever the function's environment holds.
  */
-async function consoleConfig(event: HttpEvent): Promise<ConsoleConfig> {
-  const { auth, liveUrl } = config();
-  if (!auth.devSigningJwk) return { local: false, ...(liveUrl ? { liveUrl } : {}) };
-  if (signer?.jwk !== auth.devSigningJwk) {
-    signer = { jwk: auth.devSigningJwk, sign: createTokenSigner(JSON.parse(auth.devSigningJwk), auth.issuer) };
-  }
-  const token = await signer.sign({
-    account: consoleAccount,
-    scopes: ['admin'],
-    ttlS: consoleTokenTtlS,
-    audience: auth.audience,
-  });
-  const host = event.headers?.host;
-  const local = liveUrl ?? (host ? `ws://${host}${localLivePath}` : undefined);
-  return { local: true, token, expiresIn: consoleTokenTtlS, ...(local ? { liveUrl: local } : {}) };
+function deployedConsoleConfig(): ConsoleConfig {
+  const { liveUrl } = config();
+  return { local: false, ...(liveUrl ? { liveUrl } : {}) };
 }
 
 async function serve(event: HttpEvent): Promise<HttpResult> {
@@ -81,7 +62,7 @@ async function serve(event: HttpEvent): Promise<HttpResult> {
     return {
       statusCode: 200,
       headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
-      body: JSON.stringify(await consoleConfig(event)),
+      body: JSON.stringify(deployedConsoleConfig()),
     };
   }
   const dir = consoleRoot();

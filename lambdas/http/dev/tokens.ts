@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { scopeListSchema } from '../../../core/auth/schema';
-import { createTokenSigner, type TokenSigner } from '../../../core/auth/tokens';
 import { RouteNotFoundError } from '../../../core/errors';
 import { platform } from '../../dependencies';
 import { httpHandler } from '../middleware';
+import { signDevToken } from './dev-signer';
 
 export const devTokenRequestSchema = z
   .strictObject({
@@ -17,24 +17,16 @@ export const devTokenRequestSchema = z
   })
   .meta({ id: 'DevTokenRequest' });
 
-/** Built once per signing key: a local cloud started again in the same process has a new one. */
-let signer: { readonly jwk: string; readonly sign: TokenSigner } | undefined;
-
 /**
  * Local cloud only: issues tokens from the run's own signing key. The route is never
  * deployed, and without the key (any deployed process) it does not exist either.
  */
 export const handler = httpHandler({ auth: 'public', body: devTokenRequestSchema }, async ({ body }) => {
-  const { auth } = platform().config;
-  if (!auth.devSigningJwk) throw new RouteNotFoundError('POST', '/v1/dev/tokens');
-  if (signer?.jwk !== auth.devSigningJwk) {
-    signer = { jwk: auth.devSigningJwk, sign: createTokenSigner(JSON.parse(auth.devSigningJwk), auth.issuer) };
-  }
-  const accessToken = await signer.sign({
+  const accessToken = await signDevToken(platform().config.auth, {
     account: body.account,
     scopes: body.scopes,
     ttlS: body.ttlS,
-    audience: auth.audience,
   });
+  if (accessToken === undefined) throw new RouteNotFoundError('POST', '/v1/dev/tokens');
   return { status: 200, body: { access_token: accessToken, token_type: 'Bearer', expires_in: body.ttlS } };
 });

@@ -3,6 +3,7 @@ import { accountSchema } from '../../../core/abuse/bans';
 import { PlatformError } from '../../../core/errors';
 import { removeMemberAsArbiter } from '../../../core/rooms/arbiter-writes';
 import { parseHostEpoch } from '../../../core/rooms/host-epoch';
+import { RoomNotFoundError } from '../../../core/rooms/errors';
 import { readSessionAsAdmin } from '../../../core/rooms/patch';
 import { adminRoomView, roomResponse, sessionRoomView } from '../../../core/rooms/room-response';
 import { roomIdSchema } from '../../../core/rooms/schema';
@@ -30,7 +31,12 @@ export const handler = httpHandler(
     if (principal.scopes.includes('admin') && headers['x-host-epoch'] === undefined) {
       if (!(await p.rooms.leaveAsPlayer(params.roomId, params.account, p.now())))
         throw new MemberNotFoundError(`Room '${params.roomId}' has no member '${params.account}' to remove.`);
-      const read = await readSessionAsAdmin(params.roomId, sessionDependencies(p));
+      const read = await readSessionAsAdmin(params.roomId, sessionDependencies(p)).catch((error: unknown) => {
+        // A session that its last member's removal ended has no view left to show.
+        if (error instanceof RoomNotFoundError) return undefined;
+        throw error;
+      });
+      if (!read) return { status: 204 };
       return roomResponse(200, { room: adminRoomView(read.room, read.doc, p.now(), principal.account) });
     }
     await p.abuse.assertNotBanned(principal.account, p.now());

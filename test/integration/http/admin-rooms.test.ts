@@ -34,6 +34,13 @@ async function createRoom(account: string, template: string): Promise<string> {
   return created.body.room.roomId;
 }
 
+/** Creates a peer-hosted session of `template` as `account` (no server: it answers 201 at once); its id. */
+async function createPeerSession(account: string, template: string): Promise<string> {
+  const created = await api.call('POST', '/v1/rooms', { token: await api.platform.token(account), body: { template } });
+  if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
+  return created.body.room.roomId;
+}
+
 /** Every page of `GET /v1/admin/rooms?query`, and the pages' sizes. */
 async function allPages(query: string): Promise<{ roomIds: string[]; sizes: number[]; rooms: any[] }> {
   const rooms: any[] = [];
@@ -153,10 +160,15 @@ describe("an admin's GET /v1/rooms/{roomId}", () => {
 describe('DELETE /v1/rooms/{roomId}/members/{account} by an admin', () => {
   it('removes any member without X-Host-Epoch; a player without it is refused; a second removal is 404', async () => {
     const roomId = await createRoom('r1', 'duel');
-    const join = await api.call('POST', `/v1/rooms/${roomId}/join`, { token: await api.platform.token('r2'), body: {} });
+    const join = await api.call('POST', `/v1/rooms/${roomId}/join`, {
+      token: await api.platform.token('r2'),
+      body: {},
+    });
     // The room is still spawning (this spawner never starts a server): a join holds its slot and answers 202.
     expect(join.status).toBe(202);
-    const player = await api.call('DELETE', `/v1/rooms/${roomId}/members/r2`, { token: await api.platform.token('r1') });
+    const player = await api.call('DELETE', `/v1/rooms/${roomId}/members/r2`, {
+      token: await api.platform.token('r1'),
+    });
     expect(player.status).toBe(400);
     const removed = await api.call('DELETE', `/v1/rooms/${roomId}/members/r2`, { token: admin });
     expect(removed.status).toBe(200);
@@ -165,6 +177,16 @@ describe('DELETE /v1/rooms/{roomId}/members/{account} by an admin', () => {
     expect(read.body.room.members.map((m: { account: string }) => m.account)).toEqual(['r1']);
     const again = await api.call('DELETE', `/v1/rooms/${roomId}/members/r2`, { token: admin });
     expect([again.status, again.body.error.code]).toEqual([404, 'NOT_FOUND']);
+  });
+
+  it('answers 204 when removing the last member ends a peer-hosted session', async () => {
+    const constants = { maxMembers: 4, visibility: 'open', timeouts: { reservedMs: 60_000, sessionEmptyMs: 0 } };
+    await put('/v1/admin/templates/lobby', { constants });
+    const roomId = await createPeerSession('r3', 'lobby');
+    const removed = await api.call('DELETE', `/v1/rooms/${roomId}/members/r3`, { token: admin });
+    expect(removed.status).toBe(204);
+    expect((await api.call('GET', `/v1/rooms/${roomId}`, { token: admin })).status).toBe(404);
+    expect((await api.call('DELETE', '/v1/admin/templates/lobby', { token: admin })).status).toBe(204);
   });
 });
 

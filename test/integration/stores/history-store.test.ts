@@ -56,4 +56,18 @@ describe('the table stream consumer', () => {
     ]);
     expect(page.events[0]).toMatchObject({ roomId: room.roomId, gameId: room.gameId, at: failedAt.toISOString() });
   });
+
+  it('goes on when the history cannot be written: the batch (and so its taps) never fails for it', async () => {
+    const p = platform();
+    const room = aRoom({ state: 'spawning' });
+    await p.rooms.createWithMember(room);
+    const record = await recordOf(room.roomId);
+    const failing = jest.spyOn(p.history, 'record').mockRejectedValue(new Error('throttled'));
+    try {
+      await expect(tapRooms({ Records: [record] })).resolves.toBeUndefined();
+      expect(failing).toHaveBeenCalledTimes(1);
+    } finally {
+      failing.mockRestore();
+    }
+  });
 });

@@ -7,6 +7,7 @@ import { provideConfigSecrets, resetConfig } from '../../../../core/infra/config
 import { consoleFilePath, readConsoleFile } from '../../../../lambdas/http/console/files';
 import { consoleConfigSchema } from '../../../../lambdas/http/console/config-schema';
 import { handler } from '../../../../lambdas/http/console/serve';
+import { handler as localConfig } from '../../../../lambdas/http/dev/console-config';
 import type { HttpEvent, HttpResult } from '../../../../lambdas/http/middleware';
 
 /** The console's static files and config.json (lambdas/http/console/). */
@@ -85,10 +86,18 @@ describe('GET /console/config.json', () => {
     });
   });
 
-  it('local cloud: an admin token of its dev key, and its own live socket', async () => {
+  it('deployed code never mints a token, even where a dev key reached its environment', async () => {
     const keys = await generateSigningKeyPair('console-test');
     provideConfigSecrets({ DEV_SIGNING_JWK: JSON.stringify(keys.privateJwk) });
-    const config = consoleConfigSchema.parse(JSON.parse((await call('config.json')).body));
+    expect(consoleConfigSchema.parse(JSON.parse((await call('config.json')).body))).toEqual({ local: false });
+  });
+
+  it('the local-only route: an admin token of the dev key, and its own live socket', async () => {
+    const keys = await generateSigningKeyPair('console-test');
+    provideConfigSecrets({ DEV_SIGNING_JWK: JSON.stringify(keys.privateJwk) });
+    const answer = (await localConfig(event('config.json'), {} as never)) as HttpResult & { body: string };
+    expect(answer.headers?.['cache-control']).toBe('no-store');
+    const config = consoleConfigSchema.parse(JSON.parse(answer.body));
     expect(config).toMatchObject({ local: true, liveUrl: 'ws://127.0.0.1:3000/v1/live', expiresIn: 3600 });
     expect(decodeJwt(config.token!)).toMatchObject({
       sub: 'console',
@@ -96,6 +105,11 @@ describe('GET /console/config.json', () => {
       iss: 'https://id.example',
       aud: 'api',
     });
+  });
+
+  it('the local-only route does not exist without the dev key', async () => {
+    const answer = (await localConfig(event('config.json'), {} as never)) as HttpResult;
+    expect(answer.statusCode).toBe(404);
   });
 });
 

@@ -96,20 +96,19 @@ async function mintLocalToken(url: string, signal: AbortSignal): Promise<string>
 }
 
 /**
- * The API's URL: `--url`, else ROOMKEEPER_URL, else the profile's, else the local cloud. The
- * token: ROOMKEEPER_TOKEN, else the profile's, else (a loopback URL only) one minted from the
- * local cloud's `POST /v1/dev/tokens`.
+ * The API's URL: `--url`, else the `--profile`'s, else ROOMKEEPER_URL, else the local cloud.
+ * The token: ROOMKEEPER_TOKEN, else the profile's (only ever sent to the profile's own origin),
+ * else (a loopback URL only) one minted from the local cloud's `POST /v1/dev/tokens`. A token
+ * never crosses the network in clear text: plain `http:` only to a loopback address.
  */
 export async function targetOf(options: GlobalOptions, io: CliIo): Promise<Target> {
   const profile = options.profile !== undefined ? await profileOf(options.profile, io.env) : {};
   const env = (name: string) => (io.env[name] !== undefined && io.env[name] !== '' ? io.env[name] : undefined);
-  const url = options.url ?? env('ROOMKEEPER_URL') ?? profile.url ?? `http://127.0.0.1:${env('PORT') ?? '3000'}`;
-  try {
-    new URL(url);
-  } catch {
-    throw new UsageError(`--url: "${url}" is not a URL`);
-  }
-  const given = env('ROOMKEEPER_TOKEN') ?? profile.token;
+  const url = options.url ?? profile.url ?? env('ROOMKEEPER_URL') ?? `http://127.0.0.1:${env('PORT') ?? '3000'}`;
+  const origin = originOf(url, '--url');
+  const given = env('ROOMKEEPER_TOKEN') ?? profileTokenFor(profile, origin, options.profile);
+  if (given !== undefined && new URL(url).protocol === 'http:' && !isLoopback(url))
+    throw new UsageError(`refusing to send a token to ${url} over plain http: use https (see docs/cli.md)`);
   let minted: Promise<string> | undefined;
   const token = async (): Promise<string> => {
     if (given !== undefined) return given;
@@ -119,6 +118,26 @@ export async function targetOf(options: GlobalOptions, io: CliIo): Promise<Targe
     return minted;
   };
   return { url, token, client: createRoomkeeperClient({ baseUrl: url, token }) };
+}
+
+function originOf(url: string, what: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    throw new UsageError(`${what}: "${url}" is not a URL`);
+  }
+}
+
+/** A profile's token, for its own URL's origin only: a `--url` elsewhere must not receive it. */
+function profileTokenFor(
+  profile: { url?: string; token?: string },
+  origin: string,
+  name: string | undefined,
+): string | undefined {
+  if (profile.token === undefined) return undefined;
+  if (profile.url === undefined || originOf(profile.url, `profile ${name ?? ''} url`) !== origin)
+    throw new UsageError(`profile ${name ?? ''}'s token is for ${profile.url ?? 'no url'}, not ${origin}`);
+  return profile.token;
 }
 
 /** The live socket as this target's caller, through `ws` (any Node the CLI runs on, global WebSocket or not). */

@@ -77,7 +77,10 @@ async function hash(paths: string[], options: HashOptions, io: CliIo): Promise<v
 export function program(io: CliIo): Command {
   const root = new Command('roomkeeper')
     .description('Roomkeeper command line: rooms, members, bans, hosts, the warm pool, queues, the catalog.')
-    .option('--url <url>', "the API (default: ROOMKEEPER_URL, else the profile's, else http://127.0.0.1:${PORT:-3000})")
+    .option(
+      '--url <url>',
+      "the API (default: the --profile's, else ROOMKEEPER_URL, else http://127.0.0.1:${PORT:-3000})",
+    )
     .option('--profile <name>', 'url and token from ~/.config/roomkeeper/profiles.json')
     .option('--json', "print the API's JSON instead of tables")
     .addHelpText(

@@ -229,6 +229,19 @@ describe('exit codes', () => {
     );
     const ran = await cli(['--profile', 'staging', 'regions', 'list', '--json'], { ROOMKEEPER_URL: '' });
     expect(json(ran)).toMatchObject({ regions: [expect.objectContaining({ name: 'local' })] });
+    // The profile names its URL: ROOMKEEPER_URL does not send its token elsewhere, --url elsewhere is refused.
+    const elsewhere = 'https://api.example.invalid';
+    const picked = await cli(['--profile', 'staging', 'regions', 'list', '--json'], { ROOMKEEPER_URL: elsewhere });
+    expect(picked.code).toBe(0);
+    const refused = await cli(['--profile', 'staging', '--url', elsewhere, 'regions', 'list'], { ROOMKEEPER_URL: '' });
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(refused.stderr).toContain(`token is for ${test.cloud.apiUrl.replace('127.0.0.1', 'localhost')}`);
+  });
+
+  it('never sends a token over plain http to a host that is not this machine', async () => {
+    const ran = await cli(['--url', 'http://192.0.2.1:3000', 'rooms', 'list'], { ROOMKEEPER_TOKEN: 'secret' });
+    expect(ran).toMatchObject({ code: 2, stdout: '' });
+    expect(ran.stderr).toContain('over plain http');
   });
 });
 

@@ -8,6 +8,7 @@ import type { RouteDefinition } from '../lambdas/http/routes';
 import { childLogger } from '../core/infra/logger';
 import { isPreflight, preflightHeaders, withCorsHeaders } from './cors';
 import { lambdaContext } from './lambda-context';
+import { isAllowedHost } from './host-check';
 
 /** A route served by the local gateway itself, not by a Lambda handler (`/health`). */
 interface GatewayOwnRoute {
@@ -41,6 +42,8 @@ export interface ApiGatewayOptions {
   readonly cors?: CorsPolicy;
   /** Where each request's access log line goes. @default an INFO line of the `api-gateway` logger */
   readonly accessLog?: (line: AccessLogLine) => void;
+  /** Host names besides IP literals and localhost that requests may name (local/host-check.ts). @default none */
+  readonly allowedHosts?: readonly string[];
   /** Takes WebSocket upgrades on the same port (local/live-gateway.ts). @default none: upgrades are dropped */
   readonly upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
@@ -239,6 +242,14 @@ async function handle(gateway: Gateway, req: IncomingMessage, res: ServerRespons
   const { options } = gateway;
   const { send } = exchange;
   const method = req.method ?? 'GET';
+  if (!isAllowedHost(req.headers.host, options.allowedHosts)) {
+    req.resume();
+    return send(res, {
+      statusCode: 403,
+      headers: { 'content-type': 'application/json' },
+      body: errorBody('FORBIDDEN', disallowedHostMessage(req.headers.host)),
+    });
+  }
   // API Gateway answers a preflight itself, before any route matching, for any path.
   if (options.cors && isPreflight(method, req.headers)) {
     req.resume();
@@ -282,6 +293,13 @@ async function handle(gateway: Gateway, req: IncomingMessage, res: ServerRespons
     headers: { 'content-type': 'application/json' },
     body: errorBody('NOT_FOUND', `No route for ${method} ${url.pathname}.`),
   });
+}
+
+function disallowedHostMessage(host: string | undefined): string {
+  return (
+    `Host ${JSON.stringify(host?.slice(0, 100))} is not this machine's: use 127.0.0.1 or localhost, ` +
+    'or list the name in ROOMKEEPER_ALLOWED_HOSTS.'
+  );
 }
 
 /** A matched route: its body read within the limit, its path decoded, its handler called as Lambda would. */
@@ -373,7 +391,13 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Local
     });
   });
   server.keepAliveTimeout = 5_000;
-  if (options.upgrade) server.on('upgrade', options.upgrade);
+  const { upgrade } = options;
+  if (upgrade) {
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (isAllowedHost(req.headers.host, options.allowedHosts)) return upgrade(req, socket, head);
+      socket.end('HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    });
+  }
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());

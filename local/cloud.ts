@@ -44,6 +44,7 @@ import { openApiJson, serviceIndex } from './service-index';
 import { createLiveGateway, livePath, type LocalLiveGateway } from './live-gateway';
 import { handler as liveSocket } from '../lambdas/live/socket';
 import { serverReplacement } from '../lambdas/replacement';
+import { allowedHostsOf } from './host-check';
 
 export interface LocalCloudOptions {
   /** HTTP port of the API; 0 picks a free one. */
@@ -560,6 +561,7 @@ function startGateway(
     handlers: httpHandlers,
     port,
     cors: corsPolicy(corsOrigins),
+    allowedHosts: allowedHostsOf(process.env),
     upgrade: live.upgrade,
     ownRoutes: [
       { method: 'GET', path: '/', handle: async () => ({ status: 200, body: serviceIndex() }) },

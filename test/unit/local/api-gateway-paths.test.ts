@@ -32,3 +32,23 @@ describe('local API gateway paths', () => {
     expect(await get('/files/')).toEqual({ route: 'GET /files', params: null });
   });
 });
+
+describe('local API gateway hosts', () => {
+  /** fetch sets Host from the URL; a raw request names another host, as a rebound page's would. */
+  async function statusWithHost(host: string): Promise<number> {
+    const { request } = await import('node:http');
+    const { port } = new URL(gateway.url);
+    return new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/files', headers: { host } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject).end();
+    });
+  }
+
+  it('refuses a request naming a DNS name that could be rebound to this machine, and serves localhost', async () => {
+    expect(await statusWithHost('attacker.example')).toBe(403);
+    expect(await statusWithHost(`localhost:${new URL(gateway.url).port}`)).toBe(200);
+  });
+});

@@ -64,8 +64,11 @@ export const historyPageSchema = z
   .meta({ id: 'HistoryPage' });
 export type HistoryPage = z.output<typeof historyPageSchema>;
 
-/** How long an event is kept (its item's TTL: garbage collection, so it may read back a little longer). */
-export const historyRetentionS = 7 * 86_400;
+/**
+ * How long an event is kept (its item's TTL: garbage collection, so it may read back a little
+ * longer): as long as a listing reads, today's and yesterday's partitions, and no longer.
+ */
+export const historyRetentionS = 2 * 86_400;
 
 /**
  * The event one write of a room made, if it changed the room's state or server: judged on

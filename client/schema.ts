@@ -1072,6 +1072,11 @@ export interface components {
         ports: number[];
       };
       host?: components['schemas']['RoomHost'];
+      /** @description Admins only: the build the room's game server reported in `inited` (its network components' set hash, docs/versions.md). */
+      protocol?: {
+        hash: string;
+        builtAt?: string;
+      };
       /**
        * @description Why the room failed (state failed), or why the platform closed it (host-lost; closed-by-admin: an operator closed it); docs/game-server-protocol.md lists the reasons.
        * @enum {string}

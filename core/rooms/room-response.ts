@@ -99,6 +99,14 @@ export function sessionRoomView(room: Room, doc: SessionDocument, now: Date, acc
   };
 }
 
+/** The build of a room's game server, as operators see it (the console's build table). */
+export function protocolViewOf(room: Pick<Room, 'protocol'>): { protocol?: { hash: string; builtAt?: string } } {
+  if (!room.protocol) return {};
+  return {
+    protocol: { hash: room.protocol.h, ...(room.protocol.b === undefined ? {} : { builtAt: room.protocol.b }) },
+  };
+}
+
 /**
  * The room as an operator sees it at `now` (any room, private ones too): what `account` would
  * see, plus every live member of a session that lists them (a large session's are paged by
@@ -126,6 +134,7 @@ export function adminRoomView(room: Room, doc: SessionDocument, now: Date, accou
     ...(isLargeSession(constantsOf(room)) ? {} : { members }),
     ...(room.placement ? { server: { host: playerAddress(room) ?? unknownHost, ports: room.placement.ports } } : {}),
     ...(arbiter === undefined ? {} : { host: arbiter }),
+    ...protocolViewOf(room),
   };
 }
 

@@ -122,6 +122,12 @@ export const sessionRoomViewSchema = roomViewSchema
         "Where the room's game server takes players: shown to the room's live members once it is ready (the same host and ports as their reservation). Absent while it spawns. Admins see it once the server is placed, host `pending` until its address is known.",
       ),
     host: hostViewSchema.optional(),
+    protocol: z
+      .object({ hash: z.string(), builtAt: z.string().optional() })
+      .optional()
+      .describe(
+        "Admins only: the build the room's game server reported in `inited` (its network components' set hash, docs/versions.md).",
+      ),
   })
   .meta({ id: 'Room' });
 

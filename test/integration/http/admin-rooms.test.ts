@@ -150,9 +150,17 @@ describe("an admin's GET /v1/rooms/{roomId}", () => {
     expect(read.body.room.members).toEqual([{ account: 'p1', state: 'reserved', properties: { custom: {} } }]);
     expect(read.body.room.server).toEqual({ host: '127.0.0.1', ports: [40001, 40002] });
     const rooms = dynamoRoomStore(api.platform.db, api.platform.tableName);
-    await rooms.markReady(roomId, { initedBy: 'test', address: '127.0.0.1', now: new Date() });
+    const protocol = { h: 'a1b2c3d4e5f60718', b: '2026-11-01T00:00:00.000Z' };
+    await rooms.markReady(roomId, { initedBy: 'test', address: '127.0.0.1', protocol, now: new Date() });
     const ready = await api.call('GET', `/v1/rooms/${roomId}`, { token: admin });
     expect(ready.body.room.members[0].expiresAt).toEqual(expect.any(String));
+    // The build its server reported, for the console's build table: in the read and in the listing.
+    const build = { hash: protocol.h, builtAt: protocol.b };
+    expect(ready.body.room.protocol).toEqual(build);
+    const listed = (await allPages('gameId=arena&version=2')).rooms.find((room) => room.roomId === roomId);
+    expect(listed.protocol).toEqual(build);
+    const player = await api.call('GET', `/v1/rooms/${roomId}`, { token: await api.platform.token('p1') });
+    expect(player.body.room.protocol).toBeUndefined();
     expect((await api.call('GET', `/v1/rooms/${roomId}`, { token: await api.platform.token('p2') })).status).toBe(404);
   });
 });

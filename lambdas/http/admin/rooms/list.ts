@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { gameIdSchema, gameVersionSchema } from '../../../../core/gameservers/schema';
 import { listLiveRooms } from '../../../../core/rooms/admin-listing';
-import { roomOnlyView } from '../../../../core/rooms/room-response';
+import { protocolViewOf, roomOnlyView } from '../../../../core/rooms/room-response';
 import { templateNameSchema } from '../../../../core/templates/template-schema';
 import { platform } from '../../../dependencies';
 import { httpHandler } from '../../middleware';
@@ -35,7 +35,10 @@ export const handler = httpHandler(
     const page = await listLiveRooms(platform().liveRooms, filter, nextToken, limit);
     return {
       status: 200,
-      body: { rooms: page.rooms.map(roomOnlyView), ...(page.nextToken ? { nextToken: page.nextToken } : {}) },
+      body: {
+        rooms: page.rooms.map((room) => ({ ...roomOnlyView(room), ...protocolViewOf(room) })),
+        ...(page.nextToken ? { nextToken: page.nextToken } : {}),
+      },
     };
   },
 );

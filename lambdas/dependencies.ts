@@ -68,6 +68,7 @@ import { tableUpgradeName } from '../core/upgrade/table-upgrade';
 import { UpgradeStore } from '../core/upgrade/upgrade-store';
 import { DynamoLiveSubscriptions, type LiveConnections } from '../core/live/subscription-store';
 import { DynamoInviteStore, type InviteStore } from '../core/invites/invite-store';
+import type { TableUpgradeDependencies } from '../core/upgrade/table-upgrade';
 import {
   apiGatewayConnectionSender,
   apiGatewayManagementClient,
@@ -501,6 +502,18 @@ function basePlatform(settings: PlatformConfig, chosen: PlatformOptions, shared:
     invites: new DynamoInviteStore(db, table),
     now: () => clock.now(),
     newId: () => randomUUID(),
+  };
+}
+
+/** What the table's one-time upgrade pass works with: the sweeper runs it deployed, the local cloud at start. */
+export function tableUpgradeDependencies(p: Platform): TableUpgradeDependencies {
+  return {
+    store: p.tableUpgrade,
+    bans: p.abuse,
+    rooms: p.rooms,
+    configurations: p.gameConfigurations,
+    templates: p.templates,
+    now: p.now,
   };
 }
 

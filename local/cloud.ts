@@ -15,7 +15,7 @@ import { childLogger } from '../core/infra/logger';
 import { queueDefinitions, queueUrlVariable, type QueueId } from '../core/infra/queues';
 import { createTableInput, tableDefinition } from '../core/infra/table';
 import { routes } from '../lambdas/http/routes';
-import { configurePlatform, platform, resetPlatform } from '../lambdas/dependencies';
+import { configurePlatform, platform, resetPlatform, tableUpgradeDependencies } from '../lambdas/dependencies';
 import { sweep } from '../lambdas/schedule/room-sweeper';
 import { keepPools } from '../lambdas/schedule/pool-keeper';
 import { upgradeTable } from '../core/upgrade/table-upgrade';
@@ -202,16 +202,7 @@ const healthCheckTimeoutMs = 1_500;
  * before any request, not a sweep later (core/upgrade/table-upgrade.ts). Once done, one read.
  */
 async function upgradeKeptTable(): Promise<void> {
-  const p = platform();
-  const deps = {
-    store: p.tableUpgrade,
-    bans: p.abuse,
-    rooms: p.rooms,
-    configurations: p.gameConfigurations,
-    templates: p.templates,
-    now: p.now,
-  };
-  await upgradeTable(deps, { maxPages: Number.POSITIVE_INFINITY });
+  await upgradeTable(tableUpgradeDependencies(platform()), { maxPages: Number.POSITIVE_INFINITY });
 }
 
 /**

@@ -7,7 +7,7 @@ import { sweepOrphans, type LiveRooms, type OrphanSweepResult } from '../../core
 import { childLogger } from '../../core/infra/logger';
 import { countMetric, sweeperMetrics } from '../../core/infra/metrics';
 import { PhaseRunner, PhasesFailedError } from '../../core/infra/phases';
-import { platform, type Platform } from '../dependencies';
+import { platform, tableUpgradeDependencies, type Platform } from '../dependencies';
 import { serverReplacement } from '../replacement';
 import { ecsHostHeartbeats } from '../../core/placement/ecs-host-heartbeats';
 import { upgradeTable } from '../../core/upgrade/table-upgrade';
@@ -48,19 +48,7 @@ export async function sweep(
       return { rooms, orphans };
     })(),
   ]);
-  await phases.run('tableUpgrade', () =>
-    upgradeTable(
-      {
-        store: p.tableUpgrade,
-        bans: p.abuse,
-        rooms: p.rooms,
-        configurations: p.gameConfigurations,
-        templates: p.templates,
-        now: p.now,
-      },
-      upgradePerSweep,
-    ),
-  );
+  await phases.run('tableUpgrade', () => upgradeTable(tableUpgradeDependencies(p), upgradePerSweep));
   phases.finish();
   if (!swept.rooms || !swept.orphans) throw new PhasesFailedError(phases.failures);
   return { ...swept.rooms, orphans: swept.orphans };

@@ -15,7 +15,7 @@ import { fixtureGame, startTestCloud, type TestCloud } from '../helpers/local-cl
 
 /**
  * The `roomkeeper` CLI against a local cloud this test starts: `--json` outputs checked
- * against the schemas (the zod schemas of API.md's shapes, and docs/openapi.json for each
+ * against the schemas (the zod schemas of docs/api.md's shapes, and docs/openapi.json for each
  * command's route), the documented exit codes, and `--help` on every command.
  */
 const root = join(__dirname, '../..');

@@ -57,7 +57,8 @@ async function shoot(page: Page, name: string, hash: string, ready: string): Pro
 async function main(): Promise<void> {
   buildConsole();
   mkdirSync(out, { recursive: true });
-  const game = { binary: fixtureGame, args: ['ok'], maxPlayers: 16 };
+  // The game reports a build in `inited`, so the catalog's build table has a row.
+  const game = { binary: fixtureGame, args: ['ok', '--protocol=1f2e3d4c5b6a7988'], maxPlayers: 16 };
   const test = await startTestCloud([{ gameId: 'arena', version: '1.4.0', configuration: game }]);
   const browser = await launchConsoleBrowser();
   try {

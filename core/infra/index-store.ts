@@ -65,6 +65,28 @@ async function readBatch(
   return items;
 }
 
+/** One Query page of a gsi3 partition (keys only): the items' table keys, and where the next page starts. */
+export async function queryIndexKeys(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  partition: string,
+  page: { readonly limit?: number; readonly after?: IndexKey },
+): Promise<{ keys: ItemKey[]; after?: IndexKey }> {
+  const answer = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: 'gsi3',
+      KeyConditionExpression: 'gsi3pk = :partition',
+      ExpressionAttributeValues: { ':partition': partition },
+      ...(page.limit === undefined ? {} : { Limit: page.limit }),
+      ExclusiveStartKey: page.after,
+    }),
+  );
+  const keys = (answer.Items ?? []).map((entry) => ({ pk: String(entry.pk), sk: String(entry.sk) }));
+  const after = answer.LastEvaluatedKey as IndexKey | undefined;
+  return after ? { keys, after } : { keys };
+}
+
 /** A page of a catalog (configurations, templates): its items, and where the next page starts. */
 export interface CatalogPage<T> {
   readonly items: T[];
@@ -87,23 +109,15 @@ export async function readCatalogPage(
 ): Promise<CatalogPage<Record<string, unknown>>> {
   const [partition] = listing.partitions;
   const cursor = decodeIndexCursor(page.pageToken, listing);
-  const answer = await db.send(
-    new QueryCommand({
-      TableName: tableName,
-      IndexName: 'gsi3',
-      KeyConditionExpression: 'gsi3pk = :catalog',
-      ExpressionAttributeValues: { ':catalog': partition },
-      Limit: page.limit,
-      ExclusiveStartKey: cursor?.after,
-    }),
-  );
-  const found: ItemKey[] = (answer.Items ?? []).map((entry) => ({ pk: String(entry.pk), sk: String(entry.sk) }));
+  const { keys: found, after } = await queryIndexKeys(db, tableName, partition, {
+    limit: page.limit,
+    ...(cursor?.after ? { after: cursor.after } : {}),
+  });
   const order = new Map(found.map((key, at) => [`${key.pk}\n${key.sk}`, at]));
   // Eventually consistent, as the index is: an admin's listing, not a decision.
   const items = (await batchGetItems(db, tableName, found, { consistent: false, sleep: systemClock.sleep })).sort(
     (a, b) => order.get(`${String(a.pk)}\n${String(a.sk)}`)! - order.get(`${String(b.pk)}\n${String(b.sk)}`)!,
   );
-  const after = answer.LastEvaluatedKey as IndexKey | undefined;
   return after ? { items, nextToken: encodeIndexCursor({ partition, after }) } : { items };
 }
 

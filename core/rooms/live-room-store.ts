@@ -1,5 +1,5 @@
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { batchGetItems } from '../infra/index-store';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { batchGetItems, queryIndexKeys } from '../infra/index-store';
 import { decodeIndexCursor, encodeIndexCursor, type IndexKey, type IndexListing } from '../infra/index-cursor';
 import { keys, liveRoomShard, liveRoomShards, type ItemKey } from '../infra/keys';
 import { documentOf, SessionDocumentCorruptError, type SessionDocument } from './document';
@@ -55,8 +55,6 @@ export interface LiveRoomPages {
   page(pageToken: string | undefined, limit: number): Promise<LiveRoomPage>;
 }
 
-const sweepIndex = 'gsi3';
-
 /** Tokens of the live-room pages: a shard of the sweeper's index, and a room of that shard. */
 export const liveRoomListing: IndexListing = {
   partitions: Array.from({ length: liveRoomShards }, (_, shard) => keys.sweepIndex(shard)),
@@ -92,18 +90,12 @@ export class LiveRoomStore implements LiveRoomIndex, LiveRoomPages {
     let startKey: IndexKey | undefined = cursor?.after;
     const found: ItemKey[] = [];
     while (found.length < limit && shard < liveRoomShards) {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: sweepIndex,
-          KeyConditionExpression: 'gsi3pk = :shard',
-          ExpressionAttributeValues: { ':shard': keys.sweepIndex(shard) },
-          Limit: limit - found.length,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) found.push({ pk: String(item.pk), sk: String(item.sk) });
-      startKey = page.LastEvaluatedKey as IndexKey | undefined;
+      const page = await queryIndexKeys(this.db, this.tableName, keys.sweepIndex(shard), {
+        limit: limit - found.length,
+        ...(startKey ? { after: startKey } : {}),
+      });
+      found.push(...page.keys);
+      startKey = page.after;
       if (!startKey) shard++;
     }
     const order = new Map(found.map((key, at) => [key.pk, at]));
@@ -127,19 +119,13 @@ export class LiveRoomStore implements LiveRoomIndex, LiveRoomPages {
   /** The table keys of one shard's rooms, every page. */
   private async shardKeys(shard: number): Promise<ItemKey[]> {
     const found: ItemKey[] = [];
-    let startKey: Record<string, unknown> | undefined;
+    let startKey: IndexKey | undefined;
     do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: sweepIndex,
-          KeyConditionExpression: 'gsi3pk = :shard',
-          ExpressionAttributeValues: { ':shard': keys.sweepIndex(shard) },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) found.push({ pk: String(item.pk), sk: String(item.sk) });
-      startKey = page.LastEvaluatedKey;
+      const page = await queryIndexKeys(this.db, this.tableName, keys.sweepIndex(shard), {
+        ...(startKey ? { after: startKey } : {}),
+      });
+      found.push(...page.keys);
+      startKey = page.after;
     } while (startKey);
     return found;
   }

@@ -218,11 +218,7 @@ function rekeyOp(claim: LargeClaim, m: ClaimMember, held: NonNullable<ClaimSpec[
   return {
     kind: 'update',
     account: m.account,
-    condition: allOf(
-      equals(['m', 't'], held.member.t),
-      held.keyHash === undefined ? absent('m', 'k') : equals(['m', 'k'], held.keyHash),
-      absent('g'),
-    ),
+    condition: stillAsRead(held.member.t, held.keyHash),
     change: rekeyChange(m.keyHash, claim.protocol),
   };
 }
@@ -231,6 +227,15 @@ function rekeyOp(claim: LargeClaim, m: ClaimMember, held: NonNullable<ClaimSpec[
  * A member's new key, and the build it joins with: the single-use mark (`u`) goes with the old
  * key, so the new key can confirm (core/rooms/member-writes.ts `reissueKeyWrite`).
  */
+/** A member item a re-key replaces only as it was read: the same time, the same key (or none), not gone. */
+function stillAsRead(t: number, keyHash: string | undefined) {
+  return allOf(
+    equals(['m', 't'], t),
+    keyHash === undefined ? absent('m', 'k') : equals(['m', 'k'], keyHash),
+    absent('g'),
+  );
+}
+
 function rekeyChange(keyHash: string, protocol: string | undefined): Change {
   return {
     set: [[['m', 'k'], keyHash], ...(protocol === undefined ? [] : [[['m', 'v'], protocol] as const])],
@@ -366,11 +371,7 @@ export class LargeMembers implements LargeSessionStore {
         {
           kind: 'update',
           account: change.account,
-          condition: allOf(
-            equals(['m', 't'], change.member.t),
-            change.oldKeyHash === undefined ? absent('m', 'k') : equals(['m', 'k'], change.oldKeyHash),
-            absent('g'),
-          ),
+          condition: stillAsRead(change.member.t, change.oldKeyHash),
           change: rekeyChange(change.newKeyHash, change.protocol),
         },
       ],
